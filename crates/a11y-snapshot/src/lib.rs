@@ -1,0 +1,1 @@
+//! Accessibility snapshot across frames (work in progress).

@@ -1,0 +1,1 @@
+//! The actionbook engine (work in progress).

@@ -1,0 +1,2 @@
+//! The `actionbook` binary (work in progress).
+fn main() {}

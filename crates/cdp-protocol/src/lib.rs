@@ -1,0 +1,1 @@
+//! Typed Chrome DevTools Protocol transport (work in progress).

@@ -1,0 +1,1 @@
+//! The unified actionbook response envelope (work in progress).

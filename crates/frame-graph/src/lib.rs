@@ -1,0 +1,1 @@
+//! Frames of a page (work in progress).

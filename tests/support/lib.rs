@@ -1,0 +1,1 @@
+//! Shared support for the workspace's integration tests, examples and benches (work in progress).
