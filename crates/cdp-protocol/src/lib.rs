@@ -1,1 +1,32 @@
-//! Typed Chrome DevTools Protocol transport (work in progress).
+//! Typed Chrome DevTools Protocol (CDP) transport.
+//!
+//! What it does: one background task owns the WebSocket to a browser; cheap clonable handles
+//! ([`Connection`], [`Session`]) send typed commands ([`Command`]) or raw ones, each with a
+//! deadline; responses are routed by id and decoded straight from the raw JSON; events are
+//! routed by session and method to bounded subscriber queues; flattened target sessions are
+//! first-class; [`Browser`] launches or [`connect`]s to Chromium.
+//!
+//! What it does not: know about frames, snapshots or pages as concepts (that is `frame-graph`
+//! and above), retry anything, or cover the whole protocol: domain modules hold the hand-written
+//! subset this project uses, and [`Session::call`] is the escape hatch for the rest.
+//!
+//! Map:
+//! - [`ids`]: newtype ids (`SessionId`, `TargetId`, `FrameId`, `BackendNodeId`, ...).
+//! - [`Command`], [`Event`], [`Empty`]: the typed-call traits.
+//! - domain modules: [`target`], [`page`], [`dom`], [`dom_snapshot`], [`runtime`],
+//!   [`accessibility`], [`input`], [`network`], [`emulation`], [`storage`], [`log`],
+//!   [`browser`], [`fetch`].
+//! - [`CdpError`]: the one error type.
+
+mod domains;
+mod error;
+pub mod ids;
+mod protocol;
+
+pub use domains::{
+    accessibility, browser, dom, dom_snapshot, emulation, fetch, input, log, network, page,
+    runtime, storage, target,
+};
+pub use error::CdpError;
+pub use ids::*;
+pub use protocol::{Command, Empty, Event};

@@ -1,0 +1,2 @@
+//! Calls per second through one connection (filled in later).
+fn main() {}

@@ -1,0 +1,104 @@
+//! The crate's error type.
+
+use crate::ids::SessionId;
+use std::time::Duration;
+
+/// Everything that can go wrong talking to a browser.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CdpError {
+    /// The browser answered the call with a protocol error.
+    #[error("{method}: protocol error {code}: {message}{}", data.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Protocol {
+        /// The method that failed.
+        method: String,
+        /// The CDP error code (e.g. -32000).
+        code: i64,
+        /// The CDP error message.
+        message: String,
+        /// Extra detail sent by the browser, if any.
+        data: Option<String>,
+    },
+    /// No answer arrived before the deadline.
+    #[error("{method}: no response after {after:?}")]
+    Timeout {
+        /// The method that timed out.
+        method: String,
+        /// How long the call waited.
+        after: Duration,
+    },
+    /// The session detached (target closed, crashed or detached) before or while the call ran.
+    #[error("session {session} is closed")]
+    SessionClosed {
+        /// The session that went away.
+        session: SessionId,
+    },
+    /// The WebSocket is closed (browser exited or connection dropped).
+    #[error("connection to the browser is closed")]
+    ConnectionClosed,
+    /// A message could not be decoded into the expected type.
+    #[error("cannot decode {what}: {source}")]
+    Decode {
+        /// What was being decoded (method or event name).
+        what: String,
+        /// The underlying serde error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The WebSocket connection (or endpoint discovery) failed.
+    #[error("cannot connect to {url}: {reason}")]
+    Connect {
+        /// The endpoint tried.
+        url: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// No browser executable was found.
+    #[error("no browser executable found (tried: {})", tried.join(", "))]
+    BrowserNotFound {
+        /// Every location tried, in order.
+        tried: Vec<String>,
+    },
+    /// The browser exited before it became ready.
+    #[error("browser {path} exited early ({status}); last stderr lines:\n{stderr_tail}")]
+    BrowserExited {
+        /// The executable.
+        path: String,
+        /// The exit status, as text.
+        status: String,
+        /// The last lines Chromium wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The browser could not be started or did not become ready.
+    #[error("cannot launch browser {path}: {reason}")]
+    Launch {
+        /// The executable.
+        path: String,
+        /// Why it failed (includes the last stderr lines when there are any).
+        reason: String,
+    },
+    /// An I/O error outside the WebSocket (process, files).
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl CdpError {
+    /// True for the errors Chromium returns for a stale or unknown node id.
+    pub fn is_node_not_found(&self) -> bool {
+        match self {
+            CdpError::Protocol { message, .. } => {
+                message.contains("No node with given id found")
+                    || message.contains("Could not find node with given id")
+            }
+            _ => false,
+        }
+    }
+
+    /// True when the call failed because its session or the whole connection went away.
+    pub fn is_closed(&self) -> bool {
+        matches!(
+            self,
+            CdpError::SessionClosed { .. } | CdpError::ConnectionClosed
+        )
+    }
+}
