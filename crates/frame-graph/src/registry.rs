@@ -1,0 +1,947 @@
+//! The CDP-agnostic bookkeeping behind [`crate::FrameGraph`]: frames, parents, ordered children,
+//! owner elements, owning sessions, frame indices and default-world execution contexts.
+//!
+//! Every mutator takes exactly what one CDP event says (plus the session it came from) and never
+//! talks to the browser, so the whole thing is deterministic and property-tested.
+//!
+//! Rules (see `NOTES/frames-and-snapshots.md` §0 and §1):
+//! - the session that emits `frameAttached`/`frameNavigated` for a frame owns it; an OOPIF target
+//!   (target id == frame id) re-owns its frame to the child session;
+//! - `frameDetached{swap}` keeps the frame; `remove` drops the whole subtree;
+//! - a frame (or OOPIF target) whose parent is not known yet is parked until the parent appears;
+//! - indices: the main frame is 0, others take the next free number, never reused within a
+//!   generation; a main-frame navigation starts a new generation and a fresh numbering;
+//! - contexts are keyed by (session, frame) because context ids collide across processes.
+
+use crate::ids_shim::{BackendNodeId, ExecutionContextId, FrameId, LoaderId, SessionId};
+use crate::types::{FrameIndex, FrameInfo};
+use std::collections::{HashMap, HashSet};
+
+/// A session as the registry keys it: `None` is the connection's root session (a page reached
+/// through its own WebSocket), `Some` a flattened target session.
+pub type SessionKey = Option<SessionId>;
+
+/// Why a frame was detached (`Page.frameDetached.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachReason {
+    /// The frame is gone.
+    Remove,
+    /// The frame moves to another process/session; keep it.
+    Swap,
+}
+
+/// What one frame entry in a `Page.getFrameTree` result says (listed parents before children).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeFrame {
+    /// The frame id.
+    pub frame_id: FrameId,
+    /// Its parent, if any (for a child session's root: the parent in another session).
+    pub parent_id: Option<FrameId>,
+    /// Document URL.
+    pub url: String,
+    /// Frame name, if any.
+    pub name: Option<String>,
+    /// Current loader, if known.
+    pub loader_id: Option<LoaderId>,
+}
+
+#[derive(Debug, Clone)]
+struct FrameRecord {
+    parent: Option<FrameId>,
+    children: Vec<FrameId>,
+    url: String,
+    name: Option<String>,
+    loader_id: Option<LoaderId>,
+    owner: Option<BackendNodeId>,
+    session: SessionKey,
+    index: Option<FrameIndex>,
+}
+
+#[derive(Debug, Clone)]
+struct SessionRecord {
+    /// The session that auto-attached this one (`None` for the page session).
+    parent: Option<SessionKey>,
+    /// The OOPIF frame this session was attached for (`None` for the page session).
+    root_frame: Option<FrameId>,
+}
+
+#[derive(Debug, Clone)]
+struct PendingTarget {
+    session: SessionId,
+}
+
+#[derive(Debug, Clone)]
+struct PendingFrame {
+    session: SessionKey,
+    frame: TreeFrame,
+}
+
+/// The frame bookkeeping of one page; see the module docs for the rules it follows.
+#[derive(Debug, Clone)]
+pub struct FrameRegistry {
+    page_session: SessionKey,
+    main_frame: Option<FrameId>,
+    frames: HashMap<FrameId, FrameRecord>,
+    sessions: HashMap<SessionKey, SessionRecord>,
+    pending_targets: HashMap<FrameId, PendingTarget>,
+    /// Frames whose parent is not known yet, keyed by that parent.
+    pending_frames: HashMap<FrameId, Vec<PendingFrame>>,
+    contexts: HashMap<(SessionKey, FrameId), ExecutionContextId>,
+    context_frames: HashMap<(SessionKey, ExecutionContextId), FrameId>,
+    next_index: u32,
+    generation: u64,
+    defer_numbering: bool,
+    version: u64,
+}
+
+impl FrameRegistry {
+    /// An empty registry for the page reached through `page_session`. New frames stay unnumbered
+    /// until [`Self::finish_numbering`] (the initial DOM-order numbering) is called.
+    pub fn new(page_session: SessionKey) -> Self {
+        let mut sessions = HashMap::new();
+        sessions.insert(
+            page_session.clone(),
+            SessionRecord {
+                parent: None,
+                root_frame: None,
+            },
+        );
+        Self {
+            page_session,
+            main_frame: None,
+            frames: HashMap::new(),
+            sessions,
+            pending_targets: HashMap::new(),
+            pending_frames: HashMap::new(),
+            contexts: HashMap::new(),
+            context_frames: HashMap::new(),
+            next_index: 1,
+            generation: 0,
+            defer_numbering: true,
+            version: 0,
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // mutators
+
+    /// `Page.frameAttached{frameId, parentFrameId}` emitted on `session`.
+    pub fn on_frame_attached(&mut self, session: &SessionKey, frame: &FrameId, parent: &FrameId) {
+        if !self.sessions.contains_key(session) {
+            return;
+        }
+        if self.frames.contains_key(frame) {
+            return;
+        }
+        self.place(
+            session.clone(),
+            TreeFrame {
+                frame_id: frame.clone(),
+                parent_id: Some(parent.clone()),
+                url: String::new(),
+                name: None,
+                loader_id: None,
+            },
+        );
+    }
+
+    /// `Page.frameNavigated{frame}` emitted on `session` (a new document committed in the frame).
+    pub fn on_frame_navigated(&mut self, session: &SessionKey, frame: TreeFrame) {
+        if !self.sessions.contains_key(session) {
+            return;
+        }
+        let is_root = frame.parent_id.is_none();
+        if is_root {
+            if session != &self.page_session {
+                return;
+            }
+            match self.main_frame.clone() {
+                Some(main) if main == frame.frame_id => {
+                    self.new_generation();
+                    if let Some(rec) = self.frames.get_mut(&main) {
+                        rec.url = frame.url;
+                        rec.name = frame.name;
+                        rec.loader_id = frame.loader_id;
+                    }
+                    self.bump();
+                }
+                _ => self.set_main_frame(session.clone(), frame),
+            }
+            return;
+        }
+        if self.main_frame.as_ref() == Some(&frame.frame_id) {
+            // The main frame never gets a parent.
+            return;
+        }
+        if let Some(rec) = self.frames.get_mut(&frame.frame_id) {
+            rec.url = frame.url;
+            rec.name = frame.name;
+            rec.loader_id = frame.loader_id;
+            if &rec.session != session {
+                rec.session = session.clone();
+            }
+            self.bump();
+            return;
+        }
+        self.place(session.clone(), frame);
+    }
+
+    /// `Page.navigatedWithinDocument{frameId, url}`: only the URL changes.
+    pub fn on_navigated_within_document(&mut self, frame: &FrameId, url: &str) {
+        if let Some(rec) = self.frames.get_mut(frame) {
+            rec.url = url.to_owned();
+            self.bump();
+        }
+    }
+
+    /// `Page.frameDetached{frameId, reason}` emitted on `session`.
+    ///
+    /// `Swap` keeps the frame (a target with the same id takes it over). `Remove` drops the frame
+    /// and its subtree when it comes from the session hosting the `<iframe>` element (the parent's)
+    /// or from the frame's own in-process session; a stray remove from a child session about its own
+    /// OOPIF root is ignored.
+    pub fn on_frame_detached(
+        &mut self,
+        session: &SessionKey,
+        frame: &FrameId,
+        reason: DetachReason,
+    ) {
+        if reason == DetachReason::Swap {
+            return;
+        }
+        let Some(rec) = self.frames.get(frame) else {
+            // Not placed yet: forget any parked copy of it.
+            self.forget_pending_frame(frame);
+            return;
+        };
+        let Some(parent) = rec.parent.clone() else {
+            // The main frame is never removed by a detach.
+            return;
+        };
+        let parent_session = self.frames.get(&parent).map(|p| p.session.clone());
+        let own_root = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.root_frame.as_ref())
+            == Some(frame);
+        let allowed =
+            parent_session.as_ref() == Some(session) || (&rec.session == session && !own_root);
+        if allowed {
+            self.remove_subtree(frame);
+            self.bump();
+        }
+    }
+
+    /// `Target.attachedToTarget` for an `iframe` target, emitted on `parent_session`; `frame` is the
+    /// target id (== frame id). `parent_hint` is the parent frame when the caller knows it.
+    ///
+    /// Returns false (and records nothing) when `parent_session` is not one of this page's sessions.
+    pub fn on_target_attached(
+        &mut self,
+        parent_session: &SessionKey,
+        child: &SessionId,
+        frame: &FrameId,
+        parent_hint: Option<&FrameId>,
+    ) -> bool {
+        if !self.sessions.contains_key(parent_session) || self.main_frame.as_ref() == Some(frame) {
+            return false;
+        }
+        let key = Some(child.clone());
+        self.sessions.insert(
+            key.clone(),
+            SessionRecord {
+                parent: Some(parent_session.clone()),
+                root_frame: Some(frame.clone()),
+            },
+        );
+        if let Some(rec) = self.frames.get_mut(frame) {
+            rec.session = key;
+        } else if let Some(parent) = parent_hint.filter(|p| self.frames.contains_key(*p)) {
+            let parent = parent.clone();
+            self.pending_targets.insert(
+                frame.clone(),
+                PendingTarget {
+                    session: child.clone(),
+                },
+            );
+            self.place(
+                key,
+                TreeFrame {
+                    frame_id: frame.clone(),
+                    parent_id: Some(parent),
+                    url: String::new(),
+                    name: None,
+                    loader_id: None,
+                },
+            );
+        } else {
+            self.pending_targets.insert(
+                frame.clone(),
+                PendingTarget {
+                    session: child.clone(),
+                },
+            );
+            if let Some(parent) = parent_hint {
+                // Park a placeholder so the frame appears as soon as its parent does.
+                self.pending_frames
+                    .entry(parent.clone())
+                    .or_default()
+                    .push(PendingFrame {
+                        session: key,
+                        frame: TreeFrame {
+                            frame_id: frame.clone(),
+                            parent_id: Some(parent.clone()),
+                            url: String::new(),
+                            name: None,
+                            loader_id: None,
+                        },
+                    });
+            }
+        }
+        self.bump();
+        true
+    }
+
+    /// `Target.detachedFromTarget` for a session of this page (or the session went away).
+    ///
+    /// The session's OOPIF frame falls back to its parent's session (it stays, e.g. when it
+    /// navigated back in-process; a `frameDetached{remove}` from the parent drops it otherwise);
+    /// everything else the session owned is dropped, and so are sessions nested under it.
+    pub fn on_target_detached(&mut self, child: &SessionId) {
+        let key = Some(child.clone());
+        if key == self.page_session {
+            return;
+        }
+        let Some(record) = self.sessions.remove(&key) else {
+            return;
+        };
+        // Nested sessions go with their parent.
+        let nested: Vec<SessionId> = self
+            .sessions
+            .iter()
+            .filter(|(_, r)| r.parent.as_ref() == Some(&key))
+            .filter_map(|(k, _)| k.clone())
+            .collect();
+        self.pending_targets.retain(|_, p| p.session != *child);
+        for list in self.pending_frames.values_mut() {
+            list.retain(|p| p.session != key);
+        }
+        self.pending_frames.retain(|_, l| !l.is_empty());
+        self.contexts.retain(|(s, _), _| s != &key);
+        self.context_frames.retain(|(s, _), _| s != &key);
+
+        if let Some(root) = record.root_frame.as_ref() {
+            let parent_session = self
+                .frames
+                .get(root)
+                .and_then(|r| r.parent.clone())
+                .and_then(|p| self.frames.get(&p))
+                .map(|p| p.session.clone());
+            if let Some(rec) = self.frames.get(root)
+                && rec.session == key
+            {
+                match parent_session {
+                    Some(ps) => {
+                        let children = rec.children.clone();
+                        for c in children {
+                            self.remove_subtree(&c);
+                        }
+                        if let Some(rec) = self.frames.get_mut(root) {
+                            rec.session = ps;
+                        }
+                    }
+                    None => self.remove_subtree(root),
+                }
+            }
+        }
+        let owned: Vec<FrameId> = self
+            .frames
+            .iter()
+            .filter(|(_, r)| r.session == key)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for f in owned {
+            if self.frames.contains_key(&f) {
+                self.remove_subtree(&f);
+            }
+        }
+        for n in nested {
+            self.on_target_detached(&n);
+        }
+        self.bump();
+    }
+
+    /// Applies one session's `Page.getFrameTree` (parents listed before children): every listed
+    /// frame is added if unknown and owned by `session`; URLs and names are refreshed.
+    pub fn seed_from_frame_tree(&mut self, session: &SessionKey, frames: &[TreeFrame]) {
+        if !self.sessions.contains_key(session) {
+            return;
+        }
+        for f in frames {
+            if f.parent_id.is_none() {
+                if session != &self.page_session {
+                    continue;
+                }
+                match &self.main_frame {
+                    Some(main) if *main == f.frame_id => {
+                        if let Some(rec) = self.frames.get_mut(main) {
+                            rec.url = f.url.clone();
+                            rec.name = f.name.clone();
+                            rec.loader_id = f.loader_id.clone();
+                        }
+                    }
+                    _ => self.set_main_frame(session.clone(), f.clone()),
+                }
+                continue;
+            }
+            if self.main_frame.as_ref() == Some(&f.frame_id) {
+                continue;
+            }
+            if let Some(rec) = self.frames.get_mut(&f.frame_id) {
+                rec.url = f.url.clone();
+                rec.name = f.name.clone();
+                if f.loader_id.is_some() {
+                    rec.loader_id = f.loader_id.clone();
+                }
+                rec.session = session.clone();
+            } else {
+                self.place(session.clone(), f.clone());
+            }
+        }
+        self.bump();
+    }
+
+    /// Removes frames that `session`'s own `Page.getFrameTree` no longer lists (used by
+    /// `FrameGraph::sync`). `listed` is every frame id of that tree. A frame owned by `session`
+    /// that is missing is dropped with its subtree.
+    pub fn prune_session(&mut self, session: &SessionKey, listed: &HashSet<FrameId>) {
+        let stale: Vec<FrameId> = self
+            .frames
+            .iter()
+            .filter(|(id, r)| &r.session == session && !listed.contains(*id) && r.parent.is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for f in stale {
+            if self.frames.contains_key(&f) {
+                self.remove_subtree(&f);
+            }
+        }
+        self.bump();
+    }
+
+    /// `Runtime.executionContextCreated` on `session`; only default-world contexts are recorded.
+    pub fn on_context_created(
+        &mut self,
+        session: &SessionKey,
+        context: ExecutionContextId,
+        frame: &FrameId,
+        is_default: bool,
+    ) {
+        if !is_default || !self.sessions.contains_key(session) {
+            return;
+        }
+        let key = (session.clone(), frame.clone());
+        if let Some(old) = self.contexts.insert(key, context) {
+            self.context_frames.remove(&(session.clone(), old));
+        }
+        // A context id reported again for another frame: the older mapping is stale.
+        if let Some(prev) = self
+            .context_frames
+            .insert((session.clone(), context), frame.clone())
+            && &prev != frame
+        {
+            let prev_key = (session.clone(), prev);
+            if self.contexts.get(&prev_key) == Some(&context) {
+                self.contexts.remove(&prev_key);
+            }
+        }
+        self.bump();
+    }
+
+    /// `Runtime.executionContextDestroyed` on `session`. The forward entry is removed only if it
+    /// still points at this context (its replacement may already be registered).
+    pub fn on_context_destroyed(&mut self, session: &SessionKey, context: ExecutionContextId) {
+        if let Some(frame) = self.context_frames.remove(&(session.clone(), context)) {
+            let key = (session.clone(), frame);
+            if self.contexts.get(&key) == Some(&context) {
+                self.contexts.remove(&key);
+            }
+            self.bump();
+        }
+    }
+
+    /// `Runtime.executionContextsCleared` on `session`: all of its contexts are gone.
+    pub fn on_contexts_cleared(&mut self, session: &SessionKey) {
+        self.contexts.retain(|(s, _), _| s != session);
+        self.context_frames.retain(|(s, _), _| s != session);
+        self.bump();
+    }
+
+    /// Records the `<iframe>` element (in the parent's document) that owns `frame`.
+    pub fn set_owner(&mut self, frame: &FrameId, owner: BackendNodeId) {
+        if let Some(rec) = self.frames.get_mut(frame)
+            && rec.owner != Some(owner)
+        {
+            rec.owner = Some(owner);
+            self.bump();
+        }
+    }
+
+    /// Re-sorts `parent`'s children: those listed in `order` first, in that order, then the rest in
+    /// their current order.
+    pub fn reorder_children(&mut self, parent: &FrameId, order: &[FrameId]) {
+        let Some(rec) = self.frames.get_mut(parent) else {
+            return;
+        };
+        let mut sorted: Vec<FrameId> = order
+            .iter()
+            .filter(|f| rec.children.contains(f))
+            .cloned()
+            .collect();
+        let mut seen: HashSet<FrameId> = HashSet::new();
+        sorted.retain(|f| seen.insert(f.clone()));
+        for c in &rec.children {
+            if !seen.contains(c) {
+                sorted.push(c.clone());
+            }
+        }
+        if sorted != rec.children {
+            rec.children = sorted;
+            self.bump();
+        }
+    }
+
+    /// Gives every unnumbered frame a number: first those in `order` (document order), then the rest
+    /// depth-first. From now on new frames are numbered as they appear.
+    pub fn finish_numbering(&mut self, order: &[FrameId]) {
+        for f in order {
+            self.ensure_index(f);
+        }
+        for f in self.dfs_order() {
+            self.ensure_index(&f);
+        }
+        self.defer_numbering = false;
+        self.bump();
+    }
+
+    /// The frame's index, assigning the next free number if it has none yet.
+    pub fn ensure_index(&mut self, frame: &FrameId) -> Option<FrameIndex> {
+        let next = self.next_index;
+        let rec = self.frames.get_mut(frame)?;
+        if let Some(i) = rec.index {
+            return Some(i);
+        }
+        let i = FrameIndex(next);
+        rec.index = Some(i);
+        self.next_index += 1;
+        self.version += 1;
+        Some(i)
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // queries
+
+    /// The page session this registry was created for.
+    pub fn page_session(&self) -> &SessionKey {
+        &self.page_session
+    }
+
+    /// The main frame's id, once known.
+    pub fn main_frame_id(&self) -> Option<&FrameId> {
+        self.main_frame.as_ref()
+    }
+
+    /// Bumps whenever the main frame navigates (a fresh numbering starts).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Bumps on every change; lets waiters know something happened.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// True while new frames are left unnumbered (before the first numbering of a generation).
+    pub fn numbering_deferred(&self) -> bool {
+        self.defer_numbering
+    }
+
+    /// True when the frame is in the graph.
+    pub fn contains(&self, frame: &FrameId) -> bool {
+        self.frames.contains_key(frame)
+    }
+
+    /// Number of frames in the graph.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// True when no frame is known.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// The frame's index, if it has one (read-only; see [`Self::ensure_index`]).
+    pub fn index_of(&self, frame: &FrameId) -> Option<FrameIndex> {
+        self.frames.get(frame).and_then(|r| r.index)
+    }
+
+    /// The frame with this index, if any.
+    pub fn frame_by_index(&self, index: FrameIndex) -> Option<&FrameId> {
+        self.frames
+            .iter()
+            .find(|(_, r)| r.index == Some(index))
+            .map(|(id, _)| id)
+    }
+
+    /// The child of `parent` whose `<iframe>` element is `owner`.
+    pub fn frame_by_owner(&self, parent: &FrameId, owner: BackendNodeId) -> Option<&FrameId> {
+        self.frames
+            .get(parent)?
+            .children
+            .iter()
+            .find(|c| self.frames.get(*c).and_then(|r| r.owner) == Some(owner))
+    }
+
+    /// The parent of a frame.
+    pub fn parent_of(&self, frame: &FrameId) -> Option<&FrameId> {
+        self.frames.get(frame)?.parent.as_ref()
+    }
+
+    /// The frame's owner element, if known.
+    pub fn owner_of(&self, frame: &FrameId) -> Option<BackendNodeId> {
+        self.frames.get(frame)?.owner
+    }
+
+    /// The session owning the frame's document (`None` outside: the frame is unknown).
+    pub fn session_of(&self, frame: &FrameId) -> Option<&SessionKey> {
+        self.frames.get(frame).map(|r| &r.session)
+    }
+
+    /// True when the frame's document lives in another session than its parent's.
+    pub fn is_out_of_process(&self, frame: &FrameId) -> bool {
+        let Some(rec) = self.frames.get(frame) else {
+            return false;
+        };
+        match rec.parent.as_ref().and_then(|p| self.frames.get(p)) {
+            Some(parent) => parent.session != rec.session,
+            None => false,
+        }
+    }
+
+    /// The default-world context of the frame in its owning session.
+    pub fn context_of(&self, frame: &FrameId) -> Option<ExecutionContextId> {
+        let rec = self.frames.get(frame)?;
+        self.contexts
+            .get(&(rec.session.clone(), frame.clone()))
+            .copied()
+    }
+
+    /// The frame a context belongs to, within one session.
+    pub fn frame_of_context(
+        &self,
+        session: &SessionKey,
+        context: ExecutionContextId,
+    ) -> Option<&FrameId> {
+        self.context_frames.get(&(session.clone(), context))
+    }
+
+    /// True when `session` belongs to this page (the page session or one of its OOPIF sessions).
+    pub fn has_session(&self, session: &SessionKey) -> bool {
+        self.sessions.contains_key(session)
+    }
+
+    /// Every session of this page: the page session first, then child sessions parents-first.
+    pub fn sessions(&self) -> Vec<SessionKey> {
+        let mut out = vec![self.page_session.clone()];
+        let mut i = 0;
+        while i < out.len() {
+            let cur = out[i].clone();
+            let mut kids: Vec<SessionKey> = self
+                .sessions
+                .iter()
+                .filter(|(k, r)| r.parent.as_ref() == Some(&cur) && **k != cur)
+                .map(|(k, _)| k.clone())
+                .collect();
+            kids.sort();
+            out.extend(kids);
+            i += 1;
+        }
+        out
+    }
+
+    /// The OOPIF frame a child session was attached for.
+    pub fn root_frame_of_session(&self, session: &SessionKey) -> Option<&FrameId> {
+        self.sessions.get(session)?.root_frame.as_ref()
+    }
+
+    /// Frames parked because their parent is not known yet (including OOPIF targets).
+    pub fn pending_count(&self) -> usize {
+        let placed_targets = self
+            .pending_targets
+            .keys()
+            .filter(|f| !self.frames.contains_key(*f))
+            .count();
+        placed_targets + self.pending_frames.values().map(Vec::len).sum::<usize>()
+    }
+
+    /// All frame ids, depth-first in (known) document order, main frame first.
+    pub fn dfs_order(&self) -> Vec<FrameId> {
+        let mut out = Vec::with_capacity(self.frames.len());
+        let Some(main) = self.main_frame.clone() else {
+            return out;
+        };
+        let mut stack = vec![main];
+        while let Some(f) = stack.pop() {
+            if let Some(rec) = self.frames.get(&f) {
+                for c in rec.children.iter().rev() {
+                    stack.push(c.clone());
+                }
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// A copy of one frame. Its index is read as is; frames not numbered yet report the index they
+    /// would get (call [`Self::ensure_index`] first to make it stick).
+    pub fn info(&self, frame: &FrameId) -> Option<FrameInfo> {
+        let rec = self.frames.get(frame)?;
+        Some(FrameInfo {
+            frame_id: frame.clone(),
+            parent_frame_id: rec.parent.clone(),
+            frame_index: rec.index.unwrap_or(FrameIndex(self.next_index)),
+            url: rec.url.clone(),
+            name: rec.name.clone(),
+            owner_backend_node_id: rec.owner,
+            session_id: rec.session.clone(),
+            is_out_of_process: self.is_out_of_process(frame),
+            children: rec.children.clone(),
+        })
+    }
+
+    /// Checks the structural invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        match &self.main_frame {
+            None => {
+                if !self.frames.is_empty() {
+                    return Err("frames without a main frame".into());
+                }
+            }
+            Some(main) => {
+                let rec = self.frames.get(main).ok_or("main frame missing")?;
+                if rec.parent.is_some() {
+                    return Err("main frame has a parent".into());
+                }
+                if rec.index != Some(FrameIndex::MAIN) {
+                    return Err("main frame index is not 0".into());
+                }
+                if rec.session != self.page_session {
+                    return Err("main frame not owned by the page session".into());
+                }
+            }
+        }
+        let mut seen_indices: HashMap<FrameIndex, &FrameId> = HashMap::new();
+        for (id, rec) in &self.frames {
+            if let Some(i) = rec.index {
+                if let Some(other) = seen_indices.insert(i, id) {
+                    return Err(format!("index {i} used by {id} and {other}"));
+                }
+                if i.0 != 0 && i.0 >= self.next_index {
+                    return Err(format!("index {i} of {id} not allocated"));
+                }
+            }
+            if !self.sessions.contains_key(&rec.session) {
+                return Err(format!("{id} owned by unknown session {:?}", rec.session));
+            }
+            match &rec.parent {
+                None => {
+                    if Some(id) != self.main_frame.as_ref() {
+                        return Err(format!("{id} has no parent but is not the main frame"));
+                    }
+                }
+                Some(p) => {
+                    let prec = self
+                        .frames
+                        .get(p)
+                        .ok_or_else(|| format!("parent {p} of {id} missing"))?;
+                    if prec.children.iter().filter(|c| *c == id).count() != 1 {
+                        return Err(format!("{id} not listed once among {p}'s children"));
+                    }
+                }
+            }
+            for c in &rec.children {
+                let crec = self
+                    .frames
+                    .get(c)
+                    .ok_or_else(|| format!("child {c} of {id} missing"))?;
+                if crec.parent.as_ref() != Some(id) {
+                    return Err(format!("child {c} of {id} points elsewhere"));
+                }
+            }
+        }
+        if self.dfs_order().len() != self.frames.len() {
+            return Err("frames unreachable from the main frame".into());
+        }
+        for ((s, f), ctx) in &self.contexts {
+            if !self.sessions.contains_key(s) {
+                return Err(format!("context of {f} in unknown session"));
+            }
+            if self.context_frames.get(&(s.clone(), *ctx)) != Some(f) {
+                return Err(format!("context {ctx} of {f}: reverse map out of sync"));
+            }
+        }
+        for (k, r) in &self.sessions {
+            if let Some(p) = &r.parent
+                && !self.sessions.contains_key(p)
+            {
+                return Err(format!("session {k:?} has unknown parent session"));
+            }
+        }
+        Ok(())
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // internals
+
+    fn bump(&mut self) {
+        self.version += 1;
+    }
+
+    fn new_generation(&mut self) {
+        if let Some(main) = self.main_frame.clone() {
+            let children = self
+                .frames
+                .get(&main)
+                .map(|r| r.children.clone())
+                .unwrap_or_default();
+            for c in children {
+                self.remove_subtree(&c);
+            }
+        }
+        self.pending_frames.clear();
+        self.generation += 1;
+        self.next_index = 1;
+        self.defer_numbering = true;
+    }
+
+    fn set_main_frame(&mut self, session: SessionKey, frame: TreeFrame) {
+        if let Some(old) = self.main_frame.take() {
+            self.remove_subtree(&old);
+        }
+        self.new_generation();
+        let id = frame.frame_id.clone();
+        self.frames.insert(
+            id.clone(),
+            FrameRecord {
+                parent: None,
+                children: Vec::new(),
+                url: frame.url,
+                name: frame.name,
+                loader_id: frame.loader_id,
+                owner: None,
+                session,
+                index: Some(FrameIndex::MAIN),
+            },
+        );
+        self.main_frame = Some(id.clone());
+        self.drain_pending(&id);
+        self.bump();
+    }
+
+    /// Adds a frame under its (known) parent, or parks it until the parent appears.
+    fn place(&mut self, session: SessionKey, frame: TreeFrame) {
+        let Some(parent) = frame.parent_id.clone() else {
+            return;
+        };
+        if !self.frames.contains_key(&parent) {
+            let list = self.pending_frames.entry(parent).or_default();
+            list.retain(|p| p.frame.frame_id != frame.frame_id);
+            list.push(PendingFrame { session, frame });
+            return;
+        }
+        let id = frame.frame_id.clone();
+        // An OOPIF target that attached before its frame was placed owns it.
+        let session = match self.pending_targets.remove(&id) {
+            Some(t) if self.sessions.contains_key(&Some(t.session.clone())) => Some(t.session),
+            _ => session,
+        };
+        self.forget_pending_frame(&id);
+        let index = if self.defer_numbering {
+            None
+        } else {
+            let i = FrameIndex(self.next_index);
+            self.next_index += 1;
+            Some(i)
+        };
+        self.frames.insert(
+            id.clone(),
+            FrameRecord {
+                parent: Some(parent.clone()),
+                children: Vec::new(),
+                url: frame.url,
+                name: frame.name,
+                loader_id: frame.loader_id,
+                owner: None,
+                session,
+                index,
+            },
+        );
+        if let Some(p) = self.frames.get_mut(&parent) {
+            p.children.push(id.clone());
+        }
+        self.drain_pending(&id);
+        self.bump();
+    }
+
+    fn drain_pending(&mut self, parent: &FrameId) {
+        if let Some(list) = self.pending_frames.remove(parent) {
+            for p in list {
+                if !self.frames.contains_key(&p.frame.frame_id)
+                    && self.sessions.contains_key(&p.session)
+                {
+                    self.place(p.session, p.frame);
+                }
+            }
+        }
+    }
+
+    fn forget_pending_frame(&mut self, frame: &FrameId) {
+        for list in self.pending_frames.values_mut() {
+            list.retain(|p| &p.frame.frame_id != frame);
+        }
+        self.pending_frames.retain(|_, l| !l.is_empty());
+    }
+
+    fn remove_subtree(&mut self, frame: &FrameId) {
+        let Some(rec) = self.frames.remove(frame) else {
+            return;
+        };
+        if let Some(p) = rec.parent.as_ref().and_then(|p| self.frames.get_mut(p)) {
+            p.children.retain(|c| c != frame);
+        }
+        if self.main_frame.as_ref() == Some(frame) {
+            self.main_frame = None;
+        }
+        let ctx_keys: Vec<(SessionKey, FrameId)> = self
+            .contexts
+            .keys()
+            .filter(|(_, f)| f == frame)
+            .cloned()
+            .collect();
+        for k in ctx_keys {
+            if let Some(ctx) = self.contexts.remove(&k) {
+                self.context_frames.remove(&(k.0.clone(), ctx));
+            }
+        }
+        self.pending_frames.remove(frame);
+        self.pending_targets.remove(frame);
+        for c in rec.children {
+            self.remove_subtree(&c);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;
