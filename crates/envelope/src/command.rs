@@ -1,0 +1,279 @@
+//! Normalised command names (`browser snapshot`, `browser wait element`, `version`, ...).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::{DataKind, Error};
+
+/// How a command is addressed (spec section 2.3), which decides whether its
+/// envelope carries a `context` and what its text header looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddressingLevel {
+    /// Not a browser command (`search`, `get`, `setup`, `help`, `version`): no context, no header.
+    NonBrowser,
+    /// A browser command that needs no session (`browser start`, `browser list-sessions`).
+    Global,
+    /// Needs `--session` (`browser status`, `browser list-tabs`, `browser cookies *`, ...).
+    Session,
+    /// Needs `--session` and `--tab` (`browser goto`, `browser click`, storage, ...).
+    Tab,
+}
+
+macro_rules! commands {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, $level:ident, $kind:ident; )*) => {
+        /// A normalised command name, the envelope's `command` field.
+        ///
+        /// Serialises as the spec's string (`"browser wait element"`). Consumers use the
+        /// variant, never argv: aliases are already resolved (`browser open` is
+        /// [`CommandName::BrowserNewTab`]) and sub-modes that the spec reports in `data`
+        /// share one name (`browser query` for one/all/nth/count, `browser scroll` for
+        /// every scroll form).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum CommandName {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl CommandName {
+            /// Every command name, in the order of the spec's appendix.
+            pub const ALL: &'static [CommandName] = &[ $( CommandName::$variant, )* ];
+
+            /// The normalised wire string, e.g. `"browser local-storage get"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( CommandName::$variant => $name, )* }
+            }
+
+            /// The addressing level of the command (spec section 2.3 and appendix).
+            pub const fn level(self) -> AddressingLevel {
+                match self { $( CommandName::$variant => AddressingLevel::$level, )* }
+            }
+
+            /// Which [`Data`](crate::Data) variant a successful envelope of this command carries.
+            pub const fn data_kind(self) -> DataKind {
+                match self { $( CommandName::$variant => DataKind::$kind, )* }
+            }
+        }
+    };
+}
+
+commands! {
+    /// `search`
+    Search => "search", NonBrowser, Search;
+    /// `get`
+    Get => "get", NonBrowser, Area;
+    /// `setup`
+    Setup => "setup", NonBrowser, Text;
+    /// `help`
+    Help => "help", NonBrowser, Text;
+    /// `version` (the `--version` flag)
+    Version => "version", NonBrowser, Text;
+    /// `browser start`
+    BrowserStart => "browser start", Global, Start;
+    /// `browser list-sessions`
+    BrowserListSessions => "browser list-sessions", Global, SessionList;
+    /// `browser status`
+    BrowserStatus => "browser status", Session, Status;
+    /// `browser close`
+    BrowserClose => "browser close", Session, Close;
+    /// `browser restart`
+    BrowserRestart => "browser restart", Session, Restart;
+    /// `browser list-tabs`
+    BrowserListTabs => "browser list-tabs", Session, TabList;
+    /// `browser new-tab` (alias `browser open`)
+    BrowserNewTab => "browser new-tab", Session, NewTab;
+    /// `browser close-tab`
+    BrowserCloseTab => "browser close-tab", Tab, CloseTab;
+    /// `browser goto`
+    BrowserGoto => "browser goto", Tab, Navigation;
+    /// `browser back`
+    BrowserBack => "browser back", Tab, Navigation;
+    /// `browser forward`
+    BrowserForward => "browser forward", Tab, Navigation;
+    /// `browser reload`
+    BrowserReload => "browser reload", Tab, Navigation;
+    /// `browser snapshot`
+    BrowserSnapshot => "browser snapshot", Tab, Snapshot;
+    /// `browser screenshot`
+    BrowserScreenshot => "browser screenshot", Tab, Artifact;
+    /// `browser pdf`
+    BrowserPdf => "browser pdf", Tab, Artifact;
+    /// `browser title`
+    BrowserTitle => "browser title", Tab, PageValue;
+    /// `browser url`
+    BrowserUrl => "browser url", Tab, PageValue;
+    /// `browser viewport`
+    BrowserViewport => "browser viewport", Tab, Viewport;
+    /// `browser query` (all four modes)
+    BrowserQuery => "browser query", Tab, Query;
+    /// `browser html`
+    BrowserHtml => "browser html", Tab, Read;
+    /// `browser text`
+    BrowserText => "browser text", Tab, Read;
+    /// `browser value`
+    BrowserValue => "browser value", Tab, Read;
+    /// `browser attr`
+    BrowserAttr => "browser attr", Tab, Read;
+    /// `browser attrs`
+    BrowserAttrs => "browser attrs", Tab, Attributes;
+    /// `browser box`
+    BrowserBox => "browser box", Tab, BoundingBox;
+    /// `browser styles`
+    BrowserStyles => "browser styles", Tab, Attributes;
+    /// `browser describe`
+    BrowserDescribe => "browser describe", Tab, Describe;
+    /// `browser state`
+    BrowserState => "browser state", Tab, State;
+    /// `browser inspect-point`
+    BrowserInspectPoint => "browser inspect-point", Tab, InspectPoint;
+    /// `browser logs console`
+    BrowserLogsConsole => "browser logs console", Tab, Logs;
+    /// `browser logs errors`
+    BrowserLogsErrors => "browser logs errors", Tab, Logs;
+    /// `browser click`
+    BrowserClick => "browser click", Tab, Action;
+    /// `browser type`
+    BrowserType => "browser type", Tab, Input;
+    /// `browser fill`
+    BrowserFill => "browser fill", Tab, Input;
+    /// `browser select`
+    BrowserSelect => "browser select", Tab, Input;
+    /// `browser hover`
+    BrowserHover => "browser hover", Tab, Action;
+    /// `browser focus`
+    BrowserFocus => "browser focus", Tab, Action;
+    /// `browser press`
+    BrowserPress => "browser press", Tab, Action;
+    /// `browser drag`
+    BrowserDrag => "browser drag", Tab, Action;
+    /// `browser upload`
+    BrowserUpload => "browser upload", Tab, Input;
+    /// `browser eval`
+    BrowserEval => "browser eval", Tab, Eval;
+    /// `browser mouse-move`
+    BrowserMouseMove => "browser mouse-move", Tab, Action;
+    /// `browser cursor-position`
+    BrowserCursorPosition => "browser cursor-position", Tab, CursorPosition;
+    /// `browser scroll` (every form: direction, top/bottom, into-view)
+    BrowserScroll => "browser scroll", Tab, Action;
+    /// `browser wait element`
+    BrowserWaitElement => "browser wait element", Tab, Wait;
+    /// `browser wait navigation`
+    BrowserWaitNavigation => "browser wait navigation", Tab, Wait;
+    /// `browser wait network-idle`
+    BrowserWaitNetworkIdle => "browser wait network-idle", Tab, Wait;
+    /// `browser wait condition`
+    BrowserWaitCondition => "browser wait condition", Tab, Wait;
+    /// `browser cookies list`
+    BrowserCookiesList => "browser cookies list", Session, CookieList;
+    /// `browser cookies get`
+    BrowserCookiesGet => "browser cookies get", Session, CookieGet;
+    /// `browser cookies set`
+    BrowserCookiesSet => "browser cookies set", Session, CookieChange;
+    /// `browser cookies delete`
+    BrowserCookiesDelete => "browser cookies delete", Session, CookieChange;
+    /// `browser cookies clear`
+    BrowserCookiesClear => "browser cookies clear", Session, CookieChange;
+    /// `browser session-storage list`
+    BrowserSessionStorageList => "browser session-storage list", Tab, StorageList;
+    /// `browser session-storage get`
+    BrowserSessionStorageGet => "browser session-storage get", Tab, StorageGet;
+    /// `browser session-storage set`
+    BrowserSessionStorageSet => "browser session-storage set", Tab, StorageChange;
+    /// `browser session-storage delete`
+    BrowserSessionStorageDelete => "browser session-storage delete", Tab, StorageChange;
+    /// `browser session-storage clear`
+    BrowserSessionStorageClear => "browser session-storage clear", Tab, StorageChange;
+    /// `browser local-storage list`
+    BrowserLocalStorageList => "browser local-storage list", Tab, StorageList;
+    /// `browser local-storage get`
+    BrowserLocalStorageGet => "browser local-storage get", Tab, StorageGet;
+    /// `browser local-storage set`
+    BrowserLocalStorageSet => "browser local-storage set", Tab, StorageChange;
+    /// `browser local-storage delete`
+    BrowserLocalStorageDelete => "browser local-storage delete", Tab, StorageChange;
+    /// `browser local-storage clear`
+    BrowserLocalStorageClear => "browser local-storage clear", Tab, StorageChange;
+}
+
+impl CommandName {
+    /// Whether envelopes of this command carry a `context` (spec sections 1.2 and 4).
+    ///
+    /// True for Session- and Tab-level commands and for `browser start` (which creates
+    /// a session); false for non-browser commands and `browser list-sessions`.
+    pub const fn returns_context(self) -> bool {
+        match self.level() {
+            AddressingLevel::NonBrowser => false,
+            AddressingLevel::Global => matches!(self, CommandName::BrowserStart),
+            AddressingLevel::Session | AddressingLevel::Tab => true,
+        }
+    }
+}
+
+impl fmt::Display for CommandName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for CommandName {
+    type Err = Error;
+
+    /// Parses a normalised name (`"browser goto"`); aliases and argv forms are rejected.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CommandName::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| Error::UnknownCommand { name: s.to_owned() })
+    }
+}
+
+impl Serialize for CommandName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for CommandName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
+        // The appendix counts 70 interfaces; the three scroll forms share one name.
+        assert_eq!(CommandName::ALL.len(), 68);
+    }
+
+    #[test]
+    fn names_are_unique_and_parse_back() {
+        let mut seen = std::collections::HashSet::new();
+        for c in CommandName::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {c}");
+            assert_eq!(c.as_str().parse::<CommandName>().unwrap(), *c);
+        }
+    }
+
+    #[test]
+    fn context_rules() {
+        assert!(!CommandName::Search.returns_context());
+        assert!(!CommandName::Version.returns_context());
+        assert!(!CommandName::BrowserListSessions.returns_context());
+        assert!(CommandName::BrowserStart.returns_context());
+        assert!(CommandName::BrowserCookiesList.returns_context());
+        assert!(CommandName::BrowserLocalStorageGet.returns_context());
+    }
+
+    #[test]
+    fn alias_is_not_a_normalised_name() {
+        assert!("browser open".parse::<CommandName>().is_err());
+    }
+}
