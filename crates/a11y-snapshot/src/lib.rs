@@ -1,1 +1,41 @@
-//! Accessibility snapshot across frames (work in progress).
+//! One accessibility snapshot of a page across all its frames.
+//!
+//! What it does: merges each frame's DOM (`DOM.getDocument`) and accessibility tree
+//! (`Accessibility.getFullAXTree`) into one pruned tree; gives every node a frame-scoped encoded id
+//! (`1-42`) and the nodes an agent acts on a per-tab stable ref (`@e7`); renders the Actionbook snapshot
+//! text, HyperAgent's simplified form and a JSON node list; returns encoded id → backendNodeId / XPath
+//! maps; and resolves a ref, encoded id, CSS selector or XPath back to a live node in the right frame,
+//! refusing to act on a neighbour when a node went stale.
+//!
+//! What it does not: track frames (that is `frame-graph`), speak the wire protocol (`cdp-protocol`),
+//! perform actions, or write snapshot files (the CLI does).
+//!
+//! Map:
+//! - [`ids`] — [`EncodedId`], [`Ref`].
+//! - [`refs`] — [`RefTable`], the per-tab ref numbering (serialisable).
+//! - [`raw`] — lean decode types for the CDP answers.
+//! - [`dom`] — per-frame DOM arenas and XPath steps ([`xpath`] evaluates them).
+//! - [`tree`] — the capture seam [`PageSource`] and the merged [`Snapshot`].
+//! - [`render`] — [`SnapshotOptions`] and the three renderers.
+//! - [`error`] — [`SnapshotError`].
+
+pub mod dom;
+pub mod error;
+pub mod ids;
+pub mod raw;
+pub mod refs;
+pub mod render;
+pub mod roles;
+pub mod tree;
+pub mod xpath;
+
+pub use error::SnapshotError;
+pub use ids::{EncodedId, Ref};
+pub use refs::{RefEntry, RefTable};
+pub use render::{
+    NodeStats, NodeSummary, SnapshotOptions, node_list, render_actionbook, render_simplified,
+};
+pub use tree::{FrameSource, Node, PageSource, Snapshot, SnapshotMaps};
+
+#[cfg(test)]
+mod tree_tests;
