@@ -1,2 +1,4 @@
-//! The `actionbook` binary (work in progress).
-fn main() {}
+//! The `actionbook` binary: everything lives in the library; this only hands over the process.
+fn main() -> std::process::ExitCode {
+    actionbook_cli::run::main()
+}

@@ -1,0 +1,114 @@
+//! The CLI side of the socket: send one request, start (or replace) the daemon when needed.
+//!
+//! Blocking std I/O on purpose: the client is a short-lived process and needs no runtime.
+
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::engine::{DEFAULT_TIMEOUT_MS, Request};
+use crate::error::{CliError, Result};
+use crate::ipc::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
+use crate::output::Reply;
+use crate::state::Home;
+
+/// How long to wait for a freshly spawned daemon to accept connections.
+const SPAWN_WAIT: Duration = Duration::from_secs(15);
+
+/// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply.
+pub fn send(home: &Home, request: Request) -> Result<Reply> {
+    home.ensure()?;
+    let build = ipc::build_id();
+    let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let frame = ClientFrame {
+        v: PROTOCOL_VERSION,
+        build: build.clone(),
+        request,
+    };
+    let mut restarts = 0;
+    loop {
+        let mut stream = connect_or_spawn(home)?;
+        // The daemon answers within the command's own timeout; leave room for launch and teardown.
+        let read_limit = Duration::from_millis(timeout_ms) + Duration::from_secs(30);
+        stream.set_read_timeout(Some(read_limit))?;
+        stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+        ipc::write_frame(&mut stream, &frame)
+            .map_err(|e| CliError::Daemon(format!("cannot send the request: {e}")))?;
+        let answer: DaemonFrame = ipc::read_frame(&mut stream).map_err(|e| {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) {
+                CliError::Daemon(format!("no answer within {} ms", read_limit.as_millis()))
+            } else {
+                CliError::Daemon(format!("the daemon closed the connection: {e}"))
+            }
+        })?;
+        match answer {
+            DaemonFrame::Reply { reply } => return Ok(*reply),
+            DaemonFrame::Restart { build: theirs } => {
+                restarts += 1;
+                if restarts > 3 {
+                    return Err(CliError::Daemon(format!(
+                        "the daemon keeps reporting build {theirs}, this client is {build}"
+                    )));
+                }
+                // The old daemon exits on its own; wait until its socket stops answering.
+                let until = Instant::now() + Duration::from_secs(5);
+                while Instant::now() < until && UnixStream::connect(home.socket()).is_ok() {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        }
+    }
+}
+
+fn connect_or_spawn(home: &Home) -> Result<UnixStream> {
+    if let Ok(s) = UnixStream::connect(home.socket()) {
+        return Ok(s);
+    }
+    let started = Instant::now();
+    let mut last_spawn: Option<Instant> = None;
+    loop {
+        if last_spawn.is_none_or(|t| t.elapsed() > Duration::from_millis(1500)) {
+            spawn_daemon(home)?;
+            last_spawn = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        match UnixStream::connect(home.socket()) {
+            Ok(s) => return Ok(s),
+            Err(e) if started.elapsed() > SPAWN_WAIT => {
+                return Err(CliError::Daemon(format!(
+                    "cannot reach the daemon at {} after starting it ({e}); see {}",
+                    home.socket().display(),
+                    home.file("daemon.log").display()
+                )));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Starts `<this binary> __daemon` detached: its own process group, no inherited stdio, output to
+/// `daemon.log`. A second daemon started concurrently exits at once (see `daemon::run`).
+fn spawn_daemon(home: &Home) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(home.file("daemon.log"))?;
+    let log2 = log.try_clone()?;
+    Command::new(exe)
+        .arg("__daemon")
+        .env("ACTIONBOOK_HOME", home.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log2))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CliError::Daemon(format!("cannot start the daemon: {e}")))?;
+    Ok(())
+}

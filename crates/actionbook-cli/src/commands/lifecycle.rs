@@ -1,0 +1,696 @@
+//! `browser start`, `list-sessions`, `status`, `close`, `restart`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::args::{self, Mode};
+use crate::browser::{self, Live};
+use crate::engine::{Call, Done, Engine, GlobalCommand, SessionCommand, SessionSlot};
+use crate::error::{CliError, Result};
+use crate::output::{Context, TextBody, ok_lines, plural};
+use crate::state::{self, SessionRecord, SessionStatus, TabRecord};
+
+use super::tabs::TabInfo;
+
+/// `data.session` of `browser start`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StartSession {
+    /// Session id.
+    pub session_id: String,
+    /// Mode.
+    pub mode: String,
+    /// Status.
+    pub status: String,
+    /// Headless.
+    pub headless: bool,
+    /// Browser WebSocket endpoint.
+    pub cdp_endpoint: String,
+}
+
+/// `data` of `browser start`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StartData {
+    /// The session.
+    pub session: StartSession,
+    /// Its first tab.
+    pub tab: TabInfo,
+    /// Whether an existing session was attached.
+    pub reused: bool,
+}
+
+impl TextBody for StartData {
+    fn text_body(&self, command: &str, out: &mut Vec<String>) {
+        ok_lines(
+            command,
+            out,
+            &[
+                ("mode", self.session.mode.clone()),
+                ("status", self.session.status.clone()),
+                ("title", self.tab.title.clone()),
+            ],
+        );
+    }
+}
+
+/// A session summary (`list-sessions`, `status`, `restart`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// Session id.
+    pub session_id: String,
+    /// Mode.
+    pub mode: String,
+    /// `running`, `crashed` or `closed`.
+    pub status: String,
+    /// Headless.
+    pub headless: bool,
+    /// Number of tabs.
+    pub tabs_count: usize,
+}
+
+fn session_info(slot: &SessionSlot) -> SessionInfo {
+    let rec = slot.record();
+    SessionInfo {
+        session_id: rec.session_id.clone(),
+        mode: rec.mode.as_str().to_string(),
+        status: slot.observed_status().as_str().to_string(),
+        headless: rec.headless,
+        tabs_count: rec.tabs.len(),
+    }
+}
+
+/// `data` of `browser list-sessions`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ListSessionsData {
+    /// Number of sessions.
+    pub total_sessions: usize,
+    /// The sessions.
+    pub sessions: Vec<SessionInfo>,
+}
+
+impl TextBody for ListSessionsData {
+    fn text_body(&self, _command: &str, out: &mut Vec<String>) {
+        out.push(plural(self.total_sessions, "session", "sessions"));
+        for s in &self.sessions {
+            out.push(format!("[{}]", s.session_id));
+            out.push(format!("status: {}", s.status));
+            out.push(format!("tabs: {}", s.tabs_count));
+        }
+    }
+}
+
+/// `data.capabilities` of `browser status`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Snapshots available.
+    pub snapshot: bool,
+    /// PDF available.
+    pub pdf: bool,
+    /// Upload available.
+    pub upload: bool,
+}
+
+/// `data` of `browser status`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StatusData {
+    /// The session.
+    pub session: SessionInfo,
+    /// Its tabs.
+    pub tabs: Vec<TabInfo>,
+    /// What it can do.
+    pub capabilities: Capabilities,
+}
+
+impl TextBody for StatusData {
+    fn text_body(&self, _command: &str, out: &mut Vec<String>) {
+        out.push(format!("status: {}", self.session.status));
+        out.push(format!("mode: {}", self.session.mode));
+        out.push(format!("tabs: {}", self.session.tabs_count));
+    }
+}
+
+/// `data` of `browser close`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CloseData {
+    /// The session.
+    pub session_id: String,
+    /// Always `closed`.
+    pub status: String,
+    /// Tabs that were open.
+    pub closed_tabs: usize,
+}
+
+impl TextBody for CloseData {
+    fn text_body(&self, command: &str, out: &mut Vec<String>) {
+        ok_lines(
+            command,
+            out,
+            &[("closed_tabs", self.closed_tabs.to_string())],
+        );
+    }
+}
+
+/// `data` of `browser restart`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RestartData {
+    /// The session after the restart.
+    pub session: SessionInfo,
+    /// Always true.
+    pub reopened: bool,
+}
+
+impl TextBody for RestartData {
+    fn text_body(&self, command: &str, out: &mut Vec<String>) {
+        ok_lines(command, out, &[("status", self.session.status.clone())]);
+    }
+}
+
+fn env_flag(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads `ACTIONBOOK_BROWSER_HEADLESS` (true/false/1/0).
+pub(crate) fn headless_from_env() -> Option<bool> {
+    std::env::var("ACTIONBOOK_BROWSER_HEADLESS")
+        .ok()
+        .and_then(|v| env_flag(&v))
+}
+
+fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|h| {
+            let (k, v) = h.split_once(':').ok_or_else(|| {
+                CliError::InvalidArgument(format!("invalid header '{h}': expected KEY:VALUE"))
+            })?;
+            let k = k.trim();
+            if k.is_empty() {
+                return Err(CliError::InvalidArgument(format!(
+                    "invalid header '{h}': empty name"
+                )));
+            }
+            Ok((k.to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool, status: &str) -> StartData {
+    StartData {
+        session: StartSession {
+            session_id: rec.session_id.clone(),
+            mode: rec.mode.as_str().to_string(),
+            status: status.to_string(),
+            headless: rec.headless,
+            cdp_endpoint: rec.cdp_endpoint.clone(),
+        },
+        tab,
+        reused,
+    }
+}
+
+fn tab_context(sid: &str, tab: &TabInfo) -> Context {
+    Context {
+        session_id: sid.to_string(),
+        tab_id: Some(tab.tab_id.clone()),
+        window_id: None,
+        url: Some(tab.url.clone()),
+        title: Some(tab.title.clone()),
+    }
+}
+
+/// Opens (or adopts) the first tab of a fresh browser and loads `open_url` in it.
+async fn first_tab(
+    slot: &Arc<SessionSlot>,
+    live: &Live,
+    open_url: Option<&str>,
+    call: &Call,
+) -> Result<TabInfo> {
+    let targets = browser::page_targets(live, call).await?;
+    let target = match targets.into_iter().next() {
+        Some(t) => t,
+        None => {
+            let id = browser::create_target(live, false, call).await?;
+            browser::PageTarget {
+                target_id: id,
+                url: "about:blank".into(),
+                title: String::new(),
+            }
+        }
+    };
+    let tab_id = slot.update(|r| {
+        let id = r.alloc_tab_id();
+        r.tabs.push(TabRecord {
+            tab_id: id.clone(),
+            target_id: target.target_id.clone(),
+            url: target.url.clone(),
+            title: target.title.clone(),
+        });
+        id
+    })?;
+    let mut info = TabInfo {
+        tab_id: tab_id.clone(),
+        url: target.url.clone(),
+        title: target.title.clone(),
+        native_tab_id: Some(target.target_id.clone()),
+    };
+    if let Some(slot_tab) = slot.tab_slot(&tab_id) {
+        let mut state = slot_tab.state.lock().await;
+        let page = browser::tab_session(slot, &tab_id, &mut state, live, call).await?;
+        if let Some(url) = open_url {
+            browser::navigate(&page, url, call, "browser start").await?;
+        }
+        let (url, title) = browser::page_info(&page, call).await?;
+        info.url = url.clone();
+        info.title = title.clone();
+        slot.update(|r| {
+            if let Some(t) = r.tabs.iter_mut().find(|t| t.tab_id == tab_id) {
+                t.url = url;
+                t.title = title;
+            }
+        })?;
+    }
+    Ok(info)
+}
+
+impl GlobalCommand for args::Start {
+    type Data = StartData;
+
+    async fn run(self, engine: &Engine, call: &Call) -> Result<Done<StartData>> {
+        let mode = self.mode.unwrap_or(if self.cdp_endpoint.is_some() {
+            Mode::Cloud
+        } else {
+            Mode::Local
+        });
+        if let Some(id) = &self.set_session_id
+            && !state::valid_session_id(id)
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "invalid session id '{id}': must match ^[a-z][a-z0-9_-]{{1,63}}$"
+            )));
+        }
+        if let Some(p) = &self.profile
+            && !state::valid_profile_name(p)
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "invalid profile name '{p}': use letters, digits, '.', '_' or '-'"
+            )));
+        }
+        if mode == Mode::Extension {
+            return Err(CliError::Unsupported(
+                "extension mode is not supported yet; use --mode local, or --cdp-endpoint to attach to a running browser".into(),
+            ));
+        }
+        if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
+            return Err(CliError::InvalidArgument(
+                "--mode cloud needs --cdp-endpoint <ws:// or http:// URL> of the remote browser"
+                    .into(),
+            ));
+        }
+        let headers = parse_headers(&self.headers)?;
+        let mut warnings = Vec::new();
+        if !headers.is_empty() && self.cdp_endpoint.is_none() {
+            warnings.push("--header is only used with --cdp-endpoint; ignored".to_string());
+        }
+
+        let _creating = tokio::time::timeout(call.remaining(), engine.creating())
+            .await
+            .map_err(|_| call.timeout("browser start"))?;
+
+        // Attach to an existing session.
+        if let Some(id) = &self.set_session_id
+            && let Some(slot) = engine.session(id)
+        {
+            let live = slot.connect(call).await?;
+            let rec = slot.record();
+            let first = rec
+                .tabs
+                .first()
+                .cloned()
+                .ok_or_else(|| CliError::internal("session has no tabs"))?;
+            let mut tab = TabInfo::from_record(&first);
+            if let Some(t) = browser::page_targets(&live, call)
+                .await?
+                .into_iter()
+                .find(|t| t.target_id == first.target_id)
+            {
+                tab.url = t.url;
+                tab.title = t.title;
+            }
+            let cx = tab_context(id, &tab);
+            let mut done = Done::with_context(start_data(&rec, tab, true, "running"), cx);
+            done.warnings = warnings;
+            return Ok(done);
+        }
+
+        let session_id = match &self.set_session_id {
+            Some(id) => id.clone(),
+            None => engine.alloc_session_id()?,
+        };
+        let headless = self.headless
+            || self
+                .env_headless
+                .or_else(headless_from_env)
+                .unwrap_or(false);
+
+        let (record, live, owned) = if let Some(endpoint) = &self.cdp_endpoint {
+            let (conn, ws) = tokio::time::timeout(
+                call.remaining().min(Duration::from_secs(10)),
+                crate::cdp::connect(endpoint, &headers),
+            )
+            .await
+            .map_err(|_| call.timeout("connecting to --cdp-endpoint"))??;
+            let record = SessionRecord {
+                session_id: session_id.clone(),
+                mode,
+                profile: None,
+                profile_named: false,
+                headless,
+                launched: false,
+                browser_pid: None,
+                cdp_endpoint: ws,
+                user_endpoint: Some(endpoint.clone()),
+                headers,
+                executable: None,
+                status: SessionStatus::Running,
+                tabs: Vec::new(),
+                next_tab: 1,
+            };
+            (
+                record,
+                Live {
+                    conn,
+                    generation: 1,
+                },
+                None,
+            )
+        } else {
+            let (profile, named) = match &self.profile {
+                Some(p) => (p.clone(), true),
+                None => (format!("session-{session_id}"), false),
+            };
+            if let Some(holder) = engine.sessions().into_iter().find(|s| {
+                let r = s.record();
+                r.profile.as_deref() == Some(profile.as_str())
+                    && s.observed_status() == SessionStatus::Running
+            }) {
+                return Err(CliError::ProfileInUse {
+                    profile,
+                    session: holder.id.clone(),
+                });
+            }
+            let profile_dir = engine.home().profile_dir(&profile);
+            state::ensure_private_dir(&profile_dir)?;
+            let executable = self
+                .env_executable
+                .clone()
+                .filter(|s| !s.is_empty())
+                .or_else(|| {
+                    std::env::var("ACTIONBOOK_BROWSER_EXECUTABLE_PATH")
+                        .ok()
+                        .filter(|s| !s.is_empty())
+                });
+            let launched =
+                browser::launch(executable.clone().map(Into::into), headless, profile_dir, 1)
+                    .await?;
+            let record = SessionRecord {
+                session_id: session_id.clone(),
+                mode,
+                profile: Some(profile),
+                profile_named: named,
+                headless,
+                launched: true,
+                browser_pid: launched.pid,
+                cdp_endpoint: launched.ws_url.clone(),
+                user_endpoint: None,
+                headers: Vec::new(),
+                executable,
+                status: SessionStatus::Running,
+                tabs: Vec::new(),
+                next_tab: 1,
+            };
+            (record, launched.live, Some(launched.browser))
+        };
+
+        let slot = engine.new_session_slot(record)?;
+        slot.generations
+            .store(live.generation, std::sync::atomic::Ordering::SeqCst);
+        slot.set_live(Some(live.clone()));
+        slot.set_owned(owned);
+        engine.insert_session(slot.clone());
+        let tab = match first_tab(&slot, &live, self.open_url.as_deref(), call).await {
+            Ok(t) => t,
+            Err(e @ CliError::NavigationFailed { .. }) | Err(e @ CliError::Timeout { .. }) => {
+                // The session exists; report the failure but keep it usable.
+                return Err(e);
+            }
+            Err(e) => {
+                let _ = teardown(engine, &slot).await;
+                return Err(e);
+            }
+        };
+        let rec = slot.record();
+        let cx = tab_context(&session_id, &tab);
+        let mut done = Done::with_context(start_data(&rec, tab, false, "running"), cx);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl GlobalCommand for args::ListSessions {
+    type Data = ListSessionsData;
+
+    async fn run(self, engine: &Engine, _call: &Call) -> Result<Done<ListSessionsData>> {
+        let sessions: Vec<SessionInfo> =
+            engine.sessions().iter().map(|s| session_info(s)).collect();
+        Ok(Done::data(ListSessionsData {
+            total_sessions: sessions.len(),
+            sessions,
+        }))
+    }
+}
+
+/// Refreshes the tabs' url/title from the browser (best effort) and returns them.
+pub(crate) async fn refresh_tabs(slot: &Arc<SessionSlot>, call: &Call) -> Vec<TabInfo> {
+    if let Some(live) = slot.live()
+        && let Ok(targets) = browser::page_targets(&live, call).await
+    {
+        {
+            let _ = slot.update(|r| {
+                r.tabs
+                    .retain(|t| targets.iter().any(|p| p.target_id == t.target_id));
+                for t in &mut r.tabs {
+                    if let Some(p) = targets.iter().find(|p| p.target_id == t.target_id) {
+                        t.url = p.url.clone();
+                        t.title = p.title.clone();
+                    }
+                }
+            });
+        }
+    }
+    slot.record()
+        .tabs
+        .iter()
+        .map(TabInfo::from_record)
+        .collect()
+}
+
+impl SessionCommand for args::Status {
+    type Data = StatusData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    async fn run(
+        self,
+        _engine: &Engine,
+        slot: &Arc<SessionSlot>,
+        call: &Call,
+    ) -> Result<Done<StatusData>> {
+        // Probe the browser so a crash shows up as `crashed` (best effort).
+        let _ = slot.connect(call).await;
+        let tabs = refresh_tabs(slot, call).await;
+        Ok(Done::data(StatusData {
+            session: session_info(slot),
+            tabs,
+            capabilities: Capabilities {
+                snapshot: true,
+                pdf: false,
+                upload: false,
+            },
+        }))
+    }
+}
+
+/// Closes the session's browser (or detaches from one we only connected to) and forgets the session.
+pub(crate) async fn teardown(engine: &Engine, slot: &Arc<SessionSlot>) -> usize {
+    let rec = slot.record();
+    let tabs = rec.tabs.len();
+    shutdown_browser(slot, &rec).await;
+    engine.remove_session(&slot.id);
+    let _ = std::fs::remove_dir_all(&slot.dir);
+    if rec.launched
+        && !rec.profile_named
+        && let Some(p) = &rec.profile
+    {
+        let _ = std::fs::remove_dir_all(engine.home().profile_dir(p));
+    }
+    tabs
+}
+
+/// Stops the browser of a session we launched (Browser.close, then kill and reap by pid).
+async fn shutdown_browser(slot: &Arc<SessionSlot>, rec: &SessionRecord) {
+    if let Some(b) = slot.take_owned() {
+        let _ = tokio::time::timeout(Duration::from_secs(10), b.close()).await;
+    } else if rec.launched
+        && let Some(live) = slot.live()
+    {
+        let _ = live
+            .browser()
+            .call_timeout(
+                "Browser.close",
+                serde_json::json!({}),
+                Duration::from_secs(3),
+            )
+            .await;
+    }
+    if rec.launched
+        && let Some(pid) = rec.browser_pid
+    {
+        browser::ensure_exited(pid, Duration::from_secs(3)).await;
+    }
+    slot.set_live(None);
+    slot.drop_all_tab_slots();
+}
+
+impl GlobalCommand for args::Close {
+    type Data = CloseData;
+
+    async fn run(self, engine: &Engine, call: &Call) -> Result<Done<CloseData>> {
+        let sid = self.target.session.clone();
+        let cx = Context::session(&sid);
+        let Some(slot) = engine.session(&sid) else {
+            let mut done = Done::with_context(
+                CloseData {
+                    session_id: sid,
+                    status: "closed".into(),
+                    closed_tabs: 0,
+                },
+                cx,
+            );
+            done.warnings
+                .push("session not found — already closed".to_string());
+            return Ok(done);
+        };
+        let _ops = tokio::time::timeout(call.remaining(), slot.ops.lock())
+            .await
+            .map_err(|_| call.timeout("browser close"))?;
+        let closed_tabs = teardown(engine, &slot).await;
+        Ok(Done::with_context(
+            CloseData {
+                session_id: sid,
+                status: "closed".into(),
+                closed_tabs,
+            },
+            cx,
+        ))
+    }
+}
+
+impl SessionCommand for args::Restart {
+    type Data = RestartData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    async fn run(
+        self,
+        engine: &Engine,
+        slot: &Arc<SessionSlot>,
+        call: &Call,
+    ) -> Result<Done<RestartData>> {
+        let _ops = tokio::time::timeout(call.remaining(), slot.ops.lock())
+            .await
+            .map_err(|_| call.timeout("browser restart"))?;
+        let rec = slot.record();
+        shutdown_browser(slot, &rec).await;
+        let generation = slot.next_generation();
+        let (live, pid, ws, owned) = if rec.launched {
+            let profile = rec
+                .profile
+                .clone()
+                .unwrap_or_else(|| format!("session-{}", rec.session_id));
+            let dir = engine.home().profile_dir(&profile);
+            state::ensure_private_dir(&dir)?;
+            let l = browser::launch(
+                rec.executable.clone().map(Into::into),
+                rec.headless,
+                dir,
+                generation,
+            )
+            .await?;
+            (l.live, l.pid, l.ws_url, Some(l.browser))
+        } else {
+            let endpoint = rec
+                .user_endpoint
+                .clone()
+                .unwrap_or(rec.cdp_endpoint.clone());
+            let (conn, ws) = tokio::time::timeout(
+                call.remaining().min(Duration::from_secs(10)),
+                crate::cdp::connect(&endpoint, &rec.headers),
+            )
+            .await
+            .map_err(|_| call.timeout("browser restart"))??;
+            (Live { conn, generation }, None, ws, None)
+        };
+        // Old refs and tabs belong to the old browser.
+        for t in &rec.tabs {
+            let _ = std::fs::remove_file(slot.dir.join(format!("refs-{}.json", t.tab_id)));
+        }
+        slot.update(|r| {
+            r.browser_pid = pid;
+            r.cdp_endpoint = ws;
+            r.status = SessionStatus::Running;
+            r.tabs.clear();
+            r.next_tab = 1;
+        })?;
+        slot.set_live(Some(live.clone()));
+        slot.set_owned(owned);
+        let tab = first_tab(slot, &live, None, call).await?;
+        Ok(Done::with_context(
+            RestartData {
+                session: session_info(slot),
+                reopened: true,
+            },
+            Context::tab(&slot.id, &tab.tab_id),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse() {
+        let h = parse_headers(&["Authorization: Bearer x".to_string()]).unwrap_or_default();
+        assert_eq!(
+            h,
+            vec![("Authorization".to_string(), "Bearer x".to_string())]
+        );
+        assert!(parse_headers(&["nocolon".to_string()]).is_err());
+        assert!(parse_headers(&[":v".to_string()]).is_err());
+    }
+
+    #[test]
+    fn env_flags() {
+        assert_eq!(env_flag("1"), Some(true));
+        assert_eq!(env_flag("False"), Some(false));
+        assert_eq!(env_flag("maybe"), None);
+    }
+}

@@ -1,0 +1,170 @@
+//! The crate's error type, and the one place where errors become envelope error codes.
+
+use serde_json::Value;
+
+/// Everything a command can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// A bad argument value (bad id, bad URL, unknown mode ...).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// No session with this id.
+    #[error("session '{0}' not found")]
+    SessionNotFound(String),
+    /// No tab with this id in the session.
+    #[error("tab '{tab}' not found")]
+    TabNotFound {
+        /// The session searched.
+        session: String,
+        /// The tab asked for.
+        tab: String,
+    },
+    /// A selector matched nothing.
+    #[error("element not found: {selector}")]
+    ElementNotFound {
+        /// The selector as given.
+        selector: String,
+    },
+    /// A frame could not be found.
+    #[error("frame not found: {0}")]
+    FrameNotFound(String),
+    /// The operation did not finish in time.
+    #[error("{what} timed out after {ms}ms")]
+    Timeout {
+        /// What timed out (e.g. `browser goto`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+    },
+    /// A navigation failed (Chromium's net error in `reason`).
+    #[error("navigation to {url} failed: {reason}")]
+    NavigationFailed {
+        /// The URL asked for.
+        url: String,
+        /// Chromium's error text, e.g. `net::ERR_CONNECTION_REFUSED`.
+        reason: String,
+    },
+    /// Page script threw.
+    #[error("{message}")]
+    EvalFailed {
+        /// The JavaScript error message.
+        message: String,
+        /// Structured details (error type, stack).
+        details: Option<Value>,
+    },
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    ArtifactWrite {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not supported (yet) in this mode.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A profile already belongs to a running session.
+    #[error("profile '{profile}' is already in use by session '{session}'")]
+    ProfileInUse {
+        /// The profile name.
+        profile: String,
+        /// The session holding it.
+        session: String,
+    },
+    /// The session's browser is not running any more.
+    #[error(
+        "the browser of session '{session}' is not running ({detail}); run `actionbook browser restart --session {session}` to relaunch it"
+    )]
+    BrowserGone {
+        /// The session.
+        session: String,
+        /// What was observed.
+        detail: String,
+    },
+    /// No browser executable could be found or started.
+    #[error(
+        "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
+    )]
+    BrowserNotFound {
+        /// What was tried.
+        detail: String,
+    },
+    /// Talking to the browser failed.
+    #[error("cdp: {0}")]
+    Cdp(#[from] crate::cdp::CdpError),
+    /// The daemon could not be reached or answered nonsense.
+    #[error("daemon: {0}")]
+    Daemon(String),
+    /// Local I/O failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// A bug or an unexpected browser answer.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl CliError {
+    /// The envelope error code (`INVALID_ARGUMENT`, `TIMEOUT` ...). The single place that maps errors to codes.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CliError::InvalidArgument(_) => "INVALID_ARGUMENT",
+            CliError::SessionNotFound(_) => "SESSION_NOT_FOUND",
+            CliError::TabNotFound { .. } => "TAB_NOT_FOUND",
+            CliError::ElementNotFound { .. } => "ELEMENT_NOT_FOUND",
+            CliError::FrameNotFound(_) => "FRAME_NOT_FOUND",
+            CliError::Timeout { .. } => "TIMEOUT",
+            CliError::NavigationFailed { .. } => "NAVIGATION_FAILED",
+            CliError::EvalFailed { .. } => "EVAL_FAILED",
+            CliError::ArtifactWrite { .. } => "ARTIFACT_WRITE_FAILED",
+            CliError::Unsupported(_) => "UNSUPPORTED_OPERATION",
+            CliError::ProfileInUse { .. } => "SESSION_ALREADY_EXISTS",
+            CliError::BrowserGone { .. } => "CDP_CONNECTION_FAILED",
+            CliError::BrowserNotFound { .. } => "BROWSER_NOT_FOUND",
+            CliError::Cdp(e) => match e {
+                crate::cdp::CdpError::Timeout { .. } => "TIMEOUT",
+                crate::cdp::CdpError::BrowserNotFound { .. } => "BROWSER_NOT_FOUND",
+                crate::cdp::CdpError::ConnectionClosed
+                | crate::cdp::CdpError::SessionClosed { .. }
+                | crate::cdp::CdpError::Connect { .. } => "CDP_CONNECTION_FAILED",
+                _ => "INTERNAL_ERROR",
+            },
+            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    /// Whether retrying the same command may succeed.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            CliError::Timeout { .. } | CliError::Cdp(_) | CliError::Daemon(_)
+        )
+    }
+
+    /// Structured details for the envelope's `error.details`.
+    pub fn details(&self) -> Option<Value> {
+        match self {
+            CliError::ElementNotFound { selector } => {
+                Some(serde_json::json!({ "selector": selector }))
+            }
+            CliError::NavigationFailed { url, reason } => {
+                Some(serde_json::json!({ "url": url, "reason": reason }))
+            }
+            CliError::EvalFailed { details, .. } => details.clone(),
+            CliError::TabNotFound { session, tab } => {
+                Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
+            }
+            CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
+            _ => None,
+        }
+    }
+
+    /// Shorthand for an internal error.
+    pub(crate) fn internal(msg: impl Into<String>) -> Self {
+        CliError::Internal(msg.into())
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = CliError> = std::result::Result<T, E>;

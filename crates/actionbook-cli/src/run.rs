@@ -1,0 +1,265 @@
+//! The CLI process: parse, send to the daemon (or answer locally), print, exit code.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use crate::args::{Cli, TopCommand};
+use crate::commands::{BrowserCommand, help_text};
+use crate::engine::Request;
+use crate::error::CliError;
+use crate::output::Reply;
+use crate::state::Home;
+use crate::{client, daemon};
+
+/// Exit code of usage errors.
+const USAGE_EXIT: u8 = 2;
+
+/// Runs the CLI with the process's arguments and returns its exit code.
+pub fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    run(argv)
+}
+
+/// Runs the CLI with explicit arguments (argv[0] included).
+pub fn run(argv: Vec<OsString>) -> ExitCode {
+    let json = argv.iter().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&argv, json, e),
+    };
+    if cli.version {
+        let reply = Reply::success(
+            "version",
+            None,
+            &env!("CARGO_PKG_VERSION").to_string(),
+            vec![],
+        );
+        return print(&reply, cli.global.json);
+    }
+    let command = match cli.command {
+        None | Some(TopCommand::Help) => {
+            let reply = Reply::success("help", None, &help_text(), vec![]);
+            return print(&reply, cli.global.json);
+        }
+        Some(TopCommand::Daemon) => {
+            return match Home::from_env() {
+                Ok(home) => daemon::run(home),
+                Err(e) => {
+                    eprintln!("actionbook daemon: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(TopCommand::Browser { command }) => command,
+    };
+    let name = command.name();
+    let command = with_client_env(command);
+    let request = Request {
+        command,
+        timeout_ms: cli.global.timeout,
+    };
+    let reply = match Home::from_env().and_then(|home| client::send(&home, request)) {
+        Ok(r) => r,
+        Err(e) => Reply::failure(name, None, &e),
+    };
+    print(&reply, cli.global.json)
+}
+
+/// Passes the client's browser environment to the daemon, which may have been started elsewhere.
+fn with_client_env(command: BrowserCommand) -> BrowserCommand {
+    match command {
+        BrowserCommand::Start(mut s) => {
+            s.env_headless = crate::commands::headless_from_env();
+            s.env_executable = std::env::var("ACTIONBOOK_BROWSER_EXECUTABLE_PATH").ok();
+            BrowserCommand::Start(s)
+        }
+        other => other,
+    }
+}
+
+/// Best-effort normalised command name from raw argv (for usage errors).
+fn guess_command(argv: &[OsString]) -> String {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    match words.as_slice() {
+        [b, sub, ..] if b == "browser" => {
+            let sub = if sub == "open" {
+                "new-tab"
+            } else {
+                sub.as_str()
+            };
+            let name = format!("browser {sub}");
+            if BrowserCommand::summaries().iter().any(|(n, _)| *n == name) {
+                name
+            } else {
+                "browser".to_string()
+            }
+        }
+        [first, ..] => first.clone(),
+        [] => "actionbook".to_string(),
+    }
+}
+
+fn usage_error(argv: &[OsString], json: bool, e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = write_out(&e.render().to_string(), false);
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    if json {
+        let rendered = e.render().to_string();
+        let message = rendered
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_start_matches("error: ")
+            .to_string();
+        let reply = Reply::failure(
+            &guess_command(argv),
+            None,
+            &CliError::InvalidArgument(message),
+        );
+        let _ = print(&reply, true);
+    } else {
+        let _ = write_out(&e.render().to_string(), true);
+    }
+    ExitCode::from(USAGE_EXIT)
+}
+
+/// Writes text; a closed pipe is not an error worth reporting.
+fn write_out(text: &str, to_stderr: bool) -> std::io::Result<()> {
+    let text = if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    };
+    let r = if to_stderr {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|_| out.flush())
+    };
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn print(reply: &Reply, json: bool) -> ExitCode {
+    let result = if json {
+        match serde_json::to_string(&reply.envelope) {
+            Ok(s) => write_out(&s, false),
+            Err(e) => write_out(&format!("error INTERNAL_ERROR: {e}"), true),
+        }
+    } else {
+        write_out(&reply.text, !reply.envelope.ok)
+    };
+    if let Err(e) = result {
+        let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);
+    }
+    ExitCode::from(reply.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &[&str]) -> Vec<OsString> {
+        s.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn guesses_command_names() {
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "goto", "x", "--json"])),
+            "browser goto"
+        );
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "open", "x"])),
+            "browser new-tab"
+        );
+        assert_eq!(guess_command(&argv(&["ab", "browser", "nope"])), "browser");
+    }
+
+    #[test]
+    fn every_command_parses_with_its_example() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let cmd = Cli::command();
+        let browser = cmd
+            .find_subcommand("browser")
+            .map(|b| b.get_subcommands().count());
+        assert_eq!(browser, Some(BrowserCommand::summaries().len()));
+    }
+
+    #[test]
+    fn missing_tab_is_a_usage_error() {
+        let r = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "title",
+            "--session",
+            "s1",
+            "--json",
+        ]));
+        assert!(r.is_err());
+        let r = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "open",
+            "http://x",
+            "--session",
+            "s1",
+        ]));
+        assert!(matches!(
+            r.map(|c| c.command),
+            Ok(Some(TopCommand::Browser {
+                command: BrowserCommand::NewTab(_)
+            }))
+        ));
+    }
+
+    #[test]
+    fn requests_roundtrip_through_json() {
+        let cli = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "fill",
+            "@e2",
+            "hi",
+            "--session",
+            "s1",
+            "--tab",
+            "t1",
+        ]));
+        let Ok(Cli {
+            command: Some(TopCommand::Browser { command }),
+            ..
+        }) = cli
+        else {
+            panic!("parse failed");
+        };
+        let req = Request {
+            command,
+            timeout_ms: Some(5),
+        };
+        let s = serde_json::to_string(&req).unwrap_or_default();
+        let back: Request = serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}"));
+        assert_eq!(back.command.name(), "browser fill");
+        assert_eq!(back.timeout_ms, Some(5));
+    }
+}
