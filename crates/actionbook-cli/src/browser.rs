@@ -635,7 +635,7 @@ mod tests {
             "exception": {"className": "Error", "description": "Error: boom\n    at <anonymous>:1:7"}
         }));
         assert_eq!(e.to_string(), "Error: boom");
-        assert_eq!(e.code(), "EVAL_FAILED");
+        assert_eq!(e.code(), envelope::ErrorCode::EvalFailed);
     }
 
     #[test]

@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 use crate::engine::{DEFAULT_TIMEOUT_MS, Request};
 use crate::error::{CliError, Result};
 use crate::ipc::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
-use crate::output::Reply;
 use crate::state::Home;
 
 /// How long to wait for a freshly spawned daemon to accept connections.
 const SPAWN_WAIT: Duration = Duration::from_secs(15);
 
-/// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply.
-pub fn send(home: &Home, request: Request) -> Result<Reply> {
+/// Sends `request` to the daemon of `home` (starting it when needed) and returns the envelope's JSON.
+pub fn send(home: &Home, request: Request) -> Result<String> {
     home.ensure()?;
     let build = ipc::build_id();
     let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -47,7 +46,7 @@ pub fn send(home: &Home, request: Request) -> Result<Reply> {
             }
         })?;
         match answer {
-            DaemonFrame::Reply { reply } => return Ok(*reply),
+            DaemonFrame::Reply { envelope } => return Ok(envelope),
             DaemonFrame::Restart { build: theirs } => {
                 restarts += 1;
                 if restarts > 3 {

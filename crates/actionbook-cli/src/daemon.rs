@@ -163,11 +163,11 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, stop: &Not
         }
         return Ok(());
     };
-    let reply = engine.execute(frame.request).await;
+    let env = engine.execute(frame.request).await;
     ipc::write_frame_async(
         &mut stream,
         &DaemonFrame::Reply {
-            reply: Box::new(reply),
+            envelope: env.to_json(),
         },
     )
     .await?;

@@ -17,7 +17,7 @@ use crate::args::TabTarget;
 use crate::browser::{self, Live};
 use crate::commands::BrowserCommand;
 use crate::error::{CliError, Result};
-use crate::output::{Context, Reply, TextBody};
+use crate::output::{self, Context, Data, Envelope};
 use crate::state::{self, Home, SessionRecord, SessionStatus};
 
 /// Default timeout of a command when `--timeout` is not given.
@@ -96,7 +96,7 @@ impl Call {
 /// A command that needs no session (`browser start`, `browser list-sessions`, `browser close`).
 pub(crate) trait GlobalCommand: Sized {
     /// The data type.
-    type Data: Serialize + TextBody;
+    type Data: Into<Data>;
     /// Runs the command.
     async fn run(self, engine: &Engine, call: &Call) -> Result<Done<Self::Data>>;
 }
@@ -104,7 +104,7 @@ pub(crate) trait GlobalCommand: Sized {
 /// A command addressed to a session.
 pub(crate) trait SessionCommand: Sized {
     /// The data type.
-    type Data: Serialize + TextBody;
+    type Data: Into<Data>;
     /// The session addressed.
     fn session_id(&self) -> &str;
     /// Runs the command.
@@ -119,7 +119,7 @@ pub(crate) trait SessionCommand: Sized {
 /// A command addressed to a tab; tab commands run one at a time per tab.
 pub(crate) trait TabCommand: Sized {
     /// The data type.
-    type Data: Serialize + TextBody;
+    type Data: Into<Data>;
     /// The tab addressed.
     fn target(&self) -> &TabTarget;
     /// Runs the command.
@@ -406,12 +406,12 @@ impl Engine {
         &self.inner.home
     }
 
-    /// Runs one command and returns its reply (never panics on bad input; errors become envelopes).
-    pub async fn execute(&self, request: Request) -> Reply {
+    /// Runs one command and returns its envelope (never panics on bad input; errors become envelopes).
+    pub async fn execute(&self, request: Request) -> Envelope {
         let started = Instant::now();
         let call = Call::new(request.timeout_ms);
-        let reply = request.command.dispatch(self, &call).await;
-        reply.with_duration(started.elapsed().as_millis() as u64)
+        let env = request.command.dispatch(self, &call).await;
+        env.with_duration_ms(started.elapsed().as_millis() as u64)
     }
 
     pub(crate) fn session(&self, id: &str) -> Option<Arc<SessionSlot>> {
@@ -442,19 +442,30 @@ impl Engine {
         self.inner.creating.lock().await
     }
 
-    /// Allocates the next auto session id (`sN`, global counter persisted on disk).
-    pub(crate) fn alloc_session_id(&self) -> Result<String> {
+    /// The next auto session id (`sN` from the global counter persisted on disk), without using it
+    /// up; [`Engine::commit_session_id`] does that once the session exists. Callers hold `creating`.
+    pub(crate) fn peek_session_id(&self) -> Result<(String, u64)> {
         let path = self.inner.home.file("counters.json");
-        let mut c: state::Counters = state::read_json(&path)?.unwrap_or_default();
+        let c: state::Counters = state::read_json(&path)?.unwrap_or_default();
+        let mut n = c.next_session.max(1);
         loop {
-            c.next_session = c.next_session.max(1);
-            let id = format!("s{}", c.next_session);
-            c.next_session += 1;
+            let id = format!("s{n}");
             if self.session(&id).is_none() && !self.inner.home.session_dir(&id).exists() {
-                state::write_json(&path, &c)?;
-                return Ok(id);
+                return Ok((id, n));
             }
+            n += 1;
         }
+    }
+
+    /// Uses up auto session number `n`.
+    pub(crate) fn commit_session_id(&self, n: u64) -> Result<()> {
+        let path = self.inner.home.file("counters.json");
+        state::write_json(
+            &path,
+            &state::Counters {
+                next_session: n + 1,
+            },
+        )
     }
 
     pub(crate) async fn run_global<C: GlobalCommand>(
@@ -462,10 +473,10 @@ impl Engine {
         name: &str,
         cmd: C,
         call: &Call,
-    ) -> Reply {
+    ) -> Envelope {
         match cmd.run(self, call).await {
-            Ok(done) => Reply::success(name, done.context, &done.data, done.warnings),
-            Err(e) => Reply::failure(name, None, &e),
+            Ok(done) => output::success(name, done.context, done.data, done.warnings),
+            Err(e) => output::failure(name, None, &e),
         }
     }
 
@@ -474,10 +485,10 @@ impl Engine {
         name: &str,
         cmd: C,
         call: &Call,
-    ) -> Reply {
+    ) -> Envelope {
         let sid = cmd.session_id().to_string();
         let Some(slot) = self.session(&sid) else {
-            return Reply::failure(
+            return output::failure(
                 name,
                 Some(Context::session(&sid)),
                 &CliError::SessionNotFound(sid),
@@ -486,20 +497,20 @@ impl Engine {
         match cmd.run(self, &slot, call).await {
             Ok(done) => {
                 let cx = done.context.unwrap_or_else(|| Context::session(&sid));
-                Reply::success(name, Some(cx), &done.data, done.warnings)
+                output::success(name, Some(cx), done.data, done.warnings)
             }
-            Err(e) => Reply::failure(name, Some(Context::session(&sid)), &e),
+            Err(e) => output::failure(name, Some(Context::session(&sid)), &e),
         }
     }
 
-    pub(crate) async fn run_tab<C: TabCommand>(&self, name: &str, cmd: C, call: &Call) -> Reply {
+    pub(crate) async fn run_tab<C: TabCommand>(&self, name: &str, cmd: C, call: &Call) -> Envelope {
         let TabTarget { session, tab } = cmd.target().clone();
         let Some(slot) = self.session(&session) else {
-            return Reply::failure(name, None, &CliError::SessionNotFound(session));
+            return output::failure(name, None, &CliError::SessionNotFound(session));
         };
         let err_cx = Context::tab(&session, &tab);
         let Some(tab_slot) = slot.tab_slot(&tab) else {
-            return Reply::failure(
+            return output::failure(
                 name,
                 Some(Context::session(&session)),
                 &CliError::TabNotFound { session, tab },
@@ -507,7 +518,7 @@ impl Engine {
         };
         let mut guard = match tokio::time::timeout(call.remaining(), tab_slot.state.lock()).await {
             Ok(g) => g,
-            Err(_) => return Reply::failure(name, Some(err_cx), &call.timeout(name)),
+            Err(_) => return output::failure(name, Some(err_cx), &call.timeout(name)),
         };
         let result = async {
             let live = slot.connect(call).await?;
@@ -555,16 +566,16 @@ impl Engine {
                     }
                 }
             };
-            Ok::<_, CliError>(Reply::success(
+            Ok::<_, CliError>(output::success(
                 name,
                 Some(context),
-                &done.data,
+                done.data,
                 done.warnings,
             ))
         }
         .await;
         drop(guard);
-        result.unwrap_or_else(|e| Reply::failure(name, Some(err_cx), &e))
+        result.unwrap_or_else(|e| output::failure(name, Some(err_cx), &e))
     }
 
     /// Forgets every live connection without closing any browser (daemon shutdown).

@@ -1,5 +1,6 @@
 //! The crate's error type, and the one place where errors become envelope error codes.
 
+use envelope::{ErrorCode, ErrorInfo};
 use serde_json::Value;
 
 /// Everything a command can fail with.
@@ -106,31 +107,34 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// The envelope error code (`INVALID_ARGUMENT`, `TIMEOUT` ...). The single place that maps errors to codes.
-    pub fn code(&self) -> &'static str {
+    /// The envelope error code. The single place that maps errors to codes.
+    pub fn code(&self) -> ErrorCode {
+        use crate::cdp::CdpError;
         match self {
-            CliError::InvalidArgument(_) => "INVALID_ARGUMENT",
-            CliError::SessionNotFound(_) => "SESSION_NOT_FOUND",
-            CliError::TabNotFound { .. } => "TAB_NOT_FOUND",
-            CliError::ElementNotFound { .. } => "ELEMENT_NOT_FOUND",
-            CliError::FrameNotFound(_) => "FRAME_NOT_FOUND",
-            CliError::Timeout { .. } => "TIMEOUT",
-            CliError::NavigationFailed { .. } => "NAVIGATION_FAILED",
-            CliError::EvalFailed { .. } => "EVAL_FAILED",
-            CliError::ArtifactWrite { .. } => "ARTIFACT_WRITE_FAILED",
-            CliError::Unsupported(_) => "UNSUPPORTED_OPERATION",
-            CliError::ProfileInUse { .. } => "SESSION_ALREADY_EXISTS",
-            CliError::BrowserGone { .. } => "CDP_CONNECTION_FAILED",
-            CliError::BrowserNotFound { .. } => "BROWSER_NOT_FOUND",
+            CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
+            CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
+            CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::Timeout { .. } => ErrorCode::Timeout,
+            CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
+            CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
+            CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
+            CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
+            CliError::ProfileInUse { .. } => ErrorCode::SessionAlreadyExists,
+            CliError::BrowserGone { .. } => ErrorCode::CdpConnectionFailed,
+            CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
-                crate::cdp::CdpError::Timeout { .. } => "TIMEOUT",
-                crate::cdp::CdpError::BrowserNotFound { .. } => "BROWSER_NOT_FOUND",
-                crate::cdp::CdpError::ConnectionClosed
-                | crate::cdp::CdpError::SessionClosed { .. }
-                | crate::cdp::CdpError::Connect { .. } => "CDP_CONNECTION_FAILED",
-                _ => "INTERNAL_ERROR",
+                CdpError::Timeout { .. } => ErrorCode::Timeout,
+                CdpError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
+                CdpError::ConnectionClosed
+                | CdpError::SessionClosed { .. }
+                | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
+                _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => "INTERNAL_ERROR",
+            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
+                ErrorCode::InternalError
+            }
         }
     }
 
@@ -158,6 +162,30 @@ impl CliError {
             CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
             _ => None,
         }
+    }
+
+    /// A hint for the user, when there is a useful one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            CliError::SessionNotFound(_) => {
+                Some("run `actionbook browser list-sessions` to see available sessions")
+            }
+            CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            _ => None,
+        }
+    }
+
+    /// The envelope's `error` object.
+    pub fn to_info(&self) -> ErrorInfo {
+        let mut info =
+            ErrorInfo::new(self.code(), self.to_string()).with_retryable(self.retryable());
+        if let Some(d) = self.details() {
+            info = info.with_details(d);
+        }
+        if let Some(h) = self.hint() {
+            info = info.with_hint(h);
+        }
+        info
     }
 
     /// Shorthand for an internal error.

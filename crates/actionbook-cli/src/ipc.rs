@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::engine::Request;
-use crate::output::Reply;
 
 /// Version of this wire format.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -35,10 +34,10 @@ pub struct ClientFrame {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DaemonFrame {
-    /// The command's reply.
+    /// The command's envelope.
     Reply {
-        /// The reply.
-        reply: Box<Reply>,
+        /// The envelope as JSON text (`Envelope::to_json`), printed as is with `--json`.
+        envelope: String,
     },
     /// The daemon is of another build (or protocol) and is exiting; start a new one and retry.
     Restart {

@@ -2,7 +2,7 @@
 //!
 //! # Brief overview
 //! - [`Engine`] owns sessions (browsers), tabs and every command; [`Engine::execute`] turns a
-//!   [`Request`] into a [`Reply`] (the JSON envelope plus its text form). A Rust program can use it
+//!   [`Request`] into an [`Envelope`] (JSON and text come from the `envelope` crate). A Rust program can use it
 //!   in-process, without the daemon.
 //! - The `actionbook` binary is thin: [`run::main`] parses arguments ([`args`]), sends the request to
 //!   the per-user daemon ([`client`], [`daemon`], wire format in [`ipc`]) and prints the reply.
@@ -29,4 +29,4 @@ pub mod state;
 
 pub use engine::{Engine, EngineConfig, Request};
 pub use error::CliError;
-pub use output::{Envelope, Reply};
+pub use output::Envelope;

@@ -11,7 +11,7 @@ use crate::args::{Cli, TopCommand};
 use crate::commands::{BrowserCommand, help_text};
 use crate::engine::Request;
 use crate::error::CliError;
-use crate::output::Reply;
+use crate::output::{self, Envelope};
 use crate::state::Home;
 use crate::{client, daemon};
 
@@ -32,18 +32,13 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         Err(e) => return usage_error(&argv, json, e),
     };
     if cli.version {
-        let reply = Reply::success(
-            "version",
-            None,
-            &env!("CARGO_PKG_VERSION").to_string(),
-            vec![],
-        );
-        return print(&reply, cli.global.json);
+        let env = output::success("version", None, env!("CARGO_PKG_VERSION"), vec![]);
+        return print(&env, None, cli.global.json);
     }
     let command = match cli.command {
         None | Some(TopCommand::Help) => {
-            let reply = Reply::success("help", None, &help_text(), vec![]);
-            return print(&reply, cli.global.json);
+            let env = output::success("help", None, help_text(), vec![]);
+            return print(&env, None, cli.global.json);
         }
         Some(TopCommand::Daemon) => {
             return match Home::from_env() {
@@ -62,11 +57,16 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         command,
         timeout_ms: cli.global.timeout,
     };
-    let reply = match Home::from_env().and_then(|home| client::send(&home, request)) {
-        Ok(r) => r,
-        Err(e) => Reply::failure(name, None, &e),
-    };
-    print(&reply, cli.global.json)
+    let result = Home::from_env()
+        .and_then(|home| client::send(&home, request))
+        .and_then(|json| match Envelope::from_json(&json) {
+            Ok(env) => Ok((env, json)),
+            Err(e) => Err(CliError::Daemon(format!("unreadable reply: {e}"))),
+        });
+    match result {
+        Ok((env, json)) => print(&env, Some(&json), cli.global.json),
+        Err(e) => print(&output::failure(name, None, &e), None, cli.global.json),
+    }
 }
 
 /// Passes the client's browser environment to the daemon, which may have been started elsewhere.
@@ -128,12 +128,12 @@ fn usage_error(argv: &[OsString], json: bool, e: clap::Error) -> ExitCode {
             .join(" ")
             .trim_start_matches("error: ")
             .to_string();
-        let reply = Reply::failure(
+        let env = output::failure(
             &guess_command(argv),
             None,
             &CliError::InvalidArgument(message),
         );
-        let _ = print(&reply, true);
+        let _ = print(&env, None, true);
     } else {
         let _ = write_out(&e.render().to_string(), true);
     }
@@ -159,19 +159,21 @@ fn write_out(text: &str, to_stderr: bool) -> std::io::Result<()> {
     }
 }
 
-fn print(reply: &Reply, json: bool) -> ExitCode {
+/// Prints an envelope: JSON on stdout with `--json` (the daemon's text as is when given), else the
+/// text format, on stdout for success and stderr for failure.
+fn print(env: &Envelope, json_text: Option<&str>, json: bool) -> ExitCode {
     let result = if json {
-        match serde_json::to_string(&reply.envelope) {
-            Ok(s) => write_out(&s, false),
-            Err(e) => write_out(&format!("error INTERNAL_ERROR: {e}"), true),
+        match json_text {
+            Some(t) => write_out(t, false),
+            None => write_out(&env.to_json(), false),
         }
     } else {
-        write_out(&reply.text, !reply.envelope.ok)
+        write_out(&env.to_text(), !env.ok())
     };
     if let Err(e) = result {
         let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);
     }
-    ExitCode::from(reply.exit_code())
+    ExitCode::from(env.exit_code())
 }
 
 #[cfg(test)]

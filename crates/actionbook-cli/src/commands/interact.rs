@@ -4,7 +4,7 @@ use crate::args::{self, TabTarget};
 use crate::engine::{Done, TabCommand, TabCx};
 use crate::error::{CliError, Result};
 
-use super::page::{ActionData, SnapshotData};
+use envelope::{ActionData, InputData, SnapshotData};
 
 impl TabCommand for args::Snapshot {
     type Data = SnapshotData;
@@ -35,13 +35,13 @@ impl TabCommand for args::Click {
 }
 
 impl TabCommand for args::Fill {
-    type Data = ActionData;
+    type Data = InputData;
 
     fn target(&self) -> &TabTarget {
         &self.target
     }
 
-    async fn run(self, _cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+    async fn run(self, _cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
         Err(CliError::Unsupported(
             "browser fill is not available in this build yet".into(),
         ))

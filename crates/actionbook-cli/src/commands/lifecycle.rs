@@ -3,166 +3,44 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::args::{self, Mode};
 use crate::browser::{self, Live};
 use crate::engine::{Call, Done, Engine, GlobalCommand, SessionCommand, SessionSlot};
 use crate::error::{CliError, Result};
-use crate::output::{Context, TextBody, ok_lines, plural};
+use crate::output::Context;
 use crate::state::{self, SessionRecord, SessionStatus, TabRecord};
+use envelope::{
+    BrowserMode, Capabilities, CloseData, RestartData, SessionInfo, SessionListData, SessionState,
+    StartData, StatusData, TabInfo,
+};
 
-use super::tabs::TabInfo;
+use super::tabs::tab_info;
 
-/// `data.session` of `browser start`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StartSession {
-    /// Session id.
-    pub session_id: String,
-    /// Mode.
-    pub mode: String,
-    /// Status.
-    pub status: String,
-    /// Headless.
-    pub headless: bool,
-    /// Browser WebSocket endpoint.
-    pub cdp_endpoint: String,
-}
-
-/// `data` of `browser start`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StartData {
-    /// The session.
-    pub session: StartSession,
-    /// Its first tab.
-    pub tab: TabInfo,
-    /// Whether an existing session was attached.
-    pub reused: bool,
-}
-
-impl TextBody for StartData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        ok_lines(
-            command,
-            out,
-            &[
-                ("mode", self.session.mode.clone()),
-                ("status", self.session.status.clone()),
-                ("title", self.tab.title.clone()),
-            ],
-        );
+fn mode_of(m: Mode) -> BrowserMode {
+    match m {
+        Mode::Local => BrowserMode::Local,
+        Mode::Extension => BrowserMode::Extension,
+        Mode::Cloud => BrowserMode::Cloud,
     }
 }
 
-/// A session summary (`list-sessions`, `status`, `restart`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SessionInfo {
-    /// Session id.
-    pub session_id: String,
-    /// Mode.
-    pub mode: String,
-    /// `running`, `crashed` or `closed`.
-    pub status: String,
-    /// Headless.
-    pub headless: bool,
-    /// Number of tabs.
-    pub tabs_count: usize,
+fn state_of(s: SessionStatus) -> SessionState {
+    match s {
+        SessionStatus::Running => SessionState::Running,
+        SessionStatus::Crashed => SessionState::Disconnected,
+        SessionStatus::Closed => SessionState::Closed,
+    }
 }
 
 fn session_info(slot: &SessionSlot) -> SessionInfo {
     let rec = slot.record();
     SessionInfo {
         session_id: rec.session_id.clone(),
-        mode: rec.mode.as_str().to_string(),
-        status: slot.observed_status().as_str().to_string(),
+        mode: mode_of(rec.mode),
+        status: state_of(slot.observed_status()),
         headless: rec.headless,
-        tabs_count: rec.tabs.len(),
-    }
-}
-
-/// `data` of `browser list-sessions`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ListSessionsData {
-    /// Number of sessions.
-    pub total_sessions: usize,
-    /// The sessions.
-    pub sessions: Vec<SessionInfo>,
-}
-
-impl TextBody for ListSessionsData {
-    fn text_body(&self, _command: &str, out: &mut Vec<String>) {
-        out.push(plural(self.total_sessions, "session", "sessions"));
-        for s in &self.sessions {
-            out.push(format!("[{}]", s.session_id));
-            out.push(format!("status: {}", s.status));
-            out.push(format!("tabs: {}", s.tabs_count));
-        }
-    }
-}
-
-/// `data.capabilities` of `browser status`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Capabilities {
-    /// Snapshots available.
-    pub snapshot: bool,
-    /// PDF available.
-    pub pdf: bool,
-    /// Upload available.
-    pub upload: bool,
-}
-
-/// `data` of `browser status`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StatusData {
-    /// The session.
-    pub session: SessionInfo,
-    /// Its tabs.
-    pub tabs: Vec<TabInfo>,
-    /// What it can do.
-    pub capabilities: Capabilities,
-}
-
-impl TextBody for StatusData {
-    fn text_body(&self, _command: &str, out: &mut Vec<String>) {
-        out.push(format!("status: {}", self.session.status));
-        out.push(format!("mode: {}", self.session.mode));
-        out.push(format!("tabs: {}", self.session.tabs_count));
-    }
-}
-
-/// `data` of `browser close`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CloseData {
-    /// The session.
-    pub session_id: String,
-    /// Always `closed`.
-    pub status: String,
-    /// Tabs that were open.
-    pub closed_tabs: usize,
-}
-
-impl TextBody for CloseData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        ok_lines(
-            command,
-            out,
-            &[("closed_tabs", self.closed_tabs.to_string())],
-        );
-    }
-}
-
-/// `data` of `browser restart`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RestartData {
-    /// The session after the restart.
-    pub session: SessionInfo,
-    /// Always true.
-    pub reopened: bool,
-}
-
-impl TextBody for RestartData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        ok_lines(command, out, &[("status", self.session.status.clone())]);
+        tabs_count: Some(rec.tabs.len() as u64),
+        cdp_endpoint: None,
     }
 }
 
@@ -198,14 +76,15 @@ fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
-fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool, status: &str) -> StartData {
+fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
     StartData {
-        session: StartSession {
+        session: SessionInfo {
             session_id: rec.session_id.clone(),
-            mode: rec.mode.as_str().to_string(),
-            status: status.to_string(),
+            mode: mode_of(rec.mode),
+            status: SessionState::Running,
             headless: rec.headless,
-            cdp_endpoint: rec.cdp_endpoint.clone(),
+            tabs_count: None,
+            cdp_endpoint: Some(rec.cdp_endpoint.clone()),
         },
         tab,
         reused,
@@ -255,7 +134,7 @@ async fn first_tab(
         tab_id: tab_id.clone(),
         url: target.url.clone(),
         title: target.title.clone(),
-        native_tab_id: Some(target.target_id.clone()),
+        native_tab_id: Some(target.target_id.clone().into()),
     };
     if let Some(slot_tab) = slot.tab_slot(&tab_id) {
         let mut state = slot_tab.state.lock().await;
@@ -331,7 +210,7 @@ impl GlobalCommand for args::Start {
                 .first()
                 .cloned()
                 .ok_or_else(|| CliError::internal("session has no tabs"))?;
-            let mut tab = TabInfo::from_record(&first);
+            let mut tab = tab_info(&first);
             if let Some(t) = browser::page_targets(&live, call)
                 .await?
                 .into_iter()
@@ -341,14 +220,17 @@ impl GlobalCommand for args::Start {
                 tab.title = t.title;
             }
             let cx = tab_context(id, &tab);
-            let mut done = Done::with_context(start_data(&rec, tab, true, "running"), cx);
+            let mut done = Done::with_context(start_data(&rec, tab, true), cx);
             done.warnings = warnings;
             return Ok(done);
         }
 
-        let session_id = match &self.set_session_id {
-            Some(id) => id.clone(),
-            None => engine.alloc_session_id()?,
+        let (session_id, auto_number) = match &self.set_session_id {
+            Some(id) => (id.clone(), None),
+            None => {
+                let (id, n) = engine.peek_session_id()?;
+                (id, Some(n))
+            }
         };
         let headless = self.headless
             || self
@@ -413,9 +295,22 @@ impl GlobalCommand for args::Start {
                         .ok()
                         .filter(|s| !s.is_empty())
                 });
-            let launched =
-                browser::launch(executable.clone().map(Into::into), headless, profile_dir, 1)
-                    .await?;
+            let launched = match browser::launch(
+                executable.clone().map(Into::into),
+                headless,
+                profile_dir.clone(),
+                1,
+            )
+            .await
+            {
+                Ok(l) => l,
+                Err(e) => {
+                    if !named {
+                        let _ = std::fs::remove_dir_all(&profile_dir);
+                    }
+                    return Err(e);
+                }
+            };
             let record = SessionRecord {
                 session_id: session_id.clone(),
                 mode,
@@ -435,6 +330,9 @@ impl GlobalCommand for args::Start {
             (record, launched.live, Some(launched.browser))
         };
 
+        if let Some(n) = auto_number {
+            engine.commit_session_id(n)?;
+        }
         let slot = engine.new_session_slot(record)?;
         slot.generations
             .store(live.generation, std::sync::atomic::Ordering::SeqCst);
@@ -454,20 +352,20 @@ impl GlobalCommand for args::Start {
         };
         let rec = slot.record();
         let cx = tab_context(&session_id, &tab);
-        let mut done = Done::with_context(start_data(&rec, tab, false, "running"), cx);
+        let mut done = Done::with_context(start_data(&rec, tab, false), cx);
         done.warnings = warnings;
         Ok(done)
     }
 }
 
 impl GlobalCommand for args::ListSessions {
-    type Data = ListSessionsData;
+    type Data = SessionListData;
 
-    async fn run(self, engine: &Engine, _call: &Call) -> Result<Done<ListSessionsData>> {
+    async fn run(self, engine: &Engine, _call: &Call) -> Result<Done<SessionListData>> {
         let sessions: Vec<SessionInfo> =
             engine.sessions().iter().map(|s| session_info(s)).collect();
-        Ok(Done::data(ListSessionsData {
-            total_sessions: sessions.len(),
+        Ok(Done::data(SessionListData {
+            total_sessions: sessions.len() as u64,
             sessions,
         }))
     }
@@ -491,11 +389,7 @@ pub(crate) async fn refresh_tabs(slot: &Arc<SessionSlot>, call: &Call) -> Vec<Ta
             });
         }
     }
-    slot.record()
-        .tabs
-        .iter()
-        .map(TabInfo::from_record)
-        .collect()
+    slot.record().tabs.iter().map(tab_info).collect()
 }
 
 impl SessionCommand for args::Status {
@@ -577,7 +471,7 @@ impl GlobalCommand for args::Close {
             let mut done = Done::with_context(
                 CloseData {
                     session_id: sid,
-                    status: "closed".into(),
+                    status: SessionState::Closed,
                     closed_tabs: 0,
                 },
                 cx,
@@ -593,8 +487,8 @@ impl GlobalCommand for args::Close {
         Ok(Done::with_context(
             CloseData {
                 session_id: sid,
-                status: "closed".into(),
-                closed_tabs,
+                status: SessionState::Closed,
+                closed_tabs: closed_tabs as u64,
             },
             cx,
         ))

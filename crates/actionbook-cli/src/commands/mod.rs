@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::args;
 use crate::engine::{Call, Engine};
-use crate::output::Reply;
+use crate::output::Envelope;
 
 mod interact;
 mod lifecycle;
@@ -16,10 +16,6 @@ mod page;
 mod tabs;
 
 pub(crate) use lifecycle::headless_from_env;
-pub use lifecycle::{CloseData, ListSessionsData, RestartData, SessionInfo, StartData, StatusData};
-pub use nav::NavData;
-pub use page::{ActionData, EvalData, SnapshotData, ValueData};
-pub use tabs::{CloseTabData, ListTabsData, NewTabData, TabInfo};
 
 macro_rules! browser_commands {
     ($( $kind:ident $variant:ident($ty:ty) = $name:literal, about = $about:literal, example = $example:literal $(, alias = $alias:literal)?; )*) => {
@@ -46,7 +42,7 @@ macro_rules! browser_commands {
                 &[ $( ($name, $about), )* ]
             }
 
-            pub(crate) async fn dispatch(self, engine: &Engine, call: &Call) -> Reply {
+            pub(crate) async fn dispatch(self, engine: &Engine, call: &Call) -> Envelope {
                 match self {
                     $( BrowserCommand::$variant(a) => browser_commands!(@run $kind, engine, $name, a, call), )*
                 }

@@ -1,37 +1,14 @@
 //! `browser goto`, `back`, `forward`, `reload`.
 
-use serde::{Deserialize, Serialize};
-
 use crate::args::{self, TabTarget};
 use crate::browser::{self, HistoryMove};
 use crate::engine::{Done, TabCommand, TabCx};
 use crate::error::Result;
-use crate::output::{TextBody, ok_lines};
-
-/// `data` of the navigation commands.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct NavData {
-    /// `goto`, `back`, `forward` or `reload`.
-    pub kind: String,
-    /// The URL asked for (`goto` only; null otherwise).
-    pub requested_url: Option<String>,
-    /// URL before.
-    pub from_url: String,
-    /// URL after.
-    pub to_url: String,
-    /// Title after.
-    pub title: String,
-}
-
-impl TextBody for NavData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        ok_lines(command, out, &[("title", self.title.clone())]);
-    }
-}
+use envelope::{NavigationData as NavData, NavigationKind};
 
 async fn finish(
     cx: &mut TabCx<'_>,
-    kind: &str,
+    kind: NavigationKind,
     requested: Option<String>,
     from_url: String,
 ) -> Result<Done<NavData>> {
@@ -39,7 +16,7 @@ async fn finish(
     cx.url = Some(to_url.clone());
     cx.title = Some(title.clone());
     Ok(Done::data(NavData {
-        kind: kind.to_string(),
+        kind,
         requested_url: requested,
         from_url,
         to_url,
@@ -47,7 +24,11 @@ async fn finish(
     }))
 }
 
-async fn history(cx: &mut TabCx<'_>, mv: HistoryMove, kind: &str) -> Result<Done<NavData>> {
+async fn history(
+    cx: &mut TabCx<'_>,
+    mv: HistoryMove,
+    kind: NavigationKind,
+) -> Result<Done<NavData>> {
     let (from_url, _) = browser::page_info(&cx.page, &cx.call).await?;
     let main_frame = cx
         .session
@@ -55,7 +36,13 @@ async fn history(cx: &mut TabCx<'_>, mv: HistoryMove, kind: &str) -> Result<Done
         .tab(&cx.tab_id)
         .map(|t| t.target_id.clone())
         .unwrap_or_default();
-    let what = format!("browser {kind}");
+    let what = format!(
+        "browser {}",
+        serde_json::to_value(kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    );
     let page = cx.page.clone();
     browser::history(&page, &main_frame, mv, &cx.call, &what).await?;
     cx.forget_refs();
@@ -74,7 +61,7 @@ impl TabCommand for args::Goto {
         let page = cx.page.clone();
         browser::navigate(&page, &self.url, &cx.call, "browser goto").await?;
         cx.forget_refs();
-        finish(cx, "goto", Some(self.url), from_url).await
+        finish(cx, NavigationKind::Goto, Some(self.url), from_url).await
     }
 }
 
@@ -86,7 +73,7 @@ impl TabCommand for args::Back {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        history(cx, HistoryMove::Back, "back").await
+        history(cx, HistoryMove::Back, NavigationKind::Back).await
     }
 }
 
@@ -98,7 +85,7 @@ impl TabCommand for args::Forward {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        history(cx, HistoryMove::Forward, "forward").await
+        history(cx, HistoryMove::Forward, NavigationKind::Forward).await
     }
 }
 
@@ -110,6 +97,6 @@ impl TabCommand for args::Reload {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        history(cx, HistoryMove::Reload, "reload").await
+        history(cx, HistoryMove::Reload, NavigationKind::Reload).await
     }
 }

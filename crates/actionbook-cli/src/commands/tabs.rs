@@ -2,106 +2,28 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::args;
 use crate::browser;
 use crate::engine::{Call, Done, Engine, SessionCommand, SessionSlot};
 use crate::error::{CliError, Result};
-use crate::output::{Context, TextBody, ok_lines, plural};
+use crate::output::Context;
 use crate::state::{self, TabRecord};
+use envelope::{CloseTabData, NewTabData, TabInfo, TabListData};
 
 use super::lifecycle::refresh_tabs;
 
-/// One tab as reported.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TabInfo {
-    /// `tN`.
-    pub tab_id: String,
-    /// URL.
-    pub url: String,
-    /// Title.
-    pub title: String,
-    /// The CDP target id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_tab_id: Option<String>,
-}
-
-impl TabInfo {
-    /// From the durable record.
-    pub(crate) fn from_record(t: &TabRecord) -> TabInfo {
-        TabInfo {
-            tab_id: t.tab_id.clone(),
-            url: t.url.clone(),
-            title: t.title.clone(),
-            native_tab_id: Some(t.target_id.clone()),
-        }
-    }
-}
-
-/// `data` of `browser list-tabs`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ListTabsData {
-    /// Number of tabs.
-    pub total_tabs: usize,
-    /// The tabs.
-    pub tabs: Vec<TabInfo>,
-}
-
-impl TextBody for ListTabsData {
-    fn text_body(&self, _command: &str, out: &mut Vec<String>) {
-        out.push(plural(self.total_tabs, "tab", "tabs"));
-        for t in &self.tabs {
-            out.push(format!("[{}] {}", t.tab_id, t.title));
-            out.push(t.url.clone());
-        }
-    }
-}
-
-/// `data` of `browser new-tab`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct NewTabData {
-    /// The (last) opened tab.
-    pub tab: TabInfo,
-    /// Every opened tab, when more than one URL was given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tabs: Option<Vec<TabInfo>>,
-    /// Always true.
-    pub created: bool,
-    /// Whether a new window was opened.
-    pub new_window: bool,
-}
-
-impl TextBody for NewTabData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        match &self.tabs {
-            Some(tabs) => {
-                out.push(format!("ok {command}"));
-                for t in tabs {
-                    out.push(format!("[{}] {}", t.tab_id, t.title));
-                    out.push(t.url.clone());
-                }
-            }
-            None => ok_lines(command, out, &[("title", self.tab.title.clone())]),
-        }
-    }
-}
-
-/// `data` of `browser close-tab`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CloseTabData {
-    /// The closed tab.
-    pub closed_tab_id: String,
-}
-
-impl TextBody for CloseTabData {
-    fn text_body(&self, command: &str, out: &mut Vec<String>) {
-        out.push(format!("ok {command}"));
+/// A tab as reported, from the durable record.
+pub(crate) fn tab_info(t: &TabRecord) -> TabInfo {
+    TabInfo {
+        tab_id: t.tab_id.clone(),
+        url: t.url.clone(),
+        title: t.title.clone(),
+        native_tab_id: Some(t.target_id.clone().into()),
     }
 }
 
 impl SessionCommand for args::ListTabs {
-    type Data = ListTabsData;
+    type Data = TabListData;
 
     fn session_id(&self) -> &str {
         &self.target.session
@@ -112,11 +34,11 @@ impl SessionCommand for args::ListTabs {
         _engine: &Engine,
         slot: &Arc<SessionSlot>,
         call: &Call,
-    ) -> Result<Done<ListTabsData>> {
+    ) -> Result<Done<TabListData>> {
         slot.connect(call).await?;
         let tabs = refresh_tabs(slot, call).await;
-        Ok(Done::data(ListTabsData {
-            total_tabs: tabs.len(),
+        Ok(Done::data(TabListData {
+            total_tabs: tabs.len() as u64,
             tabs,
         }))
     }
@@ -204,7 +126,7 @@ impl SessionCommand for args::NewTab {
                         tab_id,
                         url: u,
                         title: t,
-                        native_tab_id: Some(target_id),
+                        native_tab_id: Some(target_id.into()),
                     });
                 }
                 Err(e) => {
@@ -252,7 +174,7 @@ impl SessionCommand for args::NewTab {
         let mut done = Done::with_context(
             NewTabData {
                 tab: last,
-                tabs: many.then_some(opened),
+                tabs: if many { opened } else { Vec::new() },
                 created: true,
                 new_window: self.new_window,
             },
