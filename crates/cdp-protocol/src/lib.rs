@@ -16,17 +16,36 @@
 //! - domain modules: [`target`], [`page`], [`dom`], [`dom_snapshot`], [`runtime`],
 //!   [`accessibility`], [`input`], [`network`], [`emulation`], [`storage`], [`log`],
 //!   [`browser`], [`fetch`].
+//! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
+//! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
+//! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`]: launching and connecting.
+//! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
+mod connection;
 mod domains;
 mod error;
+mod events;
 pub mod ids;
+mod launch;
 mod protocol;
+mod session;
+#[cfg(feature = "test-support")]
+pub mod testing;
 
+pub use connection::{ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_TIMEOUT};
 pub use domains::{
     accessibility, browser, dom, dom_snapshot, emulation, fetch, input, log, network, page,
     runtime, storage, target,
 };
 pub use error::CdpError;
+pub use events::{
+    DEFAULT_EVENT_CAPACITY, EventFilter, EventStream, RawEvent, SessionFilter, TypedEventStream,
+};
 pub use ids::*;
+pub use launch::{
+    BROWSER_NAMES, BROWSER_PATH_ENV, Browser, DetachedBrowser, LaunchOptions, STANDARD_FLAGS,
+    connect, find_executable, running_as_root,
+};
 pub use protocol::{Command, Empty, Event};
+pub use session::Session;

@@ -100,7 +100,6 @@ macro_rules! string_enum {
 pub(crate) use {command, event, string_enum};
 
 /// Decodes `T` from raw JSON text; the error names `what` for the message.
-#[allow(dead_code)] // used by the transport (next commit)
 pub(crate) fn decode_raw<T: DeserializeOwned>(what: &str, raw: &str) -> Result<T, crate::CdpError> {
     serde_json::from_str(raw).map_err(|source| crate::CdpError::Decode {
         what: what.to_owned(),

@@ -1,1 +1,7 @@
-//! Integration tests for cdp-protocol.
+//! Integration tests for cdp-protocol: a fake CDP peer for the transport, property tests for
+//! the types and routing, and real headless Chromium for launch/connect.
+
+mod chromium;
+mod fake_peer;
+mod props;
+mod transport;

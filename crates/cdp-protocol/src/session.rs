@@ -1,0 +1,123 @@
+//! Sessions: the root (browser) session and flattened target sessions.
+
+use crate::connection::Connection;
+use crate::error::CdpError;
+use crate::events::{EventFilter, EventStream, SessionFilter, TypedEventStream};
+use crate::ids::{SessionId, TargetId};
+use crate::protocol::{Command, Event};
+use crate::target;
+use std::time::Duration;
+
+/// A cheap, clonable handle that sends calls on one session (stamping its `sessionId`).
+#[derive(Clone, Debug)]
+pub struct Session {
+    conn: Connection,
+    id: Option<SessionId>,
+}
+
+impl Session {
+    pub(crate) fn new(conn: Connection, id: Option<SessionId>) -> Session {
+        Session { conn, id }
+    }
+
+    /// The session id; `None` for the root (browser) session.
+    pub fn id(&self) -> Option<&SessionId> {
+        self.id.as_ref()
+    }
+
+    /// The connection this session runs on.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Sends a typed command with the connection's default deadline.
+    pub async fn send<C: Command>(&self, cmd: &C) -> Result<C::Response, CdpError> {
+        self.send_timeout(cmd, self.conn.default_timeout()).await
+    }
+
+    /// Sends a typed command; fails with [`CdpError::Timeout`] after `timeout`.
+    pub async fn send_timeout<C: Command>(
+        &self,
+        cmd: &C,
+        timeout: Duration,
+    ) -> Result<C::Response, CdpError> {
+        self.conn
+            .call_typed(self.id.as_ref(), C::METHOD, cmd, timeout)
+            .await
+    }
+
+    /// Sends any method with JSON params (the escape hatch) and returns the JSON result.
+    pub async fn call(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, CdpError> {
+        self.call_timeout(method, params, self.conn.default_timeout())
+            .await
+    }
+
+    /// [`Session::call`] with an explicit deadline.
+    pub async fn call_timeout(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, CdpError> {
+        let params = if params.is_null() {
+            serde_json::Value::Object(Default::default())
+        } else {
+            params
+        };
+        self.conn
+            .call_typed(self.id.as_ref(), method, &params, timeout)
+            .await
+    }
+
+    /// This session's events of the given methods (all methods when empty), in order.
+    pub fn events(&self, methods: &[&str]) -> EventStream {
+        let filter = if methods.is_empty() {
+            EventFilter::all()
+        } else {
+            EventFilter::methods(methods)
+        };
+        self.conn.events(filter.session(self.filter()))
+    }
+
+    /// This session's `E` events, decoded.
+    pub fn subscribe<E: Event>(&self) -> TypedEventStream<E> {
+        self.events(&[E::METHOD]).typed()
+    }
+
+    /// The [`SessionFilter`] selecting this session's events.
+    pub fn filter(&self) -> SessionFilter {
+        match &self.id {
+            Some(id) => SessionFilter::Only(id.clone()),
+            None => SessionFilter::Root,
+        }
+    }
+
+    /// Attaches to a target with a flattened session (`Target.attachToTarget{flatten:true}`),
+    /// sent on this session (so child sessions work too).
+    pub async fn attach_to_target(&self, target_id: &TargetId) -> Result<Session, CdpError> {
+        let resp = self
+            .send(&target::AttachToTarget {
+                target_id: target_id.clone(),
+                flatten: Some(true),
+            })
+            .await?;
+        Ok(self.conn.session(resp.session_id))
+    }
+
+    /// Detaches this flattened session (no-op for the root session).
+    pub async fn detach(&self) -> Result<(), CdpError> {
+        let Some(id) = &self.id else { return Ok(()) };
+        self.conn
+            .browser()
+            .send(&target::DetachFromTarget {
+                session_id: Some(id.clone()),
+                target_id: None,
+            })
+            .await
+            .map(|_| ())
+    }
+}

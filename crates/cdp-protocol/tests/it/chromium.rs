@@ -1,0 +1,316 @@
+//! Real headless Chromium: launch, calls, sessions, navigation, close, connect, launch errors.
+
+use cdp_protocol::testing::{FixtureServer, chromium_available, launch_test_browser};
+use cdp_protocol::{Browser, CdpError, LaunchOptions, browser, connect, page, runtime, target};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Live (non-zombie) processes whose command line mentions `needle`.
+fn live_processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&cmdline).contains(needle) {
+            continue;
+        }
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .and_then(|(_, r)| r.split_whitespace().next().map(str::to_owned))
+            });
+        if matches!(state.as_deref(), Some(st) if st != "Z" && st != "X") {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Waits (bounded) until no live process mentions `needle`.
+async fn assert_all_gone(needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = live_processes_mentioning(needle);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes still running for {needle}: {left:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn pid_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, r)| r.split_whitespace().next().map(|st| st != "Z"))
+        })
+        .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_navigate_evaluate_close_leaves_no_process() {
+    assert!(chromium_available(), "Chromium is required for this test");
+    let server = FixtureServer::start().await;
+    server.route(
+        "/index.html",
+        "text/html",
+        "<!doctype html><title>Fixture Title</title><p id=p>hello</p>",
+    );
+    let b = launch_test_browser().await;
+    let pid = b.pid().expect("pid");
+    let profile = b.user_data_dir().to_path_buf();
+    let profile_str = profile.display().to_string();
+    assert!(pid_alive(pid));
+
+    let root = b.connection().browser();
+    let version = root.send(&browser::GetVersion).await.unwrap();
+    assert!(
+        version.product.contains("Chrom"),
+        "product: {}",
+        version.product
+    );
+    assert!(!version.protocol_version.is_empty());
+
+    let created = root
+        .send(&target::CreateTarget {
+            url: "about:blank".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    assert!(tab.id().is_some());
+
+    let mut loads = tab.subscribe::<page::LoadEventFired>();
+    tab.send(&page::Enable).await.unwrap();
+    let nav = tab
+        .send(&page::Navigate {
+            url: server.url("/index.html"),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(nav.error_text, None);
+    tokio::time::timeout(Duration::from_secs(10), loads.recv())
+        .await
+        .expect("load event within 10 s")
+        .expect("stream open")
+        .expect("decodes");
+
+    let title = tab
+        .send(&runtime::Evaluate {
+            expression: "document.title".into(),
+            return_by_value: Some(true),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(title.result.value, Some(serde_json::json!("Fixture Title")));
+    assert!(title.exception_details.is_none());
+
+    let thrown = tab
+        .send(&runtime::Evaluate {
+            expression: "throw new Error('boom')".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let details = thrown.exception_details.expect("exception details");
+    assert!(details.message().contains("boom"), "{}", details.message());
+
+    let frames = tab.send(&page::GetFrameTree).await.unwrap();
+    assert_eq!(frames.frame_tree.frame.url, server.url("/index.html"));
+
+    b.close().await.unwrap();
+    assert!(b.connection().is_closed());
+    assert!(!pid_alive(pid), "browser pid {pid} still alive");
+    assert_all_gone(&profile_str).await;
+    assert!(!profile.exists(), "temporary profile removed");
+    // Calls after close fail at once.
+    let r = tab.send(&page::Enable).await;
+    assert!(matches!(r, Err(CdpError::ConnectionClosed)), "{r:?}");
+    // Closing twice is harmless.
+    b.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_target_fails_its_sessions_calls_with_session_closed() {
+    let b = launch_test_browser().await;
+    let root = b.connection().browser();
+    let created = root
+        .send(&target::CreateTarget {
+            url: "about:blank".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let mut detached = root.subscribe::<target::DetachedFromTarget>();
+    root.send(&target::CloseTarget {
+        target_id: created.target_id.clone(),
+    })
+    .await
+    .unwrap();
+    let ev = tokio::time::timeout(Duration::from_secs(10), detached.recv())
+        .await
+        .expect("detached event")
+        .unwrap()
+        .unwrap();
+    assert_eq!(Some(&ev.session_id), tab.id());
+    let r = tab.send(&page::Enable).await;
+    assert!(matches!(r, Err(CdpError::SessionClosed { .. })), "{r:?}");
+    b.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_browser_kills_and_reaps_it() {
+    let b = launch_test_browser().await;
+    let pid = b.pid().unwrap();
+    let profile = b.user_data_dir().display().to_string();
+    drop(b);
+    assert!(!pid_alive(pid), "pid {pid} alive after drop");
+    assert_all_gone(&profile).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_via_http_endpoint_of_a_launched_browser() {
+    let b = launch_test_browser().await;
+    let port = url::Url::parse(b.ws_url()).unwrap().port().unwrap();
+    let (conn, ws) = connect(&format!("http://127.0.0.1:{port}"), &[])
+        .await
+        .unwrap();
+    assert_eq!(ws, b.ws_url());
+    let v = conn.browser().send(&browser::GetVersion).await.unwrap();
+    assert!(!v.product.is_empty());
+    // And straight to the ws:// URL, with an extra header.
+    let (conn2, _) = connect(b.ws_url(), &[("X-Test".into(), "1".into())])
+        .await
+        .unwrap();
+    let targets = conn2
+        .browser()
+        .send(&target::GetTargets::default())
+        .await
+        .unwrap();
+    assert!(targets.target_infos.iter().any(|t| t.r#type == "page"));
+    conn.close().await;
+    conn2.close().await;
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn connect_errors_are_clear() {
+    let err = connect("http://127.0.0.1:1", &[]).await.unwrap_err();
+    assert!(matches!(err, CdpError::Connect { .. }), "{err:?}");
+    assert!(err.to_string().contains("127.0.0.1:1"), "{err}");
+    let err = connect("ftp://x", &[]).await.unwrap_err();
+    assert!(matches!(err, CdpError::Connect { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_bad_executable_path_gives_a_clear_error() {
+    let path = "/nonexistent/definitely-not-chromium";
+    let err = Browser::launch(LaunchOptions::default().executable(path))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CdpError::Launch { .. }), "{err:?}");
+    assert!(err.to_string().contains(path), "{err}");
+}
+
+#[tokio::test]
+async fn a_browser_that_exits_early_reports_status_and_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("fake-chromium");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho 'first line' >&2\necho 'fatal: cannot open display' >&2\nexit 3\n",
+    )
+    .unwrap();
+    make_executable(&script);
+    let profile = dir.path().join("profile");
+    let err = Browser::launch(
+        LaunchOptions::default()
+            .executable(&script)
+            .user_data_dir(&profile),
+    )
+    .await
+    .unwrap_err();
+    match &err {
+        CdpError::BrowserExited {
+            path,
+            status,
+            stderr_tail,
+        } => {
+            assert_eq!(path, &script.display().to_string());
+            assert!(status.contains('3'), "{status}");
+            assert!(
+                stderr_tail.contains("fatal: cannot open display"),
+                "{stderr_tail}"
+            );
+        }
+        other => panic!("expected BrowserExited, got {other:?}"),
+    }
+    assert!(err.to_string().contains("fatal: cannot open display"));
+}
+
+#[tokio::test]
+async fn a_browser_that_never_becomes_ready_times_out_and_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("slow-chromium");
+    std::fs::write(&script, "#!/bin/sh\necho 'starting' >&2\nexec sleep 30\n").unwrap();
+    make_executable(&script);
+    let started = Instant::now();
+    let err = Browser::launch(
+        LaunchOptions::default()
+            .executable(&script)
+            .user_data_dir(dir.path().join("profile"))
+            .startup_timeout(Duration::from_millis(500)),
+    )
+    .await
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(matches!(err, CdpError::Launch { .. }), "{err:?}");
+    assert!(err.to_string().contains("starting"), "{err}");
+    assert_all_gone(&script.display().to_string()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn detached_browser_survives_detach_and_can_be_reconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Browser::launch(
+        LaunchOptions::default()
+            .user_data_dir(dir.path().join("profile"))
+            .detached(true),
+    )
+    .await
+    .unwrap();
+    let d = b.detach();
+    let pid = d.pid.unwrap();
+    assert!(pid_alive(pid));
+    let (conn, _) = connect(&d.ws_url, &[]).await.unwrap();
+    conn.browser().send(&browser::GetVersion).await.unwrap();
+    // Clean up: Browser.close ends it; the process is not our child any more to reap, so wait
+    // for it to disappear (it is reaped by its parent or shows as a zombie of ours).
+    let _ = conn.browser().send(&browser::Close).await;
+    assert_all_gone(&d.user_data_dir.display().to_string()).await;
+}
+
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut perm = std::fs::metadata(path).unwrap().permissions();
+    perm.set_mode(0o755);
+    std::fs::set_permissions(path, perm).unwrap();
+}
