@@ -32,3 +32,34 @@ pub(crate) fn fmt(v: f64) -> String {
     // f64's Display already omits ".0" for whole values and never uses exponents.
     format!("{v}")
 }
+
+#[cfg(test)]
+mod tests {
+    #[derive(serde::Serialize)]
+    struct N(#[serde(serialize_with = "super::compact")] f64);
+
+    fn json(v: f64) -> String {
+        serde_json::to_string(&N(v)).unwrap()
+    }
+
+    #[test]
+    fn whole_numbers_have_no_fraction() {
+        assert_eq!(json(10.0), "10");
+        assert_eq!(json(-3.0), "-3");
+        assert_eq!(json(-0.0), "0");
+        assert_eq!(json(1_710_000_000_000.0), "1710000000000");
+    }
+
+    #[test]
+    fn fractions_and_huge_values_stay_floats() {
+        assert_eq!(json(407.625), "407.625");
+        assert_eq!(json(0.98), "0.98");
+        assert_eq!(json(1e300), "1e+300");
+    }
+
+    #[test]
+    fn text_matches_json_for_ordinary_values() {
+        assert_eq!(super::fmt(10.0), "10");
+        assert_eq!(super::fmt(57.484375), "57.484375");
+    }
+}

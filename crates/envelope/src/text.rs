@@ -10,6 +10,27 @@
 //!
 //! A failure replaces the `ok` and body lines with `error <CODE>: <message>` and, when
 //! the error has a hint, `hint: <hint>`. Every line ends with `\n`.
+//!
+//! A new data type gets its text by implementing [`RenderText`]:
+//!
+//! ```
+//! use envelope::{RenderText, TextBody};
+//!
+//! struct Downloads { files: Vec<String> }
+//!
+//! impl RenderText for Downloads {
+//!     fn render_body(&self, body: &mut TextBody<'_>) {
+//!         body.count(self.files.len(), "file", "files");
+//!         for f in &self.files {
+//!             body.line(f);
+//!         }
+//!     }
+//! }
+//!
+//! let mut out = String::new();
+//! Downloads { files: vec!["/tmp/a.pdf".into()] }.render_body(&mut TextBody::new(&mut out));
+//! assert_eq!(out, "1 file\n/tmp/a.pdf\n");
+//! ```
 
 use std::fmt::{self, Display, Write as _};
 

@@ -90,3 +90,24 @@ impl<'de> Deserialize<'de> for StringMap {
         d.deserialize_map(MapVisitor)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::StringMap;
+
+    #[test]
+    fn keeps_insertion_order_and_replaces_duplicates_in_place() {
+        let mut m: StringMap = [("b", "1"), ("a", "2")].into_iter().collect();
+        m.insert("b", "3");
+        assert_eq!(m.iter().collect::<Vec<_>>(), vec![("b", "3"), ("a", "2")]);
+        assert_eq!(m.get("a"), Some("2"));
+        assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"b":"3","a":"2"}"#);
+    }
+
+    #[test]
+    fn reads_objects_in_document_order_and_rejects_non_strings() {
+        let m: StringMap = serde_json::from_str(r#"{"z":"1","a":"2"}"#).unwrap();
+        assert_eq!(m.iter().map(|(k, _)| k).collect::<Vec<_>>(), vec!["z", "a"]);
+        assert!(serde_json::from_str::<StringMap>(r#"{"z":1}"#).is_err());
+    }
+}
