@@ -78,6 +78,26 @@
 //! [`Envelope::exit_code`]: `0` on success, `2` for `INVALID_ARGUMENT` (usage errors),
 //! `1` for every other error code.
 //!
+//! # Where this differs from the reference CLI (1.6)
+//!
+//! The spec wins where the two disagree; where both are silent the reference is followed.
+//!
+//! - Non-session commands omit `context` (the reference writes `"context": null`; both are read).
+//! - Spec codes replace reference-only ones: an unknown `@eN` ref is `ELEMENT_NOT_FOUND`
+//!   (reference: `REF_NOT_FOUND`), JavaScript failures are `EVAL_FAILED` (reference:
+//!   `JS_EXCEPTION` / `EVAL_RUNTIME_ERROR`), a malformed session id is `INVALID_ARGUMENT`
+//!   (reference: `INVALID_SESSION_ID`, exit 1; here exit 2 like every usage error).
+//! - Text bodies follow the spec's examples: the snapshot prints only the "Refs are stable"
+//!   line before `output saved to`, `wait` prints only `elapsed_ms:`, `box` only x/y/width/height.
+//! - Data carries only the spec's fields (plus the optional extras documented on each
+//!   struct); the reference's `post_url` / `post_title` / `pre_*` / `by_ref` /
+//!   `max_tracked_requests` / box `right`/`bottom` are not written (`context` already
+//!   carries the post-command URL and title).
+//! - Kept from the reference where the spec is silent: `error.hint` and its `hint:` line,
+//!   `warning:` lines for `meta.warnings`, `N cookies` / `N keys` / `name domain path`
+//!   list lines. The header shows what the context holds; the reference's failures carry
+//!   only the session/tab ids, so their header is `[sid tid]` without a URL.
+//!
 //! # Modules
 //!
 //! - [`wire`] – the envelope's serialisation types.
