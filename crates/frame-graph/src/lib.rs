@@ -1,14 +1,26 @@
-//! Frames of a page: frameId ↔ owner backendNodeId ↔ frameIndex, owning sessions and
-//! execution contexts (work in progress: the CDP-agnostic registry is here; the event-driven
-//! `FrameGraph` follows once cdp-protocol's transport lands).
+//! Every frame of a page, out-of-process iframes included, kept current by CDP events.
 //!
-//! - [`registry`]: [`FrameRegistry`], the pure bookkeeping, property-tested.
+//! What it does: for one page (tab) reached through a `cdp_protocol::Session`, a [`FrameGraph`]
+//! knows each frame's id, parent, URL, owner `<iframe>` element (backendNodeId in the parent's
+//! document), the CDP session owning its document (page or OOPIF session), its default-world
+//! execution context and its stable [`FrameIndex`]; it maps OOPIF coordinates to page coordinates.
+//!
+//! What it does not: hold DOM or accessibility trees (that is `a11y-snapshot`), or drive input.
+//!
+//! Map:
+//! - [`graph`]: [`FrameGraph`], the event-driven handle (one background task per page).
+//! - [`registry`]: [`FrameRegistry`], the CDP-agnostic bookkeeping it is built on (property-tested).
 //! - [`types`]: [`FrameIndex`], [`FrameInfo`], [`Rect`], [`FrameGraphOptions`].
-//! - `ids_shim`: temporary stand-ins for cdp-protocol's ids (replaced by them shortly).
+//! - [`dom_order`]: owners and document order read from `DOM.getDocument{pierce}`.
+//! - [`error`]: [`FrameGraphError`], the one error type.
 
-pub mod ids_shim;
+pub mod dom_order;
+pub mod error;
+pub mod graph;
 pub mod registry;
 pub mod types;
 
+pub use error::FrameGraphError;
+pub use graph::FrameGraph;
 pub use registry::{DetachReason, FrameRegistry, SessionKey, TreeFrame};
 pub use types::{FrameGraphOptions, FrameIndex, FrameInfo, Rect};

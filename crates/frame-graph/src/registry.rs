@@ -13,9 +13,12 @@
 //!   generation; a main-frame navigation starts a new generation and a fresh numbering;
 //! - contexts are keyed by (session, frame) because context ids collide across processes.
 
-use crate::ids_shim::{BackendNodeId, ExecutionContextId, FrameId, LoaderId, SessionId};
 use crate::types::{FrameIndex, FrameInfo};
+use cdp_protocol::{BackendNodeId, ExecutionContextId, FrameId, LoaderId, SessionId};
 use std::collections::{HashMap, HashSet};
+
+/// How many removed frame ids are remembered (to ignore stale frame-tree snapshots).
+const MAX_REMOVED_REMEMBERED: usize = 65_536;
 
 /// A session as the registry keys it: `None` is the connection's root session (a page reached
 /// through its own WebSocket), `Some` a flattened target session.
@@ -92,6 +95,10 @@ pub struct FrameRegistry {
     generation: u64,
     defer_numbering: bool,
     version: u64,
+    /// Frames removed so far: a late frame-tree snapshot must not bring them back.
+    removed: HashSet<FrameId>,
+    /// Frames placed since the last [`FrameRegistry::take_added`].
+    added: Vec<FrameId>,
 }
 
 impl FrameRegistry {
@@ -119,6 +126,8 @@ impl FrameRegistry {
             generation: 0,
             defer_numbering: true,
             version: 0,
+            removed: HashSet::new(),
+            added: Vec::new(),
         }
     }
 
@@ -179,6 +188,12 @@ impl FrameRegistry {
             rec.loader_id = frame.loader_id;
             if &rec.session != session {
                 rec.session = session.clone();
+            }
+            // A new document committed: the old document's child frames are gone (their own
+            // detach events may lag behind, e.g. across a process swap).
+            let old_children = std::mem::take(&mut rec.children);
+            for c in old_children {
+                self.remove_subtree(&c);
             }
             self.bump();
             return;
@@ -398,13 +413,14 @@ impl FrameRegistry {
                 continue;
             }
             if let Some(rec) = self.frames.get_mut(&f.frame_id) {
+                // A frame tree is a snapshot that events may already have overtaken: refresh the
+                // URL and name, but leave ownership to the events.
                 rec.url = f.url.clone();
                 rec.name = f.name.clone();
                 if f.loader_id.is_some() {
                     rec.loader_id = f.loader_id.clone();
                 }
-                rec.session = session.clone();
-            } else {
+            } else if !self.removed.contains(&f.frame_id) {
                 self.place(session.clone(), f.clone());
             }
         }
@@ -522,6 +538,11 @@ impl FrameRegistry {
         }
         self.defer_numbering = false;
         self.bump();
+    }
+
+    /// Frames placed since the last call (the graph looks up their owner elements).
+    pub fn take_added(&mut self) -> Vec<FrameId> {
+        std::mem::take(&mut self.added)
     }
 
     /// The frame's index, assigning the next free number if it has none yet.
@@ -890,6 +911,7 @@ impl FrameRegistry {
         if let Some(p) = self.frames.get_mut(&parent) {
             p.children.push(id.clone());
         }
+        self.added.push(id.clone());
         self.drain_pending(&id);
         self.bump();
     }
@@ -917,6 +939,10 @@ impl FrameRegistry {
         let Some(rec) = self.frames.remove(frame) else {
             return;
         };
+        if self.removed.len() >= MAX_REMOVED_REMEMBERED {
+            self.removed.clear();
+        }
+        self.removed.insert(frame.clone());
         if let Some(p) = rec.parent.as_ref().and_then(|p| self.frames.get_mut(p)) {
             p.children.retain(|c| c != frame);
         }

@@ -102,8 +102,12 @@ fn swap_keeps_the_frame_and_moves_it_to_the_new_session() {
     // Context ids collide across sessions (F10): the child's context 5 is a different one.
     r.on_context_created(&sk("S1"), ExecutionContextId(5), &fid("A"), true);
     assert_eq!(r.context_of(&fid("A")), Some(ExecutionContextId(5)));
+    r.on_frame_attached(&sk("P"), &fid("A2"), &fid("A"));
+    assert!(r.contains(&fid("A2")));
     r.on_frame_navigated(&sk("S1"), tf("A", Some("M"), "http://b/"));
     assert_eq!(r.session_of(&fid("A")), Some(&sk("S1")));
+    // The commit of the new document drops the old document's frames.
+    assert!(!r.contains(&fid("A2")));
     // A stray remove from the child session about its own root is ignored.
     r.on_frame_detached(&sk("S1"), &fid("A"), DetachReason::Remove);
     assert!(r.contains(&fid("A")));

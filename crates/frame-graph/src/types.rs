@@ -1,6 +1,6 @@
 //! Plain values handed out by the graph: frame indices, frame snapshots, rectangles, options.
 
-use crate::ids_shim::{BackendNodeId, FrameId, SessionId};
+use cdp_protocol::{BackendNodeId, FrameId, SessionId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,120 @@
+//! Reading frame owners and document order out of a `DOM.getDocument{depth:-1, pierce:true}` tree.
+//!
+//! The `<iframe>` element itself carries `frameId`, for same-process frames and OOPIFs alike
+//! (NOTES F1/F2); a same-process frame's content document hangs below it, an OOPIF's does not.
+
+use cdp_protocol::dom::Node;
+use cdp_protocol::{BackendNodeId, FrameId};
+use std::collections::HashMap;
+
+/// What one session's document says about the frames in it.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct DomFrames {
+    /// `(frame, owner element)` for every frame owner element found.
+    pub owners: Vec<(FrameId, BackendNodeId)>,
+    /// For each frame whose document was walked: its child frames in document order.
+    pub children: HashMap<FrameId, Vec<FrameId>>,
+}
+
+impl DomFrames {
+    /// Walks `root` (the document of `root_frame`) depth-first in document order.
+    pub fn collect(&mut self, root_frame: &FrameId, root: &Node) {
+        // (node, frame whose document the node is in)
+        let mut stack: Vec<(&Node, FrameId)> = vec![(root, root_frame.clone())];
+        while let Some((node, frame)) = stack.pop() {
+            let mut inner_frame = frame.clone();
+            // The document element carries its own frame's id; only owner elements name a child.
+            if let Some(child) = node
+                .frame_id
+                .as_ref()
+                .filter(|f| node.node_type == 1 && **f != frame)
+            {
+                self.owners.push((child.clone(), node.backend_node_id));
+                self.children
+                    .entry(frame.clone())
+                    .or_default()
+                    .push(child.clone());
+                inner_frame = child.clone();
+            }
+            // Push in reverse so that the stack pops in document order: shadow roots render
+            // before light children, then light children, then the content document.
+            if let Some(doc) = node.content_document.as_deref() {
+                stack.push((doc, inner_frame));
+            }
+            if let Some(children) = node.children.as_ref() {
+                for c in children.iter().rev() {
+                    stack.push((c, frame.clone()));
+                }
+            }
+            if let Some(shadow) = node.shadow_roots.as_ref() {
+                for c in shadow.iter().rev() {
+                    stack.push((c, frame.clone()));
+                }
+            }
+        }
+    }
+
+    /// Every frame reachable from `main`, depth-first in document order (`main` excluded).
+    pub fn document_order(&self, main: &FrameId) -> Vec<FrameId> {
+        let mut out = Vec::new();
+        let mut stack: Vec<FrameId> = self
+            .children
+            .get(main)
+            .map(|c| c.iter().rev().cloned().collect())
+            .unwrap_or_default();
+        let mut guard = 0usize;
+        while let Some(f) = stack.pop() {
+            guard += 1;
+            if guard > 100_000 {
+                break;
+            }
+            if let Some(kids) = self.children.get(&f) {
+                for k in kids.iter().rev() {
+                    stack.push(k.clone());
+                }
+            }
+            out.push(f);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(json: serde_json::Value) -> Node {
+        serde_json::from_value(json).expect("valid node")
+    }
+
+    #[test]
+    fn owners_and_order_follow_the_document() {
+        let root = node(serde_json::json!({
+            "nodeId": 1, "backendNodeId": 1, "nodeType": 9, "nodeName": "#document",
+            "children": [{
+                "nodeId": 2, "backendNodeId": 2, "nodeType": 1, "nodeName": "HTML", "frameId": "M",
+                "children": [
+                    {"nodeId": 3, "backendNodeId": 10, "nodeType": 1, "nodeName": "IFRAME", "frameId": "A",
+                     "contentDocument": {"nodeId": 4, "backendNodeId": 11, "nodeType": 9, "nodeName": "#document",
+                        "children": [{"nodeId": 5, "backendNodeId": 12, "nodeType": 1, "nodeName": "IFRAME", "frameId": "A1"}]}},
+                    {"nodeId": 6, "backendNodeId": 20, "nodeType": 1, "nodeName": "DIV",
+                     "shadowRoots": [{"nodeId": 7, "backendNodeId": 21, "nodeType": 11, "nodeName": "#document-fragment",
+                        "children": [{"nodeId": 8, "backendNodeId": 22, "nodeType": 1, "nodeName": "IFRAME", "frameId": "S"}]}]},
+                    {"nodeId": 9, "backendNodeId": 30, "nodeType": 1, "nodeName": "IFRAME", "frameId": "B"}
+                ]
+            }]
+        }));
+        let mut d = DomFrames::default();
+        let main = FrameId::from("M");
+        d.collect(&main, &root);
+        let order: Vec<String> = d
+            .document_order(&main)
+            .into_iter()
+            .map(|f| f.as_str().to_owned())
+            .collect();
+        assert_eq!(order, vec!["A", "A1", "S", "B"]);
+        assert!(d.owners.contains(&(FrameId::from("A1"), BackendNodeId(12))));
+        assert!(d.owners.contains(&(FrameId::from("B"), BackendNodeId(30))));
+        assert_eq!(d.children.get(&FrameId::from("A")).map(Vec::len), Some(1));
+    }
+}

@@ -1,0 +1,719 @@
+//! [`FrameGraph`]: the registry kept current by CDP events from the page session and every OOPIF
+//! session, through one ordered connection-level event stream applied by one background task.
+
+use crate::dom_order::DomFrames;
+use crate::error::FrameGraphError;
+use crate::registry::{DetachReason, FrameRegistry, SessionKey, TreeFrame};
+use crate::types::{FrameGraphOptions, FrameIndex, FrameInfo, Rect};
+use cdp_protocol::{
+    BackendNodeId, CdpError, Connection, ExecutionContextId, FrameId, Session, SessionId, dom,
+    page, runtime, target,
+};
+use cdp_protocol::{EventFilter, RawEvent};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// Every event method the graph listens to.
+const EVENTS: &[&str] = &[
+    "Page.frameAttached",
+    "Page.frameNavigated",
+    "Page.frameDetached",
+    "Page.navigatedWithinDocument",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextDestroyed",
+    "Runtime.executionContextsCleared",
+    "Target.attachedToTarget",
+    "Target.detachedFromTarget",
+    "Inspector.detached",
+];
+
+/// Event queue size; the graph's task drains it continuously.
+const EVENT_CAPACITY: usize = 65_536;
+
+/// State shared by the handles, the event task and short-lived helper tasks.
+#[derive(Debug)]
+struct Shared {
+    registry: Mutex<FrameRegistry>,
+    /// Bumped (with the registry version) after every change, so waiters can re-check.
+    changed: watch::Sender<u64>,
+    detached: AtomicBool,
+    /// OOPIF sessions being set up (domains enabled, resumed, frame tree read).
+    setups_in_flight: AtomicUsize,
+    conn: Connection,
+    page: Session,
+    options: FrameGraphOptions,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, FrameRegistry> {
+        // A panic while holding the lock cannot leave the registry half-updated in a way that
+        // matters more than losing the graph; keep serving.
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the registry, then looks up owners of newly placed frames and wakes waiters.
+    fn mutate<R>(self: &Arc<Self>, f: impl FnOnce(&mut FrameRegistry) -> R) -> R {
+        let (out, lookups, version) = {
+            let mut reg = self.lock();
+            let out = f(&mut reg);
+            let added = reg.take_added();
+            let lookups: Vec<(FrameId, SessionKey)> = added
+                .into_iter()
+                .filter(|id| reg.owner_of(id).is_none())
+                .filter_map(|id| {
+                    let parent = reg.parent_of(&id)?.clone();
+                    let session = reg.session_of(&parent)?.clone();
+                    Some((id, session))
+                })
+                .collect();
+            (out, lookups, reg.version())
+        };
+        self.changed.send_replace(version);
+        for (frame, session) in lookups {
+            let shared = Arc::clone(self);
+            tokio::spawn(async move { shared.lookup_owner(frame, session).await });
+        }
+        out
+    }
+
+    fn session(&self, key: &SessionKey) -> Session {
+        match key {
+            k if k.as_ref() == self.page.id() => self.page.clone(),
+            Some(id) => self.conn.session(id.clone()),
+            None => self.conn.browser(),
+        }
+    }
+
+    fn mark_detached(&self) {
+        self.detached.store(true, Ordering::SeqCst);
+        let v = self.lock().version();
+        self.changed.send_replace(v.wrapping_add(1));
+    }
+
+    /// `DOM.getFrameOwner` on the parent frame's session (NOTES F8).
+    async fn lookup_owner(self: Arc<Self>, frame: FrameId, parent_session: SessionKey) {
+        let session = self.session(&parent_session);
+        let cmd = dom::GetFrameOwner {
+            frame_id: frame.clone(),
+        };
+        // Frames that vanish before the answer (ad churn) make this fail; nothing to do then.
+        if let Ok(resp) = session
+            .send_timeout(&cmd, self.options.command_timeout)
+            .await
+        {
+            self.mutate(|reg| reg.set_owner(&frame, resp.backend_node_id));
+        }
+    }
+
+    /// Enables Page and Runtime and auto-attach on a paused OOPIF session, resumes it, then
+    /// adopts its frame tree. The commands are queued in order before any answer is awaited:
+    /// some targets only answer once resumed.
+    async fn setup_child(self: Arc<Self>, child: SessionId) {
+        let session = self.conn.session(child.clone());
+        let t = self.options.command_timeout;
+        let auto_attach = auto_attach_command();
+        let (a, b, c, d) = futures::join!(
+            session.send_timeout(&page::Enable, t),
+            session.send_timeout(&runtime::Enable, t),
+            session.send_timeout(&auto_attach, t),
+            session.send_timeout(&runtime::RunIfWaitingForDebugger, t),
+        );
+        let ok = a.is_ok() && b.is_ok() && c.is_ok() && d.is_ok();
+        if ok && let Ok(tree) = session.send_timeout(&page::GetFrameTree, t).await {
+            let key = Some(child.clone());
+            let frames = flatten_tree(&tree.frame_tree);
+            self.mutate(|reg| reg.seed_from_frame_tree(&key, &frames));
+        }
+        self.setups_in_flight.fetch_sub(1, Ordering::SeqCst);
+        let v = self.lock().version();
+        self.changed.send_replace(v.wrapping_add(1));
+    }
+
+    /// Applies one event from the connection-level stream.
+    fn apply(self: &Arc<Self>, ev: &RawEvent) {
+        let key: SessionKey = ev.session_id.clone();
+        let page_key: SessionKey = self.page.id().cloned();
+        if ev.method == "Target.detachedFromTarget" {
+            if let Ok(e) = ev.decode::<target::DetachedFromTarget>() {
+                if Some(&e.session_id) == page_key.as_ref() {
+                    self.mark_detached();
+                    return;
+                }
+                if self.lock().has_session(&key) {
+                    self.mutate(|reg| reg.on_target_detached(&e.session_id));
+                }
+            }
+            return;
+        }
+        if !self.lock().has_session(&key) {
+            return;
+        }
+        match ev.method.as_str() {
+            "Page.frameAttached" => {
+                if let Ok(e) = ev.decode::<page::FrameAttached>() {
+                    self.mutate(|reg| reg.on_frame_attached(&key, &e.frame_id, &e.parent_frame_id));
+                }
+            }
+            "Page.frameNavigated" => {
+                if let Ok(e) = ev.decode::<page::FrameNavigated>() {
+                    let frame = tree_frame(&e.frame);
+                    self.mutate(|reg| reg.on_frame_navigated(&key, frame));
+                }
+            }
+            "Page.frameDetached" => {
+                if let Ok(e) = ev.decode::<page::FrameDetached>() {
+                    let reason = match e.reason {
+                        Some(page::FrameDetachedReason::Swap) => DetachReason::Swap,
+                        _ => DetachReason::Remove,
+                    };
+                    self.mutate(|reg| reg.on_frame_detached(&key, &e.frame_id, reason));
+                }
+            }
+            "Page.navigatedWithinDocument" => {
+                if let Ok(e) = ev.decode::<page::NavigatedWithinDocument>() {
+                    self.mutate(|reg| reg.on_navigated_within_document(&e.frame_id, &e.url));
+                }
+            }
+            "Runtime.executionContextCreated" => {
+                if let Ok(e) = ev.decode::<runtime::ExecutionContextCreated>()
+                    && let Some(frame) = e.context.frame_id()
+                {
+                    let is_default = e.context.is_default();
+                    self.mutate(|reg| {
+                        reg.on_context_created(&key, e.context.id, &frame, is_default)
+                    });
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let Ok(e) = ev.decode::<runtime::ExecutionContextDestroyed>() {
+                    self.mutate(|reg| reg.on_context_destroyed(&key, e.execution_context_id));
+                }
+            }
+            "Runtime.executionContextsCleared" => {
+                self.mutate(|reg| reg.on_contexts_cleared(&key));
+            }
+            "Target.attachedToTarget" => {
+                if let Ok(e) = ev.decode::<target::AttachedToTarget>() {
+                    self.on_attached(&key, e);
+                }
+            }
+            "Inspector.detached" if key == page_key => self.mark_detached(),
+            _ => {}
+        }
+    }
+
+    fn on_attached(self: &Arc<Self>, parent: &SessionKey, e: target::AttachedToTarget) {
+        let child = e.session_id.clone();
+        if e.target_info.r#type == "iframe" {
+            let frame = FrameId::new(e.target_info.target_id.as_str());
+            let hint = e.target_info.parent_frame_id.clone();
+            let tracked =
+                self.mutate(|reg| reg.on_target_attached(parent, &child, &frame, hint.as_ref()));
+            if tracked {
+                self.setups_in_flight.fetch_add(1, Ordering::SeqCst);
+                let shared = Arc::clone(self);
+                tokio::spawn(async move { shared.setup_child(child).await });
+                return;
+            }
+        }
+        // Workers and anything we do not track: just let them run.
+        if e.waiting_for_debugger {
+            let session = self.conn.session(child);
+            let t = self.options.command_timeout;
+            tokio::spawn(async move {
+                let _ = session
+                    .send_timeout(&runtime::RunIfWaitingForDebugger, t)
+                    .await;
+            });
+        }
+    }
+
+    /// Reads every session's document and records owners, document order of children and the
+    /// numbering of frames still unnumbered (document order, depth-first).
+    async fn dom_pass(self: &Arc<Self>) -> Result<(), FrameGraphError> {
+        let (sessions, main) = {
+            let reg = self.lock();
+            let main = reg.main_frame_id().cloned();
+            let sessions: Vec<(SessionKey, Option<FrameId>)> = reg
+                .sessions()
+                .into_iter()
+                .map(|s| {
+                    let root = if &s == reg.page_session() {
+                        main.clone()
+                    } else {
+                        reg.root_frame_of_session(&s).cloned()
+                    };
+                    (s, root)
+                })
+                .collect();
+            (sessions, main)
+        };
+        let Some(main) = main else {
+            return Ok(());
+        };
+        let t = self.options.command_timeout;
+        let docs = futures::future::join_all(sessions.into_iter().filter_map(|(s, root)| {
+            let root = root?;
+            let session = self.session(&s);
+            Some(async move {
+                let cmd = dom::GetDocument {
+                    depth: Some(-1),
+                    pierce: Some(true),
+                };
+                (root, session.send_timeout(&cmd, t).await)
+            })
+        }))
+        .await;
+        let mut frames = DomFrames::default();
+        for (root, doc) in docs {
+            match doc {
+                Ok(doc) => frames.collect(&root, &doc.root),
+                // A session that went away mid-pass is handled by its detach event.
+                Err(e) if e.is_closed() => {}
+                Err(CdpError::Protocol { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let order = frames.document_order(&main);
+        self.mutate(|reg| {
+            for (frame, owner) in &frames.owners {
+                reg.set_owner(frame, *owner);
+            }
+            for (parent, kids) in &frames.children {
+                reg.reorder_children(parent, kids);
+            }
+            reg.finish_numbering(&order);
+        });
+        Ok(())
+    }
+
+    /// Waits (bounded) until no OOPIF session setup is in flight for a short quiet period.
+    async fn settle_setups(self: &Arc<Self>, deadline: Instant) {
+        let mut rx = self.changed.subscribe();
+        loop {
+            if self.setups_in_flight.load(Ordering::SeqCst) == 0 {
+                // Nested targets announced by a just-finished setup may still be queued.
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                if self.setups_in_flight.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+            }
+            if tokio::time::timeout_at(deadline, rx.changed())
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+fn auto_attach_command() -> target::SetAutoAttach {
+    target::SetAutoAttach {
+        auto_attach: true,
+        wait_for_debugger_on_start: true,
+        flatten: Some(true),
+        filter: None,
+    }
+}
+
+fn tree_frame(f: &page::Frame) -> TreeFrame {
+    TreeFrame {
+        frame_id: f.id.clone(),
+        parent_id: f.parent_id.clone(),
+        url: f.url.clone(),
+        name: f.name.clone().filter(|n| !n.is_empty()),
+        loader_id: Some(f.loader_id.clone()),
+    }
+}
+
+/// A frame tree as a list, parents before children.
+fn flatten_tree(tree: &page::FrameTree) -> Vec<TreeFrame> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(t) = stack.pop() {
+        out.push(tree_frame(&t.frame));
+        if let Some(children) = t.child_frames.as_ref() {
+            for c in children.iter().rev() {
+                stack.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Stops the event task when the last handle goes away.
+#[derive(Debug)]
+struct Handle {
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+    }
+}
+
+/// Every frame of one page (tab), kept current by CDP events; a cheap `Clone` handle.
+///
+/// One background task applies events from the page session and all of its OOPIF sessions;
+/// reads copy out of the shared state and never wait for the browser.
+#[derive(Debug, Clone)]
+pub struct FrameGraph {
+    inner: Arc<Handle>,
+}
+
+impl FrameGraph {
+    /// Starts tracking the page behind `page`: subscribes to events first, enables Page and
+    /// Runtime, reads the frame tree, turns on auto-attach (waiting for the debugger, flattened)
+    /// here and on every OOPIF session, then numbers the frames in document order.
+    pub async fn attach(
+        page: Session,
+        options: FrameGraphOptions,
+    ) -> Result<FrameGraph, FrameGraphError> {
+        let conn = page.connection().clone();
+        let page_key: SessionKey = page.id().cloned();
+        let mut events = conn.events(EventFilter::methods(EVENTS).capacity(EVENT_CAPACITY));
+        let (changed, _) = watch::channel(0u64);
+        let shared = Arc::new(Shared {
+            registry: Mutex::new(FrameRegistry::new(page_key.clone())),
+            changed,
+            detached: AtomicBool::new(false),
+            setups_in_flight: AtomicUsize::new(0),
+            conn: conn.clone(),
+            page: page.clone(),
+            options: options.clone(),
+        });
+        let (stop, mut stop_rx) = watch::channel(false);
+        let task_shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = stop_rx.changed() => break,
+                    ev = events.recv() => match ev {
+                        Some(ev) => task_shared.apply(&ev),
+                        None => {
+                            task_shared.mark_detached();
+                            break;
+                        }
+                    },
+                }
+            }
+        });
+        let graph = FrameGraph {
+            inner: Arc::new(Handle {
+                shared: Arc::clone(&shared),
+                stop,
+            }),
+        };
+
+        let deadline = Instant::now() + options.init_timeout;
+        let t = options.command_timeout;
+        let init = async {
+            page.send_timeout(&page::Enable, t).await?;
+            page.send_timeout(&runtime::Enable, t).await?;
+            let tree = page.send_timeout(&page::GetFrameTree, t).await?;
+            let frames = flatten_tree(&tree.frame_tree);
+            shared.mutate(|reg| reg.seed_from_frame_tree(&page_key, &frames));
+            page.send_timeout(&auto_attach_command(), t).await?;
+            shared.settle_setups(deadline).await;
+            shared.dom_pass().await
+        };
+        match tokio::time::timeout_at(deadline, init).await {
+            Ok(Ok(())) => Ok(graph),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(FrameGraphError::Timeout {
+                what: "frame graph initialisation".into(),
+                after: options.init_timeout,
+            }),
+        }
+    }
+
+    fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
+    }
+
+    /// The page (tab) session the graph was attached to.
+    pub fn page_session(&self) -> Session {
+        self.shared().page.clone()
+    }
+
+    /// The main frame. Before the first frame tree is known this is an empty placeholder.
+    pub fn main_frame(&self) -> FrameInfo {
+        let reg = self.shared().lock();
+        reg.main_frame_id()
+            .and_then(|m| reg.info(m))
+            .unwrap_or_else(|| FrameInfo {
+                frame_id: FrameId::default(),
+                parent_frame_id: None,
+                frame_index: FrameIndex::MAIN,
+                url: String::new(),
+                name: None,
+                owner_backend_node_id: None,
+                session_id: reg.page_session().clone(),
+                is_out_of_process: false,
+                children: Vec::new(),
+            })
+    }
+
+    /// Every frame, depth-first in document order, main frame first. Frames not numbered yet
+    /// (after a main-frame navigation) get their numbers now, in this order.
+    pub fn frames(&self) -> Vec<FrameInfo> {
+        let mut reg = self.shared().lock();
+        let order = reg.dfs_order();
+        for f in &order {
+            reg.ensure_index(f);
+        }
+        order.iter().filter_map(|f| reg.info(f)).collect()
+    }
+
+    /// One frame by id (numbering it if it had no number yet).
+    pub fn frame(&self, frame: &FrameId) -> Option<FrameInfo> {
+        let mut reg = self.shared().lock();
+        reg.ensure_index(frame)?;
+        reg.info(frame)
+    }
+
+    /// The frame with this index in the current generation.
+    pub fn frame_by_index(&self, index: FrameIndex) -> Option<FrameInfo> {
+        let reg = self.shared().lock();
+        let id = reg.frame_by_index(index)?.clone();
+        reg.info(&id)
+    }
+
+    /// The child of `parent` owned by the `<iframe>` element `owner` (a backendNodeId in the
+    /// parent's document).
+    pub fn frame_by_owner(&self, parent: &FrameId, owner: BackendNodeId) -> Option<FrameInfo> {
+        let mut reg = self.shared().lock();
+        let id = reg.frame_by_owner(parent, owner)?.clone();
+        reg.ensure_index(&id);
+        reg.info(&id)
+    }
+
+    /// The session owning the frame's document (the page session, or the OOPIF's session).
+    pub fn session_for(&self, frame: &FrameId) -> Option<Session> {
+        let key = self.shared().lock().session_of(frame).cloned()?;
+        Some(self.shared().session(&key))
+    }
+
+    /// The frame's default-world execution context, waiting up to `timeout` for one that is
+    /// still being created (e.g. right after a navigation).
+    pub async fn execution_context_for(
+        &self,
+        frame: &FrameId,
+        timeout: Duration,
+    ) -> Result<ExecutionContextId, FrameGraphError> {
+        let shared = self.shared();
+        let mut rx = shared.changed.subscribe();
+        let deadline = Instant::now() + timeout;
+        loop {
+            {
+                let reg = shared.lock();
+                if !reg.contains(frame) {
+                    return Err(FrameGraphError::FrameNotFound {
+                        frame: frame.clone(),
+                    });
+                }
+                if let Some(ctx) = reg.context_of(frame) {
+                    return Ok(ctx);
+                }
+            }
+            if shared.detached.load(Ordering::SeqCst) {
+                return Err(FrameGraphError::Detached);
+            }
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(FrameGraphError::Detached),
+                Err(_) => {
+                    return Err(FrameGraphError::NoExecutionContext {
+                        frame: frame.clone(),
+                        after: timeout,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The frame's index, assigning the next free number if the frame is known but unnumbered.
+    pub fn index_for(&self, frame: &FrameId) -> Option<FrameIndex> {
+        self.shared().lock().ensure_index(frame)
+    }
+
+    /// Bumps whenever the main frame navigates (a fresh numbering starts).
+    pub fn generation(&self) -> u64 {
+        self.shared().lock().generation()
+    }
+
+    /// True once the page session is gone (tab closed, browser exited) or the graph shut down.
+    pub fn is_detached(&self) -> bool {
+        self.shared().detached.load(Ordering::SeqCst)
+    }
+
+    /// Every session of the page: the page session first, then OOPIF sessions.
+    pub fn sessions(&self) -> Vec<Option<SessionId>> {
+        self.shared().lock().sessions()
+    }
+
+    /// A copy of the underlying bookkeeping (for diagnostics and tests).
+    pub fn registry(&self) -> FrameRegistry {
+        self.shared().lock().clone()
+    }
+
+    /// A receiver that changes whenever the graph does (to wait for an expected state).
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.shared().changed.subscribe()
+    }
+
+    /// Maps a point in `frame`'s session coordinates (what `DOM.getBoxModel` on that session
+    /// returns) to top-level page coordinates: same-process frames are already there; each OOPIF
+    /// hop adds its `<iframe>` content-box origin (borders and padding included), NOTES F12/F13.
+    pub async fn to_page_point(
+        &self,
+        frame: &FrameId,
+        x: f64,
+        y: f64,
+    ) -> Result<(f64, f64), FrameGraphError> {
+        let (dx, dy) = self.offset_of(frame).await?;
+        Ok((x + dx, y + dy))
+    }
+
+    /// [`Self::to_page_point`] for a rectangle (translation only; frames are not scaled).
+    pub async fn to_page_rect(&self, frame: &FrameId, rect: Rect) -> Result<Rect, FrameGraphError> {
+        let (dx, dy) = self.offset_of(frame).await?;
+        Ok(Rect {
+            x: rect.x + dx,
+            y: rect.y + dy,
+            ..rect
+        })
+    }
+
+    /// The offset from `frame`'s session viewport to the top-level viewport.
+    async fn offset_of(&self, frame: &FrameId) -> Result<(f64, f64), FrameGraphError> {
+        let shared = self.shared();
+        // (OOPIF root, parent session, known owner) for every process hop up to the main frame.
+        let hops: Vec<(FrameId, SessionKey, Option<BackendNodeId>)> = {
+            let reg = shared.lock();
+            if !reg.contains(frame) {
+                return Err(FrameGraphError::FrameNotFound {
+                    frame: frame.clone(),
+                });
+            }
+            let mut hops = Vec::new();
+            let mut cur = frame.clone();
+            let mut guard = 0;
+            while let Some(parent) = reg.parent_of(&cur).cloned() {
+                guard += 1;
+                if guard > 10_000 {
+                    break;
+                }
+                if reg.is_out_of_process(&cur) {
+                    let ps = reg.session_of(&parent).cloned().unwrap_or(None);
+                    hops.push((cur.clone(), ps, reg.owner_of(&cur)));
+                }
+                cur = parent;
+            }
+            hops
+        };
+        let t = shared.options.command_timeout;
+        let (mut dx, mut dy) = (0.0, 0.0);
+        for (oopif, parent_session, owner) in hops {
+            let session = shared.session(&parent_session);
+            let owner = match owner {
+                Some(o) => o,
+                None => {
+                    let cmd = dom::GetFrameOwner {
+                        frame_id: oopif.clone(),
+                    };
+                    match session.send_timeout(&cmd, t).await {
+                        Ok(r) => {
+                            shared.mutate(|reg| reg.set_owner(&oopif, r.backend_node_id));
+                            r.backend_node_id
+                        }
+                        Err(CdpError::Protocol { .. }) => {
+                            return Err(FrameGraphError::OwnerNotFound { frame: oopif });
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            };
+            let cmd = dom::GetBoxModel {
+                backend_node_id: Some(owner),
+                ..Default::default()
+            };
+            let model = match session.send_timeout(&cmd, t).await {
+                Ok(r) => r.model,
+                Err(CdpError::Protocol { .. }) => {
+                    return Err(FrameGraphError::NoLayoutBox { frame: oopif });
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let (Some(x), Some(y)) = (model.content.first(), model.content.get(1)) else {
+                return Err(FrameGraphError::NoLayoutBox { frame: oopif });
+            };
+            dx += x;
+            dy += y;
+        }
+        Ok((dx, dy))
+    }
+
+    /// Re-checks the graph against `Page.getFrameTree` of every session (adding frames it
+    /// missed, dropping frames a session no longer has), then re-reads every session's document
+    /// for owners and document order. Bounded by `FrameGraphOptions::sync_timeout`.
+    ///
+    /// Note: `DOM.getDocument` resets each session's DOM-agent node ids (backendNodeIds stay valid).
+    pub async fn sync(&self) -> Result<(), FrameGraphError> {
+        let shared = Arc::clone(self.shared());
+        if shared.detached.load(Ordering::SeqCst) {
+            return Err(FrameGraphError::Detached);
+        }
+        let after = shared.options.sync_timeout;
+        let work = async {
+            let t = shared.options.command_timeout;
+            let sessions = shared.lock().sessions();
+            let trees = futures::future::join_all(sessions.into_iter().map(|s| {
+                let session = shared.session(&s);
+                async move { (s, session.send_timeout(&page::GetFrameTree, t).await) }
+            }))
+            .await;
+            for (s, tree) in trees {
+                match tree {
+                    Ok(tree) => {
+                        let frames = flatten_tree(&tree.frame_tree);
+                        let listed: HashSet<FrameId> =
+                            frames.iter().map(|f| f.frame_id.clone()).collect();
+                        shared.mutate(|reg| {
+                            reg.seed_from_frame_tree(&s, &frames);
+                            reg.prune_session(&s, &listed);
+                        });
+                    }
+                    Err(CdpError::SessionClosed { session }) => {
+                        shared.mutate(|reg| reg.on_target_detached(&session));
+                    }
+                    Err(e) if e.is_closed() => return Err(FrameGraphError::Detached),
+                    Err(_) => {}
+                }
+            }
+            shared.dom_pass().await
+        };
+        match tokio::time::timeout(after, work).await {
+            Ok(r) => r,
+            Err(_) => Err(FrameGraphError::Timeout {
+                what: "frame graph sync".into(),
+                after,
+            }),
+        }
+    }
+
+    /// Stops the event task; reads keep answering from the last known state. Also happens when
+    /// the last handle is dropped.
+    pub fn shutdown(&self) {
+        self.inner.stop.send_replace(true);
+        self.shared().mark_detached();
+    }
+}

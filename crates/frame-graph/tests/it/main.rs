@@ -1,0 +1,13 @@
+//! Integration tests of frame-graph against a real headless Chromium (--site-per-process),
+//! pages served on 127.0.0.1 with cross-site iframes from localhost.
+
+mod support;
+
+mod s1_same_origin;
+mod s2_oopif;
+mod s3_nesting;
+mod s4_insert;
+mod s5_navigation;
+mod s6_removal;
+mod s7_churn;
+mod s8_coordinates;
