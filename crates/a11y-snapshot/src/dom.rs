@@ -50,6 +50,8 @@ pub struct DomEntry {
     pub truncated: bool,
     /// Set when a capture source found `cursor: pointer` on the element (and not on its parent).
     pub cursor_pointer: bool,
+    /// Inside a user-agent or closed shadow root: page scripts cannot see the node.
+    pub script_hidden: bool,
 }
 
 impl DomEntry {
@@ -146,7 +148,10 @@ impl FrameDom {
             return 0;
         }
         let elements: Vec<u32> = (0..self.entries.len() as u32)
-            .filter(|&i| self.entries[i as usize].kind == DomKind::Element)
+            .filter(|&i| {
+                let e = &self.entries[i as usize];
+                e.kind == DomKind::Element && !e.script_hidden
+            })
             .collect();
         let mut marked = 0;
         for (idx, tag) in hits {
@@ -219,6 +224,7 @@ struct Pending {
     parent: u32,
     position: u32,
     piece: usize,
+    hidden: bool,
 }
 
 /// Cuts one session's document into per-frame arenas. Same-process frame documents (`contentDocument`)
@@ -231,6 +237,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
         parent: NO_PARENT,
         position: 0,
         piece: 0,
+        hidden: false,
     }];
     let mut counts: HashMap<(DomKind, Box<str>), u32> = HashMap::new();
     while let Some(Pending {
@@ -238,9 +245,12 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
         parent,
         position,
         piece,
+        hidden,
     }) = stack.pop()
     {
         let kind = kind_of(&node);
+        let hidden = hidden
+            || (kind == DomKind::ShadowRoot && node.shadow_root_type.as_deref() != Some("open"));
         let (name, foreign) = if kind == DomKind::Element {
             element_name(&node)
         } else {
@@ -258,9 +268,15 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
             position,
             scrollable: node.is_scrollable.unwrap_or(false),
             attrs: std::mem::take(&mut node.attributes),
-            child_frame_id: node.frame_id.take(),
+            // Documents can carry their own frameId too; only owner elements name a child frame.
+            child_frame_id: if kind == DomKind::Element {
+                node.frame_id.take()
+            } else {
+                None
+            },
             truncated,
             cursor_pointer: false,
+            script_hidden: hidden,
         };
         let dom = &mut pieces[piece].1;
         let me = dom.entries.len() as u32;
@@ -280,6 +296,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
                 parent: NO_PARENT,
                 position: 0,
                 piece: p,
+                hidden: false,
             });
         }
         let children = node.children.take().unwrap_or_default();
@@ -290,6 +307,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
                 parent: me,
                 position: pos,
                 piece,
+                hidden,
             });
         }
         let shadows = node.shadow_roots.take().unwrap_or_default();
@@ -300,6 +318,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
                 parent: me,
                 position: pos,
                 piece,
+                hidden,
             });
         }
     }

@@ -73,6 +73,9 @@ pub enum SnapshotError {
         #[source]
         source: serde_json::Error,
     },
+    /// A CDP call failed.
+    #[error("cdp: {0}")]
+    Cdp(#[from] cdp_protocol::CdpError),
     /// The browser answered something this crate did not expect.
     #[error("unexpected browser answer to {method}: {detail}")]
     Unexpected {

@@ -19,22 +19,28 @@
 //! - [`render`] — [`SnapshotOptions`] and the three renderers.
 //! - [`error`] — [`SnapshotError`].
 
+pub mod capture;
 pub mod dom;
 pub mod error;
+pub mod frames;
 pub mod ids;
 pub mod raw;
 pub mod refs;
 pub mod render;
+pub mod resolve;
 pub mod roles;
 pub mod tree;
 pub mod xpath;
 
+pub use capture::{CaptureOptions, capture, take_snapshot};
 pub use error::SnapshotError;
+pub use frames::{FrameHandle, PageFrames, SessionFrames};
 pub use ids::{EncodedId, Ref};
 pub use refs::{RefEntry, RefTable};
 pub use render::{
     NodeStats, NodeSummary, SnapshotOptions, node_list, render_actionbook, render_simplified,
 };
+pub use resolve::{Known, ResolveOptions, ResolvedNode, Target, resolve};
 pub use tree::{FrameSource, Node, PageSource, Snapshot, SnapshotMaps};
 
 #[cfg(test)]

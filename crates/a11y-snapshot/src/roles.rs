@@ -82,6 +82,28 @@ pub fn is_interactive_role(role: &str) -> bool {
     )
 }
 
+/// Roles whose children are never shown (form controls and images).
+pub fn is_leaf_role(role: &str) -> bool {
+    matches!(
+        role,
+        "textbox"
+            | "searchbox"
+            | "spinbutton"
+            | "slider"
+            | "checkbox"
+            | "radio"
+            | "switch"
+            | "progressbar"
+            | "meter"
+            | "separator"
+            | "scrollbar"
+            | "img"
+            | "image"
+            | "graphics-document"
+            | "graphics-symbol"
+    )
+}
+
 /// Content roles that get a ref when they have a name (as the reference CLI does).
 pub fn is_content_role(role: &str) -> bool {
     matches!(

@@ -14,7 +14,9 @@ use crate::dom::{DomKind, FrameDom};
 use crate::ids::{EncodedId, Ref};
 use crate::raw::{AxNode, AxScalar};
 use crate::refs::{RefEntry, RefTable};
-use crate::roles::{RoleKind, clean_text, is_content_role, is_interactive_role, map_role};
+use crate::roles::{
+    RoleKind, clean_text, is_content_role, is_interactive_role, is_leaf_role, map_role,
+};
 
 /// Everything captured for one frame: its DOM piece and its AX nodes.
 #[derive(Debug, Clone, Default)]
@@ -579,7 +581,24 @@ fn finish_node(
     } else {
         mapped.to_string()
     };
+    let role = if a.ignored {
+        "generic".to_string()
+    } else {
+        role
+    };
     let interactive = is_interactive_role(&role);
+    if is_leaf_role(&role) {
+        // Inner editor structure and decoration of form controls and images is noise.
+        out.truncate(start);
+        if name.is_empty()
+            && matches!(
+                role.as_str(),
+                "image" | "img" | "graphics-document" | "graphics-symbol"
+            )
+        {
+            return;
+        }
+    }
     let cursor = !interactive && entry.is_some_and(|e| e.cursor_interactive());
     let scrollable = entry.is_some_and(|e| e.scrollable);
     if kind == RoleKind::Structural && name.is_empty() && !cursor && !scrollable {

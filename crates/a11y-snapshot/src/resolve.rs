@@ -1,0 +1,512 @@
+//! The way back from an id to a live node: `@eN`, an encoded id, a CSS selector or an XPath becomes
+//! (frame, session, backendNodeId, remote object). A stale backendNodeId is re-found through its stored
+//! XPath in the same frame and accepted only if role and name still match; otherwise the answer is
+//! [`SnapshotError::Stale`], never a neighbour.
+
+use std::fmt;
+use std::time::Duration;
+
+use cdp_protocol::{BackendNodeId, CdpError, Command, RemoteObjectId, Session, dom, runtime};
+use serde::{Deserialize, Serialize};
+
+use crate::error::SnapshotError;
+use crate::frames::{FrameHandle, PageFrames};
+use crate::ids::{EncodedId, Ref};
+use crate::raw::AxTree;
+use crate::refs::RefTable;
+use crate::roles::{RoleKind, clean_text, map_role};
+use crate::tree::Snapshot;
+use crate::xpath;
+
+/// What the user pointed at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `@eN`.
+    Ref(Ref),
+    /// `<frameIndex>-<backendNodeId>`.
+    Encoded(EncodedId),
+    /// A CSS selector.
+    Css(String),
+    /// An XPath (starts with `/`).
+    XPath(String),
+}
+
+impl Target {
+    /// Classifies a selector string: `@eN` is a ref, `1-42` an encoded id, a leading `/` an XPath,
+    /// anything else CSS.
+    pub fn parse(s: &str) -> Result<Target, SnapshotError> {
+        let t = s.trim();
+        if t.starts_with('@') {
+            return t.parse().map(Target::Ref);
+        }
+        if t.starts_with('/') {
+            return Ok(Target::XPath(t.to_string()));
+        }
+        if let Ok(id) = t.parse::<EncodedId>() {
+            return Ok(Target::Encoded(id));
+        }
+        if t.is_empty() {
+            return Err(SnapshotError::InvalidSelector {
+                selector: s.to_string(),
+                reason: "empty selector".into(),
+            });
+        }
+        Ok(Target::Css(t.to_string()))
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Ref(r) => write!(f, "@{r}"),
+            Target::Encoded(id) => write!(f, "{id}"),
+            Target::Css(s) | Target::XPath(s) => f.write_str(s),
+        }
+    }
+}
+
+/// How to resolve.
+#[derive(Debug, Clone)]
+pub struct ResolveOptions {
+    /// Also search child frames for CSS / XPath when the main frame has no match.
+    pub search_frames: bool,
+    /// Deadline per CDP call.
+    pub timeout: Duration,
+}
+
+impl Default for ResolveOptions {
+    fn default() -> Self {
+        ResolveOptions {
+            search_frames: false,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A live node.
+#[derive(Debug, Clone)]
+pub struct ResolvedNode {
+    /// Frame id.
+    pub frame_id: String,
+    /// Frame ordinal.
+    pub frame_index: u32,
+    /// Session that owns the frame (send node commands here).
+    pub session: Session,
+    /// backendNodeId (the recovered one after a stale-node recovery).
+    pub backend_node_id: i64,
+    /// A handle to the node (release it with `Runtime.releaseObject` when done).
+    pub object_id: RemoteObjectId,
+    /// The stored backendNodeId was stale and the node was re-found by XPath.
+    pub recovered: bool,
+}
+
+impl ResolvedNode {
+    /// The node's encoded id.
+    pub fn encoded_id(&self) -> EncodedId {
+        EncodedId::new(self.frame_index, self.backend_node_id)
+    }
+}
+
+/// Where resolution gets its knowledge of earlier snapshots.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Known<'a> {
+    /// The tab's ref table (for `@eN`).
+    pub refs: Option<&'a RefTable>,
+    /// The last snapshot (for encoded ids: XPath, role and name).
+    pub snapshot: Option<&'a Snapshot>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PartialAxLean {
+    backend_node_id: i64,
+    fetch_relatives: bool,
+}
+
+impl Command for PartialAxLean {
+    const METHOD: &'static str = "Accessibility.getPartialAXTree";
+    type Response = AxTree;
+}
+
+#[derive(Debug, Deserialize)]
+struct ByValue {
+    result: ByValueInner,
+}
+
+#[derive(Debug, Deserialize)]
+struct ByValueInner {
+    #[serde(default)]
+    value: serde_json::Value,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallByValue {
+    function_declaration: &'static str,
+    object_id: RemoteObjectId,
+    return_by_value: bool,
+    silent: bool,
+}
+
+impl Command for CallByValue {
+    const METHOD: &'static str = "Runtime.callFunctionOn";
+    type Response = ByValue;
+}
+
+/// Identity facts about a node remembered from a snapshot.
+struct Expected {
+    frame_id: String,
+    frame_index: u32,
+    backend_node_id: i64,
+    xpath: String,
+    role: String,
+    name: String,
+}
+
+/// Resolves a target to a live node.
+pub async fn resolve<P: PageFrames>(
+    frames: &P,
+    target: &Target,
+    known: Known<'_>,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
+    match target {
+        Target::Ref(r) => {
+            let refs = known.refs.ok_or_else(|| SnapshotError::RefNotFound {
+                reference: r.to_string(),
+            })?;
+            let e = refs.lookup(*r)?;
+            let exp = Expected {
+                frame_id: e.frame_id.clone(),
+                frame_index: e.frame_index,
+                backend_node_id: e.backend_node_id,
+                xpath: e.xpath.clone(),
+                role: e.role.clone(),
+                name: e.name.clone(),
+            };
+            by_identity(frames, &target.to_string(), exp, opts).await
+        }
+        Target::Encoded(id) => {
+            let snap_facts = known.snapshot.and_then(|s| {
+                let f = s.frame(id.frame_index)?;
+                let node = s.node(*id);
+                Some(Expected {
+                    frame_id: f.frame_id.clone(),
+                    frame_index: id.frame_index,
+                    backend_node_id: id.backend_node_id,
+                    xpath: s.xpath(*id).unwrap_or_default(),
+                    role: node.map(|n| n.role.clone()).unwrap_or_default(),
+                    name: node.map(|n| n.name.clone()).unwrap_or_default(),
+                })
+            });
+            let exp = match snap_facts {
+                Some(e) => e,
+                None => {
+                    let f = frames
+                        .frames()
+                        .into_iter()
+                        .find(|f| f.frame_index == id.frame_index)
+                        .ok_or_else(|| SnapshotError::FrameNotFound {
+                            frame: id.frame_index.to_string(),
+                        })?;
+                    Expected {
+                        frame_id: f.frame_id,
+                        frame_index: id.frame_index,
+                        backend_node_id: id.backend_node_id,
+                        xpath: String::new(),
+                        role: String::new(),
+                        name: String::new(),
+                    }
+                }
+            };
+            by_identity(frames, &target.to_string(), exp, opts).await
+        }
+        Target::Css(sel) => by_query(frames, sel, Query::Css, opts).await,
+        Target::XPath(xp) => by_query(frames, xp, Query::XPath, opts).await,
+    }
+}
+
+async fn resolve_backend(
+    session: &Session,
+    id: i64,
+    timeout: Duration,
+) -> Result<Option<RemoteObjectId>, SnapshotError> {
+    let cmd = dom::ResolveNode {
+        backend_node_id: Some(BackendNodeId::new(id)),
+        ..Default::default()
+    };
+    let object = match session.send_timeout(&cmd, timeout).await {
+        Ok(r) => r.object,
+        Err(e) if e.is_node_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let Some(object_id) = object.object_id else {
+        return Ok(None);
+    };
+    // A node removed from the document can still be resolvable while it is alive: that is stale too.
+    let connected = session
+        .send_timeout(
+            &CallByValue {
+                function_declaration: "function () { return this.isConnected === true; }",
+                object_id: object_id.clone(),
+                return_by_value: true,
+                silent: true,
+            },
+            timeout,
+        )
+        .await
+        .map(|r| r.result.value == serde_json::Value::Bool(true))
+        .unwrap_or(false);
+    if connected {
+        Ok(Some(object_id))
+    } else {
+        release(session, object_id).await;
+        Ok(None)
+    }
+}
+
+async fn release(session: &Session, object_id: RemoteObjectId) {
+    let _ = session.send(&runtime::ReleaseObject { object_id }).await;
+}
+
+fn frame_by_id<P: PageFrames>(frames: &P, frame_id: &str) -> Option<FrameHandle> {
+    frames.frames().into_iter().find(|f| f.frame_id == frame_id)
+}
+
+async fn by_identity<P: PageFrames>(
+    frames: &P,
+    label: &str,
+    exp: Expected,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
+    let frame = frame_by_id(frames, &exp.frame_id).ok_or_else(|| SnapshotError::Stale {
+        target: label.to_string(),
+        reason: format!("its frame {} is gone", exp.frame_index),
+    })?;
+    if let Some(object_id) =
+        resolve_backend(&frame.session, exp.backend_node_id, opts.timeout).await?
+    {
+        return Ok(ResolvedNode {
+            frame_id: frame.frame_id,
+            frame_index: frame.frame_index,
+            session: frame.session,
+            backend_node_id: exp.backend_node_id,
+            object_id,
+            recovered: false,
+        });
+    }
+    if exp.xpath.is_empty() {
+        return Err(SnapshotError::Stale {
+            target: label.to_string(),
+            reason: "the node is gone".into(),
+        });
+    }
+    let found = eval_in_frame(frames, &frame, &exp.xpath, Query::XPath, opts).await?;
+    let Some((object_id, backend)) = found else {
+        return Err(SnapshotError::Stale {
+            target: label.to_string(),
+            reason: "nothing is left at its old position".into(),
+        });
+    };
+    let same = same_element(&frame.session, backend, &object_id, &exp, opts.timeout).await;
+    if !same {
+        release(&frame.session, object_id).await;
+        return Err(SnapshotError::Stale {
+            target: label.to_string(),
+            reason: format!(
+                "the element now at its old position is not {} {:?}",
+                exp.role, exp.name
+            ),
+        });
+    }
+    Ok(ResolvedNode {
+        frame_id: frame.frame_id,
+        frame_index: frame.frame_index,
+        session: frame.session,
+        backend_node_id: backend,
+        object_id,
+        recovered: true,
+    })
+}
+
+/// Same role and accessible name as remembered (for nameless cursor-interactive nodes, whose name came
+/// from their text, the text is compared instead).
+async fn same_element(
+    session: &Session,
+    backend: i64,
+    object_id: &RemoteObjectId,
+    exp: &Expected,
+    timeout: Duration,
+) -> bool {
+    if exp.role.is_empty() {
+        return false; // nothing to compare with: refuse rather than guess
+    }
+    let Ok(tree) = session
+        .send_timeout(
+            &PartialAxLean {
+                backend_node_id: backend,
+                fetch_relatives: false,
+            },
+            timeout,
+        )
+        .await
+    else {
+        return false;
+    };
+    let Some(node) = tree
+        .nodes
+        .iter()
+        .find(|n| n.backend_dom_node_id == Some(backend))
+        .or(tree.nodes.first())
+    else {
+        return false;
+    };
+    let raw_role = node
+        .role
+        .as_ref()
+        .map(|r| r.value.as_text().into_owned())
+        .unwrap_or_default();
+    let (mapped, kind) = map_role(&raw_role);
+    let mut role = mapped.to_string();
+    if kind == RoleKind::Structural || node.ignored {
+        role = "generic".into();
+    }
+    if role != exp.role {
+        return false;
+    }
+    let name = clean_text(
+        node.name
+            .as_ref()
+            .map(|v| v.value.as_text().into_owned())
+            .unwrap_or_default(),
+    );
+    if name == exp.name {
+        return true;
+    }
+    if name.is_empty() {
+        let text = session
+            .send_timeout(
+                &CallByValue {
+                    function_declaration: "function () { return (this.textContent || '').slice(0, 400); }",
+                    object_id: object_id.clone(),
+                    return_by_value: true,
+                    silent: true,
+                },
+                timeout,
+            )
+            .await
+            .ok()
+            .and_then(|r| r.result.value.as_str().map(|s| clean_text(s.to_string())))
+            .unwrap_or_default();
+        return !exp.name.is_empty() && text.starts_with(&exp.name);
+    }
+    false
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Query {
+    Css,
+    XPath,
+}
+
+async fn by_query<P: PageFrames>(
+    frames: &P,
+    sel: &str,
+    q: Query,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
+    let all = frames.frames();
+    let searched: Vec<FrameHandle> = if opts.search_frames {
+        all
+    } else {
+        all.into_iter().take(1).collect()
+    };
+    for f in searched {
+        match eval_in_frame(frames, &f, sel, q, opts).await {
+            Ok(Some((object_id, backend))) => {
+                return Ok(ResolvedNode {
+                    frame_id: f.frame_id,
+                    frame_index: f.frame_index,
+                    session: f.session,
+                    backend_node_id: backend,
+                    object_id,
+                    recovered: false,
+                });
+            }
+            Ok(None) => {}
+            Err(e @ SnapshotError::InvalidSelector { .. }) => return Err(e),
+            Err(e) if f.frame_index == 0 => return Err(e),
+            Err(_) => {} // a child frame that went away or has no context yet
+        }
+    }
+    Err(SnapshotError::NotFound {
+        selector: sel.to_string(),
+    })
+}
+
+fn js_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Finds the first match of a CSS selector or XPath in one frame's document; returns the handle and
+/// backendNodeId.
+async fn eval_in_frame<P: PageFrames>(
+    frames: &P,
+    f: &FrameHandle,
+    sel: &str,
+    q: Query,
+    opts: &ResolveOptions,
+) -> Result<Option<(RemoteObjectId, i64)>, SnapshotError> {
+    let expression = match q {
+        Query::Css => format!("document.querySelector({})", js_string(sel)),
+        Query::XPath if xpath::parse(sel).is_some() => {
+            format!("({})({})", xpath::RESOLVE_JS, js_string(sel))
+        }
+        Query::XPath => format!(
+            "document.evaluate({}, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue",
+            js_string(sel)
+        ),
+    };
+    let mut attempt = 0;
+    let answer = loop {
+        attempt += 1;
+        let ctx = frames.execution_context(&f.frame_id, opts.timeout).await?;
+        let eval = runtime::Evaluate {
+            expression: expression.clone(),
+            context_id: Some(ctx),
+            silent: Some(true),
+            ..Default::default()
+        };
+        match f.session.send_timeout(&eval, opts.timeout).await {
+            Ok(r) => break r,
+            // The context died with a navigation: fetch a fresh one once.
+            Err(CdpError::Protocol { message, .. })
+                if attempt == 1 && message.contains("context") =>
+            {
+                frames.forget_context(&f.frame_id);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if let Some(ex) = answer.exception_details {
+        let reason = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
+        return Err(SnapshotError::InvalidSelector {
+            selector: sel.to_string(),
+            reason,
+        });
+    }
+    let Some(object_id) = answer.result.object_id else {
+        return Ok(None);
+    };
+    let described = f
+        .session
+        .send_timeout(
+            &dom::DescribeNode {
+                object_id: Some(object_id.clone()),
+                ..Default::default()
+            },
+            opts.timeout,
+        )
+        .await?;
+    Ok(Some((object_id, described.node.backend_node_id.get())))
+}

@@ -1,0 +1,45 @@
+//! A 1,000-deep DOM: the depth-limited fetch plus describeNode fill-in keeps every node.
+
+use crate::support::{Tab, text};
+use a11y_snapshot::{Known, ResolveOptions, Target, resolve};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_deep_dom() {
+    let page = r#"<!doctype html><title>Deep</title><div id=top></div><script>
+      let el = document.getElementById('top');
+      for (let i = 0; i < 1000; i++) { const d = document.createElement('div'); el.appendChild(d); el = d; }
+      const b = document.createElement('button'); b.id = 'deepest'; b.textContent = 'Deepest button'; el.appendChild(b);
+    </script><button id=after>After</button>"#;
+    let mut tab = Tab::open(&[("/deep.html", page)], "/deep.html").await;
+    let snap = tab.snapshot().await;
+    let t = text(&snap);
+    assert!(t.contains("- button \"Deepest button\" [ref=e1]"), "{t}");
+    assert!(t.contains("- button \"After\" [ref=e2]"), "{t}");
+    let known = Known {
+        refs: Some(&tab.refs),
+        snapshot: Some(&snap),
+    };
+    let node = resolve(
+        &tab.frames,
+        &"@e1"
+            .parse::<a11y_snapshot::Ref>()
+            .map(Target::Ref)
+            .unwrap(),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await
+    .unwrap();
+    let xp = snap.xpath(node.encoded_id()).unwrap();
+    assert_eq!(xp.matches("div[1]").count(), 1001, "{}", &xp[..200]);
+    let back = resolve(
+        &tab.frames,
+        &Target::XPath(xp),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(back.backend_node_id, node.backend_node_id);
+    tab.close().await;
+}

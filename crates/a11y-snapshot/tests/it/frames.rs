@@ -1,0 +1,155 @@
+//! Same-origin iframes (content present, not the 3-node bug), nested iframes, an OOPIF nested under
+//! its iframe line, and resolution of refs back to the right node in each frame.
+
+use a11y_snapshot::{Known, ResolveOptions, Target, resolve};
+
+use crate::support::{Tab, ref_of, text};
+
+const MAIN: &str = r#"<!doctype html><title>Frames</title><h1>Main frame</h1><button id=main-btn>Main button</button>
+<iframe id=fa src="frame_a.html" title="Frame A" width=400 height=200></iframe>
+<iframe id=fc src="frame_c.html" title="Frame C" width=500 height=300></iframe>
+<iframe id=xs src="{{XSITE}}/oopif_child.html" title="Cross-site frame" width=500 height=250></iframe>"#;
+const FRAME_A: &str = r#"<!doctype html><p>Inside frame A</p><label for=a-in>FrameA input</label><input id=a-in><button id=a-btn>FrameA button</button>"#;
+const FRAME_C: &str = r#"<!doctype html><p>Inside frame C</p><button id=c-btn>FrameC button</button><iframe src="frame_nested.html" title="Nested" width=300 height=120></iframe>"#;
+const NESTED: &str =
+    r#"<!doctype html><p>Nested frame text</p><button id=nested-btn>NestedFrame button</button>"#;
+const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in>"#;
+
+fn indent_of(t: &str, needle: &str) -> usize {
+    let line = t
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} missing in\n{t}"));
+    line.len() - line.trim_start().len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iframe_content_is_nested_and_resolvable() {
+    let mut tab = Tab::open(
+        &[
+            ("/main.html", MAIN),
+            ("/frame_a.html", FRAME_A),
+            ("/frame_c.html", FRAME_C),
+            ("/frame_nested.html", NESTED),
+            ("/oopif_child.html", OOPIF),
+        ],
+        "/main.html",
+    )
+    .await;
+    assert_eq!(
+        tab.frames.oopifs.lock().unwrap().len(),
+        1,
+        "the cross-site iframe is out of process"
+    );
+    let snap = tab.snapshot().await;
+    let t = text(&snap);
+    assert_eq!(snap.frames.len(), 5, "{t}");
+
+    // Same-origin frame content is all there, one level below its iframe line.
+    let a = indent_of(&t, "- iframe \"Frame A\"");
+    assert_eq!(indent_of(&t, "textbox \"FrameA input\""), a + 2, "{t}");
+    assert_eq!(indent_of(&t, "button \"FrameA button\""), a + 2);
+    assert!(t.contains("- paragraph: Inside frame A"));
+    // Nested: C's content under C, the nested frame's content under the nested iframe line.
+    let c = indent_of(&t, "- iframe \"Frame C\"");
+    let n = indent_of(&t, "- iframe \"Nested\"");
+    assert_eq!(n, c + 2, "{t}");
+    assert_eq!(indent_of(&t, "button \"NestedFrame button\""), n + 2);
+    // OOPIF content, from its own session, under its iframe line.
+    let x = indent_of(&t, "- iframe \"Cross-site frame\"");
+    assert_eq!(
+        indent_of(&t, "button \"CrossSiteFrame button\""),
+        x + 2,
+        "{t}"
+    );
+    assert_eq!(indent_of(&t, "textbox \"CrossSiteFrame input\""), x + 2);
+    // Order: the iframe lines follow document order.
+    let pos = |s: &str| t.find(s).unwrap();
+    assert!(pos("Frame A") < pos("Frame C") && pos("Frame C") < pos("Cross-site frame"));
+
+    // Each ref goes back to the right element in the right frame.
+    let known = Known {
+        refs: Some(&tab.refs),
+        snapshot: Some(&snap),
+    };
+    let mut frame_indices = std::collections::HashSet::new();
+    for (role, name, id) in [
+        ("button", "Main button", "main-btn"),
+        ("button", "FrameA button", "a-btn"),
+        ("textbox", "FrameA input", "a-in"),
+        ("button", "FrameC button", "c-btn"),
+        ("button", "NestedFrame button", "nested-btn"),
+        ("button", "CrossSiteFrame button", "x-btn"),
+        ("textbox", "CrossSiteFrame input", "x-in"),
+        ("iframe", "Frame A", "fa"),
+    ] {
+        let r = ref_of(&snap, role, name);
+        let node = resolve(
+            &tab.frames,
+            &Target::Ref(r),
+            known,
+            &ResolveOptions::default(),
+        )
+        .await
+        .unwrap();
+        let got = tab
+            .call_on(
+                &node.session,
+                &node.object_id,
+                "function () { return this.id; }",
+            )
+            .await;
+        assert_eq!(got, serde_json::json!(id), "{role} {name}");
+        frame_indices.insert(node.frame_index);
+        let enc = node.encoded_id().to_string();
+        assert!(
+            snap.maps().xpaths.contains_key(&node.encoded_id()),
+            "{enc} has an xpath"
+        );
+    }
+    assert_eq!(frame_indices.len(), 5, "refs spread over all five frames");
+
+    // CSS in the main frame only by default; inside frames when asked.
+    let main_only = resolve(
+        &tab.frames,
+        &Target::parse("#nested-btn").unwrap(),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await;
+    assert!(main_only.is_err());
+    let opts = ResolveOptions {
+        search_frames: true,
+        ..ResolveOptions::default()
+    };
+    let found = resolve(
+        &tab.frames,
+        &Target::parse("#nested-btn").unwrap(),
+        known,
+        &opts,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        found.backend_node_id,
+        resolve(
+            &tab.frames,
+            &Target::Ref(ref_of(&snap, "button", "NestedFrame button")),
+            known,
+            &opts
+        )
+        .await
+        .unwrap()
+        .backend_node_id
+    );
+    let xsite = resolve(
+        &tab.frames,
+        &Target::parse("//button[@id='x-btn']").unwrap(),
+        known,
+        &opts,
+    )
+    .await
+    .unwrap();
+    assert!(xsite.frame_index > 0);
+    tab.close().await;
+}
