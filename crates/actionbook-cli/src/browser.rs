@@ -30,11 +30,11 @@ impl Live {
     }
 }
 
-/// Per-tab data owned by the higher layers (ref table, frame graph).
+/// Per-tab data owned by the higher layers (ref table, frames).
 #[derive(Debug, Default)]
 pub(crate) struct TabExtra {
-    /// The tab's persisted ref table (opaque JSON owned by the snapshot layer).
-    pub refs: Option<Value>,
+    /// Ref table and frame locations.
+    pub frames: crate::page_frames::TabFrames,
 }
 
 /// Whether a process with this pid is alive (and not a zombie).

@@ -27,15 +27,29 @@ pub fn send(home: &Home, request: Request) -> Result<String> {
         request,
     };
     let mut restarts = 0;
+    let mut resets = 0;
     loop {
         let mut stream = connect_or_spawn(home)?;
         // The daemon answers within the command's own timeout; leave room for launch and teardown.
         let read_limit = Duration::from_millis(timeout_ms) + Duration::from_secs(30);
         stream.set_read_timeout(Some(read_limit))?;
         stream.set_write_timeout(Some(Duration::from_secs(10)))?;
-        ipc::write_frame(&mut stream, &frame)
-            .map_err(|e| CliError::Daemon(format!("cannot send the request: {e}")))?;
-        let answer: DaemonFrame = ipc::read_frame(&mut stream).map_err(|e| {
+        // A daemon that dies while we connect (its last thread still holding the socket) resets the
+        // connection without having read the request: retrying cannot run the command twice.
+        let sent = ipc::write_frame(&mut stream, &frame);
+        let answer = sent.and_then(|()| ipc::read_frame::<DaemonFrame>(&mut stream));
+        if let Err(e) = &answer
+            && matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+            )
+            && resets < 3
+        {
+            resets += 1;
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        let answer: DaemonFrame = answer.map_err(|e| {
             if matches!(
                 e.kind(),
                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut

@@ -25,6 +25,9 @@ use crate::state::{self, Home};
 pub fn run(home: Home) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Deep async call chains (debug builds especially) need more than the 2 MiB default;
+        // untouched stack pages cost no memory.
+        .thread_stack_size(16 << 20)
         .enable_all()
         .build()
     {

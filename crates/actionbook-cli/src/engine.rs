@@ -146,8 +146,13 @@ pub(crate) struct TabCx<'a> {
 impl TabCx<'_> {
     /// Drops the tab's ref table (the document changed).
     pub fn forget_refs(&mut self) {
-        self.state.extra.refs = None;
+        self.state.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
         let _ = std::fs::remove_file(self.session.dir.join(format!("refs-{}.json", self.tab_id)));
+        let _ = std::fs::remove_file(
+            self.session
+                .dir
+                .join(format!("frames-{}.json", self.tab_id)),
+        );
     }
 }
 
@@ -299,6 +304,21 @@ impl SessionSlot {
             _ if had_live && rec.launched => SessionStatus::Crashed,
             _ => SessionStatus::Running,
         }
+    }
+
+    /// When the browser we launched is dead: marks the session crashed and returns the error to report.
+    pub fn crashed_error(&self) -> Option<CliError> {
+        let rec = self.record();
+        let pid = rec.browser_pid.filter(|_| rec.launched)?;
+        if browser::pid_alive(pid) {
+            return None;
+        }
+        self.set_live(None);
+        let _ = self.update(|r| r.status = SessionStatus::Crashed);
+        Some(CliError::BrowserGone {
+            session: self.id.clone(),
+            detail: format!("process {pid} is gone"),
+        })
     }
 
     /// A connection to the session's browser, re-attaching (new daemon, dropped socket) when needed.
@@ -540,6 +560,9 @@ impl Engine {
             {
                 // The tab's session went away: re-attach on the next command.
                 cx.state.attached = None;
+                if let Some(gone) = slot.crashed_error() {
+                    return Err(gone);
+                }
             }
             let done = done?;
             let context = match done.context {
@@ -575,6 +598,12 @@ impl Engine {
         }
         .await;
         drop(guard);
+        let result = match result {
+            Err(CliError::Cdp(e)) if e.is_closed() => {
+                Err(slot.crashed_error().unwrap_or(CliError::Cdp(e)))
+            }
+            other => other,
+        };
         result.unwrap_or_else(|e| output::failure(name, Some(err_cx), &e))
     }
 

@@ -14,9 +14,7 @@
 
 pub mod args;
 mod browser;
-/// The CDP layer as used here (switches to `cdp_protocol` once its transport lands).
-mod cdp_shim;
-use cdp_shim as cdp;
+use cdp_protocol as cdp;
 pub mod client;
 pub mod commands;
 pub mod daemon;
@@ -24,6 +22,7 @@ pub mod engine;
 pub mod error;
 pub mod ipc;
 pub mod output;
+mod page_frames;
 pub mod run;
 pub mod state;
 

@@ -1,10 +1,68 @@
-//! `browser snapshot`, `click`, `fill`: built on frame-graph and a11y-snapshot.
+//! `browser snapshot`, `click`, `fill`: across every frame, with refs persisted per tab.
+
+use std::time::Duration;
+
+use a11y_snapshot::{EncodedId, RefTable, Snapshot, SnapshotOptions, node_list, render_actionbook};
+use envelope::{
+    ActionData, ActionKind, Changed, InputData, InputKind, SnapshotData, SnapshotNode,
+    SnapshotStats, Target, ValueSummary,
+};
+use serde_json::json;
 
 use crate::args::{self, TabTarget};
+use crate::browser;
 use crate::engine::{Done, TabCommand, TabCx};
 use crate::error::{CliError, Result};
+use crate::page_frames::{self, FrameMap};
+use crate::state;
 
-use envelope::{ActionData, InputData, SnapshotData};
+fn refs_path(cx: &TabCx<'_>) -> std::path::PathBuf {
+    cx.session.dir.join(format!("refs-{}.json", cx.tab_id))
+}
+
+fn frames_path(cx: &TabCx<'_>) -> std::path::PathBuf {
+    cx.session.dir.join(format!("frames-{}.json", cx.tab_id))
+}
+
+/// Loads the tab's ref table and frame map from disk the first time (a new daemon re-attaching).
+fn load(cx: &mut TabCx<'_>) {
+    if cx.state.extra.frames.refs.is_some() {
+        return;
+    }
+    let refs = std::fs::read(refs_path(cx))
+        .ok()
+        .and_then(|b| RefTable::from_json(&b).ok())
+        .unwrap_or_default();
+    let frames: FrameMap = state::read_json(&frames_path(cx))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    cx.state.extra.frames.refs = Some(refs);
+    cx.state.extra.frames.frames = frames;
+}
+
+fn save(cx: &TabCx<'_>) -> Result<()> {
+    if let Some(refs) = &cx.state.extra.frames.refs {
+        state::write_atomic(&refs_path(cx), &refs.to_json())?;
+    }
+    state::write_json(&frames_path(cx), &cx.state.extra.frames.frames)?;
+    Ok(())
+}
+
+fn main_frame(cx: &TabCx<'_>) -> String {
+    cx.session
+        .record()
+        .tab(&cx.tab_id)
+        .map(|t| t.target_id.clone())
+        .unwrap_or_default()
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
 
 impl TabCommand for args::Snapshot {
     type Data = SnapshotData;
@@ -13,12 +71,103 @@ impl TabCommand for args::Snapshot {
         &self.target
     }
 
-    async fn run(self, _cx: &mut TabCx<'_>) -> Result<Done<SnapshotData>> {
-        Err(CliError::Unsupported(
-            "browser snapshot is not available in this build yet".into(),
-        ))
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<SnapshotData>> {
+        load(cx);
+        let main = main_frame(cx);
+        let page = cx.page.clone();
+        let live = cx.live.clone();
+        let call = cx.call.clone();
+        let source = tokio::time::timeout(
+            call.remaining(),
+            page_frames::capture(&mut cx.state.extra.frames, &page, &live, &main, &call),
+        )
+        .await
+        .map_err(|_| call.timeout("browser snapshot"))??;
+        let mut refs = cx.state.extra.frames.refs.take().unwrap_or_default();
+        let snap = Snapshot::build(source, &mut refs);
+        cx.state.extra.frames.refs = Some(refs);
+        save(cx)?;
+
+        let subtree = match &self.selector {
+            Some(sel) => {
+                let found =
+                    page_frames::resolve(&mut cx.state.extra.frames, &page, &live, sel, &call)
+                        .await?;
+                let d = found
+                    .session
+                    .call_timeout(
+                        "DOM.describeNode",
+                        json!({ "objectId": found.object_id }),
+                        call.remaining().min(Duration::from_secs(5)),
+                    )
+                    .await?;
+                let backend = d["node"]["backendNodeId"].as_i64().unwrap_or(0);
+                let frame_index = (0..64u32).find(|i| {
+                    snap.frame(*i).is_some_and(|f| {
+                        f.dom.find(backend).is_some()
+                            && cx
+                                .state
+                                .extra
+                                .frames
+                                .frames
+                                .owner
+                                .get(&f.frame_id)
+                                .cloned()
+                                .flatten()
+                                == found.oopif
+                    })
+                });
+                match frame_index {
+                    Some(i) => Some(EncodedId::new(i, backend)),
+                    None => {
+                        return Err(CliError::ElementNotFound {
+                            selector: sel.clone(),
+                        });
+                    }
+                }
+            }
+            None => None,
+        };
+        let opts = SnapshotOptions {
+            interactive_only: self.interactive,
+            cursor: true,
+            compact: self.compact,
+            max_depth: self.depth,
+            subtree,
+        };
+        let text = render_actionbook(&snap, &opts);
+        let path = cx.session.dir.join(format!("snapshot_{}.yaml", now_ms()));
+        state::write_atomic(&path, text.as_bytes()).map_err(|source| CliError::ArtifactWrite {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let (nodes, stats) = node_list(&snap, &opts);
+        let nodes = nodes
+            .into_iter()
+            .map(|n| SnapshotNode {
+                ref_id: n.reference.to_string(),
+                role: n.role,
+                name: n.name,
+                value: n.value,
+            })
+            .collect();
+        Ok(Done::data(SnapshotData::new(
+            path.display().to_string(),
+            nodes,
+            SnapshotStats {
+                node_count: stats.node_count as u64,
+                interactive_count: stats.interactive_count as u64,
+            },
+        )))
     }
 }
+
+const NAV_START: &[&str] = &[
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedLoading",
+    "Page.frameNavigated",
+    "Page.navigatedWithinDocument",
+];
 
 impl TabCommand for args::Click {
     type Data = ActionData;
@@ -27,10 +176,73 @@ impl TabCommand for args::Click {
         &self.target
     }
 
-    async fn run(self, _cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
-        Err(CliError::Unsupported(
-            "browser click is not available in this build yet".into(),
-        ))
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        load(cx);
+        let page = cx.page.clone();
+        let live = cx.live.clone();
+        let call = cx.call.clone();
+        let main = main_frame(cx);
+        let tf = &mut cx.state.extra.frames;
+        let found = page_frames::resolve(tf, &page, &live, &self.selector, &call).await?;
+        let (x, y) =
+            page_frames::click_point(tf, &page, &live, &found, &self.selector, &call).await?;
+        let (before, _) = browser::page_info(&page, &call).await?;
+        let mut events = page.events(NAV_START);
+        page_frames::mouse_click(&page, x, y, &call).await?;
+        // A click that navigates: wait for the new page (bounded by --timeout).
+        let quiet = tokio::time::Instant::now() + Duration::from_millis(60);
+        let mut navigating = false;
+        while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
+            let p: serde_json::Value = serde_json::from_str(ev.params.get()).unwrap_or_default();
+            let frame = p["frameId"]
+                .as_str()
+                .or_else(|| p["frame"]["id"].as_str())
+                .unwrap_or_default();
+            if frame == main {
+                navigating = true;
+                break;
+            }
+        }
+        if navigating {
+            let mut load_events = page.events(&["Page.loadEventFired"]);
+            let _ = tokio::time::timeout(call.remaining(), async {
+                // Let the commit happen, then wait for the load.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                browser::wait_loaded(&page, &mut load_events, &call, "browser click").await
+            })
+            .await;
+        }
+        let (after, title) = browser::page_info(&page, &call).await?;
+        let focus = found
+            .session
+            .call_timeout(
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": found.object_id,
+                    "functionDeclaration": "function(){ const a = this.ownerDocument && this.ownerDocument.activeElement; return !!a && (a === this || this.contains(a)); }",
+                    "returnByValue": true,
+                }),
+                Duration::from_secs(2),
+            )
+            .await
+            .ok()
+            .and_then(|v| v["result"]["value"].as_bool())
+            .unwrap_or(false);
+        cx.url = Some(after.clone());
+        cx.title = Some(title);
+        Ok(Done::data(ActionData {
+            action: ActionKind::Click,
+            target: Some(Target::selector(self.selector)),
+            destination: None,
+            keys: None,
+            direction: None,
+            pixels: None,
+            changed: Changed {
+                url_changed: after != before,
+                focus_changed: focus,
+                scroll_changed: None,
+            },
+        }))
     }
 }
 
@@ -41,9 +253,26 @@ impl TabCommand for args::Fill {
         &self.target
     }
 
-    async fn run(self, _cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
-        Err(CliError::Unsupported(
-            "browser fill is not available in this build yet".into(),
-        ))
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
+        load(cx);
+        let page = cx.page.clone();
+        let live = cx.live.clone();
+        let call = cx.call.clone();
+        let found = page_frames::resolve(
+            &mut cx.state.extra.frames,
+            &page,
+            &live,
+            &self.selector,
+            &call,
+        )
+        .await?;
+        page_frames::fill(&page, &found, &self.selector, &self.text, &call).await?;
+        Ok(Done::data(InputData {
+            action: InputKind::Fill,
+            target: Some(Target::selector(self.selector)),
+            value_summary: ValueSummary::Text {
+                text_length: self.text.chars().count() as u64,
+            },
+        }))
     }
 }

@@ -49,9 +49,10 @@ macro_rules! browser_commands {
             }
         }
     };
-    (@run global, $engine:ident, $name:literal, $a:ident, $call:ident) => { $engine.run_global($name, $a, $call).await };
-    (@run session, $engine:ident, $name:literal, $a:ident, $call:ident) => { $engine.run_session($name, $a, $call).await };
-    (@run tab, $engine:ident, $name:literal, $a:ident, $call:ident) => { $engine.run_tab($name, $a, $call).await };
+    // Boxed: one heap future per command instead of a stack frame as large as the largest command.
+    (@run global, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_global($name, $a, $call)).await };
+    (@run session, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_session($name, $a, $call)).await };
+    (@run tab, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_tab($name, $a, $call)).await };
 }
 
 browser_commands! {

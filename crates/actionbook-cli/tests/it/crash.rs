@@ -1,0 +1,99 @@
+//! Crash safety: the daemon killed between commands, the browser killed under a session.
+
+use std::time::Duration;
+
+use crate::need_chromium;
+use crate::support::{Env, kill, site, wait_gone};
+
+#[test]
+fn kill_9_of_the_daemon_keeps_session_tab_and_page() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    env.run(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+    ])
+    .ok();
+    let t2 = ["--session", sid.as_str(), "--tab", "t2"];
+    env.run(&[&["browser", "eval", "window.marker = 'kept'"][..], &t2].concat())
+        .ok();
+    let browsers = env.main_browser_pids();
+    assert_eq!(browsers.len(), 1);
+    let old_daemon = env.daemon_pid().expect("daemon pid");
+
+    env.kill_daemon();
+    assert!(!crate::support::alive(old_daemon));
+
+    // Same session, same tabs, same page (JS state survives: it is the same document).
+    let v = env.json(&[&["browser", "eval", "window.marker"][..], &t2].concat());
+    assert_eq!(v["data"]["value"], "kept", "{v}");
+    assert_ne!(env.daemon_pid(), Some(old_daemon));
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["total_tabs"], 2, "{v}");
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Fixture Home");
+    assert_eq!(
+        env.main_browser_pids(),
+        browsers,
+        "browser process count changed"
+    );
+    // New tabs continue the numbering.
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/index.html"),
+        "--session",
+        &sid,
+    ]);
+    assert_eq!(v["context"]["tab_id"], "t3");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["sessions"][0]["status"], "running");
+}
+
+#[test]
+fn killed_browser_gives_a_clear_error_and_restart_recovers() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    for pid in env.main_browser_pids() {
+        kill(pid);
+        assert!(wait_gone(pid, Duration::from_secs(5)));
+    }
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["code"], "CDP_CONNECTION_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("restart")),
+        "{v}"
+    );
+    let v = env.json(&["browser", "status", "--session", &sid]);
+    assert_eq!(v["data"]["session"]["status"], "disconnected", "{v}");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(
+        v["data"]["total_sessions"], 1,
+        "a crashed session must stay listed"
+    );
+
+    let v = env.json(&["browser", "restart", "--session", &sid]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["session"]["session_id"], sid.as_str());
+    assert_eq!(v["data"]["session"]["status"], "running");
+    let v = env.json(&[
+        "browser",
+        "goto",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+    ]);
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+}

@@ -1,0 +1,257 @@
+//! The end-to-end slice across frames: snapshot, click and fill by ref in the main frame, a
+//! same-origin iframe, a nested iframe, an out-of-process iframe and a shadow root.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::need_chromium;
+use crate::support::{Env, site};
+
+/// The ref of the node with this role and name in a snapshot envelope.
+fn ref_of(snapshot: &Value, role: &str, name: &str) -> String {
+    snapshot["data"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["role"] == role && n["name"] == name)
+        .and_then(|n| n["ref"].as_str())
+        .map(|r| format!("@{r}"))
+        .unwrap_or_else(|| panic!("no {role} {name:?} in {snapshot}"))
+}
+
+/// Evaluates until the value matches (frames load asynchronously).
+fn eval_until(env: &Env, t: &[&str], code: &str, want: &Value) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = env.json(&[&["browser", "eval", code][..], t].concat());
+        if &v["data"]["value"] == want || Instant::now() > until {
+            return v["data"]["value"].clone();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+const SAME: &str = "document.querySelector('#same').contentDocument";
+
+#[test]
+fn snapshot_click_fill_in_every_frame() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/frames.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // Wait for the OOPIF to be up.
+    let ready = format!("!!{SAME}.querySelector('#oop') && {SAME}.readyState === 'complete'");
+    assert_eq!(
+        eval_until(&env, &t, &ready, &Value::Bool(true)),
+        Value::Bool(true)
+    );
+    std::thread::sleep(Duration::from_millis(300));
+
+    let snap = env.json(&[&["browser", "snapshot"][..], &t].concat());
+    assert_eq!(snap["ok"], true, "{snap}");
+    let path = snap["data"]["path"].as_str().expect("path").to_string();
+    assert!(
+        path.starts_with(&env.home.join("sessions").join(&sid).display().to_string()),
+        "{path}"
+    );
+    assert!(path.ends_with(".yaml"));
+    let text = std::fs::read_to_string(&path).expect("snapshot file");
+    for needle in [
+        "Top input",
+        "Shadow input",
+        "Same button",
+        "Nested input",
+        "Remote button",
+        "Remote input",
+    ] {
+        assert!(
+            text.contains(needle),
+            "{needle} missing from snapshot:\n{text}"
+        );
+    }
+    assert!(
+        snap["data"]["stats"]["node_count"].as_u64().unwrap_or(0) >= 6,
+        "{snap}"
+    );
+    let top = ref_of(&snap, "textbox", "Top input");
+    let shadow = ref_of(&snap, "textbox", "Shadow input");
+    let same_btn = ref_of(&snap, "button", "Same button");
+    let nested = ref_of(&snap, "textbox", "Nested input");
+    let remote_btn = ref_of(&snap, "button", "Remote button");
+    let remote_input = ref_of(&snap, "textbox", "Remote input");
+
+    // Text form of snapshot: header, note, path.
+    let r = env.run(&[&["browser", "snapshot"][..], &t].concat()).ok();
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{r:?}");
+    assert!(lines[1].starts_with("Refs are stable"));
+    assert!(lines[2].starts_with("output saved to "));
+
+    // Click in the same-origin iframe.
+    let r = env
+        .run(&[&["browser", "click", &same_btn][..], &t].concat())
+        .ok();
+    assert_eq!(r.stdout.lines().nth(1), Some("ok browser click"));
+    assert_eq!(
+        r.stdout.lines().nth(2),
+        Some(format!("target: {same_btn}").as_str())
+    );
+    assert_eq!(
+        eval_until(&env, &t, &format!("{SAME}.defaultView.clicked"), &1.into()),
+        1
+    );
+    // Click in the out-of-process iframe (it posts a message to the top page).
+    env.run(&[&["browser", "click", &remote_btn][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"remote-clicked".into()),
+        "remote-clicked"
+    );
+    // Fill in the OOPIF, the nested frame, the shadow root.
+    let v = env.json(&[&["browser", "fill", &remote_input, "over there"][..], &t].concat());
+    assert_eq!(v["data"]["value_summary"]["text_length"], 10, "{v}");
+    assert_eq!(
+        eval_until(
+            &env,
+            &t,
+            "window.lastMessage",
+            &"remote-input:over there".into()
+        ),
+        "remote-input:over there"
+    );
+    env.run(&[&["browser", "fill", &nested, "deep"][..], &t].concat())
+        .ok();
+    let nested_value = format!(
+        "{SAME}.querySelector('#nested').contentDocument.querySelector('#nested-input').value"
+    );
+    assert_eq!(eval_until(&env, &t, &nested_value, &"deep".into()), "deep");
+    env.run(&[&["browser", "fill", &shadow, "in shadow"][..], &t].concat())
+        .ok();
+    let shadow_value = "document.querySelector('#host').shadowRoot.querySelector('#shadow').value";
+    assert_eq!(
+        eval_until(&env, &t, shadow_value, &"in shadow".into()),
+        "in shadow"
+    );
+    let r = env
+        .run(&[&["browser", "fill", &top, "Alice"][..], &t].concat())
+        .ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser fill\ntarget: ".to_string().as_str())
+            || r.stdout.contains("text_length: 5"),
+        "{r:?}"
+    );
+    // Fill replaces the value.
+    env.run(&[&["browser", "fill", &top, "Bob"][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(
+            &env,
+            &t,
+            "document.querySelector('#top').value",
+            &"Bob".into()
+        ),
+        "Bob"
+    );
+
+    // 100 kB goes in at once (one input event), not key by key.
+    let big = "x".repeat(100_000);
+    env.run(&[
+        "browser",
+        "eval",
+        "window.inputs = 0",
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+    ])
+    .ok();
+    env.run(&[&["browser", "fill", &top, &big][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(
+            &env,
+            &t,
+            "document.querySelector('#top').value.length",
+            &100_000.into()
+        ),
+        100_000
+    );
+    assert_eq!(
+        env.json(&[&["browser", "eval", "window.inputs"][..], &t].concat())["data"]["value"],
+        1
+    );
+
+    // CSS and XPath reach into frames too.
+    env.run(&[&["browser", "click", "#same-btn"][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(&env, &t, &format!("{SAME}.defaultView.clicked"), &2.into()),
+        2
+    );
+    env.run(&[&["browser", "fill", "#oop-input", "css"][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"remote-input:css".into()),
+        "remote-input:css"
+    );
+    env.run(&[&["browser", "fill", "//input[@id='top']", "xpath"][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(
+            &env,
+            &t,
+            "document.querySelector('#top').value",
+            &"xpath".into()
+        ),
+        "xpath"
+    );
+    let v = env.json(&[&["browser", "click", "#nope"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND");
+    let v = env.json(&[&["browser", "click", "@e9999"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND");
+
+    // Refs stay put when an iframe is inserted before the others.
+    env.run(&[&["browser", "eval", "document.body.insertBefore(Object.assign(document.createElement('iframe'), {src: '/page2.html', title: 'Inserted'}), document.body.firstChild); 1"][..], &t].concat()).ok();
+    std::thread::sleep(Duration::from_millis(500));
+    let again = env.json(&[&["browser", "snapshot"][..], &t].concat());
+    assert_eq!(ref_of(&again, "textbox", "Top input"), top);
+    assert_eq!(ref_of(&again, "button", "Same button"), same_btn);
+    assert_eq!(ref_of(&again, "textbox", "Nested input"), nested);
+    assert_eq!(ref_of(&again, "button", "Remote button"), remote_btn);
+
+    // Refs survive a daemon crash.
+    env.kill_daemon();
+    env.run(&[&["browser", "click", &same_btn][..], &t].concat())
+        .ok();
+    assert_eq!(
+        eval_until(&env, &t, &format!("{SAME}.defaultView.clicked"), &3.into()),
+        3
+    );
+}
+
+#[test]
+fn click_that_navigates_updates_the_context() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "click", "#next"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["url"], f.url("/page2.html").as_str());
+    assert_eq!(v["context"]["title"], "Page Two");
+    assert_eq!(v["data"]["changed"]["url_changed"], true);
+    let v = env.json(&[&["browser", "click", "#back"][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Fixture Home", "{v}");
+    let snap = env.json(&[&["browser", "snapshot", "--interactive"][..], &t].concat());
+    let submit = ref_of(&snap, "button", "Submit");
+    env.run(&[&["browser", "click", &submit][..], &t].concat())
+        .ok();
+    assert_eq!(
+        env.json(&[&["browser", "title"][..], &t].concat())["data"]["value"],
+        "clicked"
+    );
+}

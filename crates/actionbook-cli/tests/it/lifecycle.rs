@@ -1,0 +1,153 @@
+//! Sessions and tabs (spec 5.1, 5.2, 5.4; sections 7 and 8), in text and JSON.
+
+use std::time::Duration;
+
+use crate::need_chromium;
+use crate::support::{Env, site, wait_gone};
+
+#[test]
+fn ids_contexts_and_tabs() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let index = f.url("/index.html");
+
+    // 5.2: auto ids from a global counter; --open-url reports the loaded page.
+    let v = env.json(&["browser", "start", "--headless", "--open-url", &index]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["command"], "browser start");
+    assert_eq!(v["context"]["session_id"], "s1");
+    assert_eq!(v["context"]["tab_id"], "t1");
+    assert_eq!(v["context"]["url"], index.as_str());
+    assert_eq!(v["context"]["title"], "Fixture Home");
+    assert_eq!(v["data"]["session"]["mode"], "local");
+    assert_eq!(v["data"]["session"]["status"], "running");
+    assert_eq!(v["data"]["session"]["headless"], true);
+    assert!(
+        v["data"]["session"]["cdp_endpoint"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("ws://"))
+    );
+    assert_eq!(v["data"]["tab"]["title"], "Fixture Home");
+    assert!(v["data"]["tab"]["native_tab_id"].is_string());
+    assert_eq!(v["data"]["reused"], false);
+    for key in ["ok", "command", "data", "error", "meta"] {
+        assert!(v.get(key).is_some());
+    }
+    assert_eq!(v["meta"]["truncated"], false);
+    assert_eq!(v["meta"]["pagination"], serde_json::Value::Null);
+
+    let r = env.run(&["browser", "start", "--headless"]).ok();
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].starts_with("[s2 t1] "), "{r:?}");
+    assert_eq!(lines[1], "ok browser start");
+    assert_eq!(lines[2], "mode: local");
+    assert_eq!(lines[3], "status: running");
+    assert!(lines[4].starts_with("title: "));
+
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--set-session-id",
+        "research-google",
+    ]);
+    assert_eq!(v["context"]["session_id"], "research-google");
+    let v = env.json(&["browser", "start", "--set-session-id", "research-google"]);
+    assert_eq!(v["data"]["reused"], true, "{v}");
+    assert_eq!(v["context"]["session_id"], "research-google");
+
+    // Tabs t1, t2, t3; never reused after close.
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        "s1",
+    ]);
+    assert_eq!(v["context"]["tab_id"], "t2", "{v}");
+    assert_eq!(v["data"]["tab"]["title"], "Page Two");
+    assert_eq!(v["data"]["created"], true);
+    let r = env
+        .run(&["browser", "open", &index, "--session", "s1"])
+        .ok();
+    assert_eq!(
+        r.stdout,
+        format!("[s1 t3] {index}\nok browser new-tab\ntitle: Fixture Home\n")
+    );
+    let v = env.json(&["browser", "close-tab", "--session", "s1", "--tab", "t2"]);
+    assert_eq!(v["data"]["closed_tab_id"], "t2");
+    assert_eq!(v["context"]["tab_id"], "t2");
+    let r = env
+        .run(&["browser", "close-tab", "--session", "s1", "--tab", "t3"])
+        .ok();
+    assert_eq!(r.stdout, "[s1 t3]\nok browser close-tab\n");
+    let v = env.json(&["browser", "new-tab", &index, "--session", "s1"]);
+    assert_eq!(v["context"]["tab_id"], "t4");
+    let v = env.json(&["browser", "title", "--session", "s1", "--tab", "t2"]);
+    assert_eq!(v["error"]["code"], "TAB_NOT_FOUND");
+    assert_eq!(v["context"]["session_id"], "s1");
+
+    let v = env.json(&["browser", "list-tabs", "--session", "s1"]);
+    assert_eq!(v["data"]["total_tabs"], 2);
+    assert_eq!(v["context"]["session_id"], "s1");
+    assert!(v["context"].get("tab_id").is_none());
+    let r = env.run(&["browser", "list-tabs", "--session", "s1"]).ok();
+    assert!(
+        r.stdout.starts_with("[s1]\n2 tabs\n[t1] Fixture Home\n"),
+        "{r:?}"
+    );
+
+    let r = env.run(&["browser", "status", "--session", "s1"]).ok();
+    assert_eq!(r.stdout, "[s1]\nstatus: running\nmode: local\ntabs: 2\n");
+    let v = env.json(&["browser", "status", "--session", "s1"]);
+    assert_eq!(v["data"]["session"]["tabs_count"], 2);
+    assert_eq!(v["data"]["tabs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["data"]["capabilities"]["snapshot"], true);
+
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 3);
+    let r = env.run(&["browser", "list-sessions"]).ok();
+    assert!(r.stdout.starts_with("3 sessions\n["), "{r:?}");
+
+    // Close: every browser goes away.
+    let v = env.json(&["browser", "close", "--session", "s1"]);
+    assert_eq!(v["data"]["closed_tabs"], 2);
+    assert_eq!(v["data"]["status"], "closed");
+    let r = env.run(&["browser", "close", "--session", "s2"]).ok();
+    assert_eq!(r.stdout, "[s2]\nok browser close\nclosed_tabs: 1\n");
+    env.run(&["browser", "close", "--session", "research-google"])
+        .ok();
+    assert_eq!(
+        env.json(&["browser", "list-sessions"])["data"]["total_sessions"],
+        0
+    );
+    for pid in env.browser_pids() {
+        assert!(
+            wait_gone(pid, Duration::from_secs(5)),
+            "chromium {pid} survived close"
+        );
+    }
+    // The counter is global: the next auto id is s3, not s1.
+    let v = env.json(&["browser", "start", "--headless"]);
+    assert_eq!(v["context"]["session_id"], "s3");
+}
+
+#[test]
+fn profile_in_use_and_restart() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    env.start(&["--profile", "work", "--open-url", &f.url("/index.html")]);
+    let v = env.json(&["browser", "start", "--headless", "--profile", "work"]);
+    assert_eq!(v["error"]["code"], "SESSION_ALREADY_EXISTS", "{v}");
+    let r = env.run(&["browser", "restart", "--session", "s1"]).ok();
+    assert_eq!(r.stdout, "[s1 t1]\nok browser restart\nstatus: running\n");
+    let v = env.json(&["browser", "restart", "--session", "s1"]);
+    assert_eq!(v["data"]["reopened"], true);
+    assert_eq!(v["data"]["session"]["session_id"], "s1");
+    assert_eq!(v["data"]["session"]["tabs_count"], 1);
+    assert_eq!(env.main_browser_pids().len(), 1, "restart leaked a browser");
+    let v = env.json(&["browser", "url", "--session", "s1", "--tab", "t1"]);
+    assert_eq!(v["ok"], true, "{v}");
+}

@@ -1,0 +1,12 @@
+//! End-to-end tests: the real `actionbook` binary, its daemon and a real headless Chromium, each test
+//! with its own ACTIONBOOK_HOME and fixture server; every process is killed when a test ends.
+
+mod support;
+
+mod cli;
+mod crash;
+mod frames;
+mod lifecycle;
+mod nav;
+mod page;
+mod parallel;

@@ -1,0 +1,82 @@
+//! Navigation and context updates (spec 5.6, section 9).
+
+use crate::need_chromium;
+use crate::support::{Env, site};
+
+#[test]
+fn goto_back_forward_reload_update_context() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let index = f.url("/index.html");
+    let page2 = f.url("/page2.html");
+    let sid = env.start(&["--open-url", &index]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    let r = env
+        .run(&[&["browser", "goto", &page2][..], &t].concat())
+        .ok();
+    assert_eq!(
+        r.stdout,
+        format!("[s1 t1] {page2}\nok browser goto\ntitle: Page Two\n")
+    );
+    let v = env.json(&[&["browser", "back"][..], &t].concat());
+    assert_eq!(v["data"]["kind"], "back");
+    assert_eq!(v["data"]["from_url"], page2.as_str());
+    assert_eq!(v["data"]["to_url"], index.as_str());
+    assert_eq!(v["data"]["requested_url"], serde_json::Value::Null);
+    assert_eq!(v["context"]["url"], index.as_str());
+    assert_eq!(v["context"]["title"], "Fixture Home");
+    let v = env.json(&[&["browser", "forward"][..], &t].concat());
+    assert_eq!(v["context"]["url"], page2.as_str());
+    assert_eq!(v["context"]["title"], "Page Two");
+    let v = env.json(&[&["browser", "reload"][..], &t].concat());
+    assert_eq!(v["data"]["kind"], "reload");
+    assert_eq!(v["context"]["url"], page2.as_str());
+    let v = env.json(&[&["browser", "goto", &index][..], &t].concat());
+    assert_eq!(v["data"]["requested_url"], index.as_str());
+    assert_eq!(v["data"]["from_url"], page2.as_str());
+    assert_eq!(v["data"]["to_url"], index.as_str());
+    assert_eq!(v["data"]["title"], "Fixture Home");
+    assert_eq!(v["context"]["title"], "Fixture Home");
+}
+
+#[test]
+fn navigation_failures_and_timeouts() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // A port nobody listens on.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = l.local_addr().expect("addr").port();
+        drop(l);
+        format!("http://127.0.0.1:{port}/")
+    };
+    let v = env.json(&[&["browser", "goto", &dead][..], &t].concat());
+    assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("net::ERR_")),
+        "{v}"
+    );
+    assert_eq!(v["context"]["tab_id"], "t1");
+
+    let v = env.json(
+        &[
+            &["browser", "goto", &f.url("/slow.html"), "--timeout", "1000"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let r = env.run(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
+    assert_eq!(r.code, 0, "tab unusable after a timeout: {r:?}");
+    assert_eq!(
+        env.json(&[&["browser", "title"][..], &t].concat())["data"]["value"],
+        "Page Two"
+    );
+}

@@ -1,0 +1,427 @@
+//! Test support: a fixture HTTP server, an isolated ACTIONBOOK_HOME with a Chromium wrapper, and a
+//! guard that kills every process a test started (daemon and browsers), even when the test fails.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One route of the fixture server.
+#[derive(Clone)]
+struct Route {
+    content_type: &'static str,
+    body: String,
+    delay: Duration,
+}
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 (also reachable as `localhost`, another site for OOPIFs).
+pub struct Fixture {
+    port: u16,
+    routes: Arc<Mutex<HashMap<String, Route>>>,
+}
+
+impl Fixture {
+    /// Starts the server on a free port.
+    pub fn start() -> Fixture {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind fixture server");
+        let port = listener.local_addr().expect("local addr").port();
+        let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
+        let r = routes.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let r = r.clone();
+                std::thread::spawn(move || serve(stream, &r));
+            }
+        });
+        Fixture { port, routes }
+    }
+
+    /// Adds or replaces an HTML route.
+    pub fn html(&self, path: &str, body: &str) -> &Fixture {
+        self.route(path, "text/html; charset=utf-8", body, Duration::ZERO)
+    }
+
+    /// Adds a route that answers after `delay`.
+    pub fn route(&self, path: &str, ct: &'static str, body: &str, delay: Duration) -> &Fixture {
+        self.routes.lock().expect("routes").insert(
+            path.to_string(),
+            Route {
+                content_type: ct,
+                body: body.to_string(),
+                delay,
+            },
+        );
+        self
+    }
+
+    /// `http://127.0.0.1:PORT/path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{}", self.port, path)
+    }
+
+    /// `http://localhost:PORT/path` (another site: an out-of-process iframe under site isolation).
+    pub fn cross_site_url(&self, path: &str) -> String {
+        format!("http://localhost:{}{}", self.port, path)
+    }
+}
+
+fn serve(stream: TcpStream, routes: &Mutex<HashMap<String, Route>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut stream = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let path = path.split('?').next().unwrap_or("/").to_string();
+        let mut content_length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                content_length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        if content_length > 0 {
+            let mut body = vec![0; content_length];
+            let _ = reader.read_exact(&mut body);
+        }
+        let route = routes.lock().ok().and_then(|r| r.get(&path).cloned());
+        let (status, ct, body) = match route {
+            Some(r) => {
+                if !r.delay.is_zero() {
+                    std::thread::sleep(r.delay);
+                }
+                ("200 OK", r.content_type, r.body)
+            }
+            None => ("404 Not Found", "text/plain", "not found".to_string()),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
+            body.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(body.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// The result of one CLI run.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Stdout parsed as JSON (panics with the output when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): stdout={:?} stderr={:?}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Asserts exit 0 and returns self.
+    #[track_caller]
+    pub fn ok(self) -> Run {
+        assert_eq!(self.code, 0, "command failed: {self:?}");
+        self
+    }
+}
+
+/// An isolated actionbook home; kills its daemon and browsers on drop.
+pub struct Env {
+    /// Keeps the temporary directory alive (removed on drop).
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    wrapper: PathBuf,
+}
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+impl Env {
+    /// A fresh home with a Chromium wrapper (headless, no sandbox, site isolation for OOPIFs).
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        let wrapper = dir.path().join("chromium-wrapper.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nexec {CHROMIUM} --headless=new --no-sandbox --disable-gpu --disable-quic \
+                 --disable-background-networking --disable-component-update --disable-sync \
+                 --site-per-process \"$@\"\n"
+            ),
+        )
+        .expect("write wrapper");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        Env {
+            _dir: dir,
+            home,
+            wrapper,
+        }
+    }
+
+    /// Whether Chromium is installed (tests needing it are skipped with a message otherwise).
+    pub fn chromium_available() -> bool {
+        Path::new(CHROMIUM).exists()
+    }
+
+    /// The command with this home's environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_actionbook"));
+        c.args(args)
+            .env("ACTIONBOOK_HOME", &self.home)
+            .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &self.wrapper)
+            .env("ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS", "600")
+            .env_remove("ACTIONBOOK_BROWSER_HEADLESS")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs the CLI to completion.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let out: Output = self.command(args).output().expect("run actionbook");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs with `--json` and returns the envelope.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        self.run(&a).json()
+    }
+
+    /// Starts a headless session and returns its id.
+    pub fn start(&self, extra: &[&str]) -> String {
+        let mut args = vec!["browser", "start", "--headless"];
+        args.extend_from_slice(extra);
+        let v = self.json(&args);
+        assert_eq!(v["ok"], true, "start failed: {v}");
+        v["context"]["session_id"]
+            .as_str()
+            .expect("session id")
+            .to_string()
+    }
+
+    /// The daemon's pid, if one is recorded.
+    pub fn daemon_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.home.join("daemon.pid"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+    }
+
+    /// Pids of live browser processes whose command line mentions this home.
+    pub fn browser_pids(&self) -> Vec<u32> {
+        let needle = self.home.to_string_lossy().into_owned();
+        let mut out = Vec::new();
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+                continue;
+            };
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains("--user-data-dir") && cmd.contains(&needle) && alive(pid) {
+                out.push(pid);
+            }
+        }
+        out
+    }
+
+    /// Main browser processes (not renderers/helpers) of this home.
+    pub fn main_browser_pids(&self) -> Vec<u32> {
+        self.browser_pids()
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .map(|c| !String::from_utf8_lossy(&c).contains("--type="))
+                    .unwrap_or(false)
+            })
+            .collect()
+    }
+
+    /// Kills the daemon with SIGKILL and waits until it is gone (every thread: /proc/PID vanishes or
+    /// its socket stops accepting).
+    pub fn kill_daemon(&self) {
+        if let Some(pid) = self.daemon_pid() {
+            kill(pid);
+            wait_gone(pid, Duration::from_secs(5));
+            let until = Instant::now() + Duration::from_secs(5);
+            while std::os::unix::net::UnixStream::connect(self.home.join("daemon.sock")).is_ok()
+                && Instant::now() < until
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(self.home.join("daemon.log")).unwrap_or_default();
+            eprintln!("--- daemon.log ---\n{log}--- end ---");
+        }
+        // Close what is still open (quietly), then make sure nothing survives.
+        if self.daemon_pid().is_some_and(alive) {
+            let list = self.run(&["browser", "list-sessions", "--json"]);
+            if let Ok(v) = serde_json::from_str::<Value>(list.stdout.trim()) {
+                for s in v["data"]["sessions"].as_array().into_iter().flatten() {
+                    if let Some(id) = s["session_id"].as_str() {
+                        let _ =
+                            self.run(&["browser", "close", "--session", id, "--timeout", "5000"]);
+                    }
+                }
+            }
+        }
+        if let Some(pid) = self.daemon_pid() {
+            kill(pid);
+        }
+        for pid in self.browser_pids() {
+            kill(pid);
+        }
+    }
+}
+
+/// Whether a process is alive (not a zombie).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next())
+                .unwrap_or("");
+            !matches!(state, "Z" | "X")
+        }
+        Err(_) => false,
+    }
+}
+
+/// SIGKILL.
+pub fn kill(pid: u32) {
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .arg(pid.to_string())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Waits until a process is gone.
+pub fn wait_gone(pid: u32, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    while alive(pid) {
+        if Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// Skips the calling test when Chromium is missing.
+#[macro_export]
+macro_rules! need_chromium {
+    () => {
+        if !$crate::support::Env::chromium_available() {
+            eprintln!("skipped: /usr/bin/chromium is not installed");
+            return;
+        }
+    };
+}
+
+/// The standard fixture site.
+pub fn site() -> Fixture {
+    let f = Fixture::start();
+    let oopif = f.cross_site_url("/oopif.html");
+    f.html(
+        "/index.html",
+        r#"<!doctype html><html><head><title>Fixture Home</title></head><body>
+<h1>Conformance Fixture</h1>
+<p id="intro">Hello <b>agent</b>, this is a test page.</p>
+<form onsubmit="return false">
+  <label for="name">Name</label><input id="name" name="name" type="text" placeholder="Your name">
+  <label for="color">Color</label><select id="color"><option value="red">Red</option><option value="green">Green</option></select>
+  <input type="checkbox" id="agree"><label for="agree">I agree</label>
+  <button id="submit" type="button" onclick="document.title='clicked'">Submit</button>
+</form>
+<a id="next" href="/page2.html">Go to page two</a>
+</body></html>"#,
+    );
+    f.html(
+        "/page2.html",
+        r#"<!doctype html><html><head><title>Page Two</title></head><body><h1>Second page</h1><a id="back" href="/index.html">Back home</a></body></html>"#,
+    );
+    f.html(
+        "/frames.html",
+        r#"<!doctype html><html><head><title>Frames</title></head><body>
+<h1>Frames</h1>
+<script>window.inputs = 0; window.addEventListener('message', e => { window.lastMessage = e.data; });</script>
+<input id="top" aria-label="Top input" oninput="window.inputs++">
+<div id="host"></div>
+<iframe id="same" title="Same frame" src="/same.html" width="500" height="300"></iframe>
+<script>
+  const root = document.getElementById('host').attachShadow({mode: 'open'});
+  root.innerHTML = '<input id="shadow" aria-label="Shadow input">';
+</script>
+</body></html>"#,
+    );
+    f.html(
+        "/same.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Same</title></head><body>
+<button id="same-btn" onclick="window.clicked=(window.clicked||0)+1">Same button</button>
+<iframe id="nested" title="Nested frame" src="/nested.html" width="300" height="100"></iframe>
+<iframe id="oop" title="Remote frame" src="{oopif}" width="300" height="100"></iframe>
+</body></html>"#
+        ),
+    );
+    f.html(
+        "/nested.html",
+        r#"<!doctype html><html><head><title>Nested</title></head><body><input id="nested-input" aria-label="Nested input"></body></html>"#,
+    );
+    f.html(
+        "/oopif.html",
+        r#"<!doctype html><html><head><title>Remote</title></head><body>
+<button id="oop-btn" onclick="parent.parent.postMessage('remote-clicked','*')">Remote button</button>
+<input id="oop-input" aria-label="Remote input" oninput="parent.parent.postMessage('remote-input:'+this.value,'*')">
+</body></html>"#,
+    );
+    f.route(
+        "/slow.html",
+        "text/html",
+        "<title>Slow</title>slow",
+        Duration::from_secs(6),
+    );
+    f
+}
