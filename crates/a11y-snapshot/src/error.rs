@@ -76,6 +76,9 @@ pub enum SnapshotError {
     /// A CDP call failed.
     #[error("cdp: {0}")]
     Cdp(#[from] cdp_protocol::CdpError),
+    /// The frame graph could not answer.
+    #[error("frame graph: {0}")]
+    FrameGraph(#[from] frame_graph::FrameGraphError),
     /// The browser answered something this crate did not expect.
     #[error("unexpected browser answer to {method}: {detail}")]
     Unexpected {

@@ -164,3 +164,32 @@ impl PageFrames for SessionFrames {
             .remove(frame_id);
     }
 }
+
+impl PageFrames for frame_graph::FrameGraph {
+    fn frames(&self) -> Vec<FrameHandle> {
+        let page = self.page_session();
+        self.frames()
+            .into_iter()
+            .map(|f| FrameHandle {
+                session: self
+                    .session_for(&f.frame_id)
+                    .unwrap_or_else(|| page.clone()),
+                frame_id: f.frame_id.as_str().to_string(),
+                frame_index: f.frame_index.get(),
+                parent_frame_id: f.parent_frame_id.map(|p| p.as_str().to_string()),
+                owner_backend_node_id: f.owner_backend_node_id.map(|b| b.get()),
+                url: f.url,
+            })
+            .collect()
+    }
+
+    async fn execution_context(
+        &self,
+        frame_id: &str,
+        timeout: Duration,
+    ) -> Result<ExecutionContextId, SnapshotError> {
+        Ok(self
+            .execution_context_for(&FrameId::new(frame_id), timeout)
+            .await?)
+    }
+}

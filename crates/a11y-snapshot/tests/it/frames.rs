@@ -36,11 +36,13 @@ async fn iframe_content_is_nested_and_resolvable() {
         "/main.html",
     )
     .await;
-    assert_eq!(
-        tab.frames.oopifs.lock().unwrap().len(),
-        1,
-        "the cross-site iframe is out of process"
-    );
+    let oopifs = tab
+        .frames
+        .frames()
+        .into_iter()
+        .filter(|f| f.is_out_of_process)
+        .count();
+    assert_eq!(oopifs, 1, "the cross-site iframe is out of process");
     let snap = tab.snapshot().await;
     let t = text(&snap);
     assert_eq!(snap.frames.len(), 5, "{t}");

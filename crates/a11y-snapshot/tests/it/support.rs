@@ -1,90 +1,22 @@
-//! A browser tab on a fixture page, plus a test-only frame provider that also sees OOPIFs.
+//! A browser tab on a fixture page, frames tracked by frame-graph.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use a11y_snapshot::{
-    CaptureOptions, FrameHandle, PageFrames, RefTable, SessionFrames, Snapshot, SnapshotError,
-    SnapshotOptions, node_list, render_actionbook, take_snapshot,
+    CaptureOptions, RefTable, Snapshot, SnapshotOptions, node_list, render_actionbook,
+    take_snapshot,
 };
 use cdp_protocol::testing::{FixtureServer, launch_test_browser};
-use cdp_protocol::{
-    Browser, ExecutionContextId, FrameId, RemoteObjectId, Session, TargetId, page, runtime, target,
-};
+use cdp_protocol::{Browser, RemoteObjectId, Session, page, runtime, target};
+use frame_graph::{FrameGraph, FrameGraphOptions};
 
-/// A launched browser with one tab on a fixture server.
+/// A launched browser with one tab on a fixture server, its frames tracked by frame-graph.
 pub struct Tab {
     pub browser: Browser,
     pub server: FixtureServer,
     pub session: Session,
-    pub frames: Frames,
+    pub frames: FrameGraph,
     pub refs: RefTable,
-}
-
-/// Same-process frames from the page session plus OOPIFs from auto-attach (a stand-in for frame-graph).
-pub struct Frames {
-    pub page: SessionFrames,
-    pub oopifs: Mutex<Vec<(String, Session, String)>>,
-    contexts: Mutex<HashMap<String, ExecutionContextId>>,
-}
-
-impl PageFrames for Frames {
-    fn frames(&self) -> Vec<FrameHandle> {
-        let mut out = self.page.frames();
-        let next = out.iter().map(|f| f.frame_index).max().unwrap_or(0) + 1;
-        let oopifs = self.oopifs.lock().unwrap().clone();
-        for (i, (frame_id, session, url)) in oopifs.into_iter().enumerate() {
-            out.push(FrameHandle {
-                frame_id,
-                frame_index: next + i as u32,
-                parent_frame_id: out.first().map(|f| f.frame_id.clone()),
-                owner_backend_node_id: None,
-                url,
-                session,
-            });
-        }
-        out
-    }
-
-    async fn execution_context(
-        &self,
-        frame_id: &str,
-        timeout: Duration,
-    ) -> Result<ExecutionContextId, SnapshotError> {
-        let oopif = self
-            .oopifs
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|o| o.0 == frame_id)
-            .map(|o| o.1.clone());
-        let Some(session) = oopif else {
-            return self.page.execution_context(frame_id, timeout).await;
-        };
-        if let Some(c) = self.contexts.lock().unwrap().get(frame_id) {
-            return Ok(*c);
-        }
-        let world = page::CreateIsolatedWorld {
-            frame_id: FrameId::new(frame_id),
-            world_name: Some("t".into()),
-            grant_universal_access: None,
-        };
-        let id = session
-            .send_timeout(&world, timeout)
-            .await?
-            .execution_context_id;
-        self.contexts
-            .lock()
-            .unwrap()
-            .insert(frame_id.to_string(), id);
-        Ok(id)
-    }
-
-    fn forget_context(&self, frame_id: &str) {
-        self.contexts.lock().unwrap().remove(frame_id);
-        self.page.forget_context(frame_id);
-    }
 }
 
 impl Tab {
@@ -110,11 +42,9 @@ impl Tab {
             .unwrap();
         let session = root.attach_to_target(&created.target_id).await.unwrap();
         session.send(&page::Enable).await.unwrap();
-        let frames = Frames {
-            page: SessionFrames::new(session.clone()).await.unwrap(),
-            oopifs: Mutex::new(Vec::new()),
-            contexts: Mutex::new(HashMap::new()),
-        };
+        let frames = FrameGraph::attach(session.clone(), FrameGraphOptions::default())
+            .await
+            .unwrap();
         let mut tab = Tab {
             browser,
             server,
@@ -144,23 +74,13 @@ impl Tab {
         self.refresh().await;
     }
 
-    /// Re-reads the frame tree and attaches to iframe targets (OOPIFs).
+    /// Makes sure the frame graph has caught up with the page. frame-graph's sync decodes
+    /// `DOM.getDocument` into cdp-protocol's strict types, which reject lone surrogates in text
+    /// nodes; the snapshot itself does not depend on it, so a failure is only reported.
     pub async fn refresh(&self) {
-        self.frames.page.refresh().await.unwrap();
-        let root = self.browser.connection().browser();
-        let targets = root.send(&target::GetTargets::default()).await.unwrap();
-        let mut oopifs = Vec::new();
-        for t in targets.target_infos {
-            if t.r#type == "iframe" {
-                let s = root
-                    .attach_to_target(&TargetId::new(t.target_id.as_str()))
-                    .await
-                    .unwrap();
-                oopifs.push((t.target_id.as_str().to_string(), s, t.url.clone()));
-            }
+        if let Err(e) = self.frames.sync().await {
+            eprintln!("frame-graph sync: {e}");
         }
-        *self.frames.oopifs.lock().unwrap() = oopifs;
-        self.frames.contexts.lock().unwrap().clear();
     }
 
     pub async fn snapshot(&mut self) -> Snapshot {
