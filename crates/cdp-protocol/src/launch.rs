@@ -36,6 +36,7 @@ pub const STDERR_FILE: &str = "actionbook-chromium-stderr.log";
 const POLL: Duration = Duration::from_millis(25);
 const GRACEFUL_CLOSE: Duration = Duration::from_secs(5);
 const KILL_WAIT: Duration = Duration::from_secs(5);
+const TERM_GRACE: Duration = Duration::from_secs(3);
 const STDERR_TAIL_LINES: usize = 12;
 
 /// How to launch a browser.
@@ -367,13 +368,35 @@ impl Drop for BrowserProcess {
     }
 }
 
-/// SIGKILL and wait (bounded) so no zombie is left.
+/// Ends the process and reaps it so no zombie is left: SIGTERM first (Chromium then shuts its
+/// helpers down and reaps them, which matters where PID 1 does not reap orphans), SIGKILL after
+/// a short grace period. Every wait is bounded.
 fn kill_and_reap(child: &mut Child) {
-    let _ = child.kill();
-    let deadline = Instant::now() + KILL_WAIT;
-    while Instant::now() < deadline {
-        if !matches!(child.try_wait(), Ok(None)) {
+    if matches!(child.try_wait(), Ok(None)) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if wait_bounded(child, TERM_GRACE) {
             return;
+        }
+    }
+    let _ = child.kill();
+    wait_bounded(child, KILL_WAIT);
+}
+
+/// Polls until the child has exited (and is reaped) or `limit` passes; true when it exited.
+fn wait_bounded(child: &mut Child, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
