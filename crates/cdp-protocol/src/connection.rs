@@ -416,6 +416,14 @@ async fn run_socket<S>(
     }
 }
 
+/// The id of a message that starts `{"id":N,"result":`, if it does.
+fn success_response_id(text: &str) -> Option<u64> {
+    let rest = text.strip_prefix("{\"id\":")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let id = rest[..end].parse().ok()?;
+    rest[end..].starts_with(",\"result\":").then_some(id)
+}
+
 impl Router {
     async fn control<S>(
         &mut self,
@@ -467,6 +475,14 @@ impl Router {
     }
 
     fn incoming(&mut self, text: Utf8Bytes) {
+        // Fast path: Chromium writes `{"id":N,"result":...` for successes. The caller decodes the
+        // text anyway, so the socket task need not scan a response that may be tens of MiB.
+        if let Some(id) = success_response_id(text.as_str()) {
+            if let Some(pending) = self.pending.remove(&id) {
+                let _ = pending.reply.send(Ok(text));
+            }
+            return;
+        }
         // Malformed or unexpected messages are skipped: they never break the connection.
         let Ok(msg) = serde_json::from_str::<Incoming<'_>>(text.as_str()) else {
             return;
@@ -554,5 +570,24 @@ impl Router {
         }
         // Dropping the senders ends every event stream once drained.
         self.subscribers.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::success_response_id;
+
+    #[test]
+    fn fast_path_only_takes_plain_success_responses() {
+        assert_eq!(success_response_id(r#"{"id":42,"result":{}}"#), Some(42));
+        assert_eq!(success_response_id(r#"{"id":42,"error":{}}"#), None);
+        assert_eq!(success_response_id(r#"{"id":"x","result":{}}"#), None);
+        assert_eq!(success_response_id(r#"{"method":"A.b","params":{}}"#), None);
+        assert_eq!(success_response_id(r#"{"id":,"result":{}}"#), None);
+        assert_eq!(success_response_id(r#"{ "id":1,"result":{}}"#), None);
+        assert_eq!(
+            success_response_id(r#"{"id":99999999999999999999999,"result":{}}"#),
+            None
+        );
     }
 }

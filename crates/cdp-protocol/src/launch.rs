@@ -256,6 +256,12 @@ impl BrowserProcess {
         }
     }
 
+    /// The pid while the child is still owned and not yet reaped.
+    fn running_pid(&self) -> Option<u32> {
+        let guard = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().map(Child::id)
+    }
+
     fn take_child(&self) -> Option<Child> {
         self.child.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
@@ -301,10 +307,12 @@ impl Browser {
     /// Closes the browser: `Browser.close` over CDP, then kill and reap the process (all bounded),
     /// and remove a temporary profile. Calling it again does nothing.
     pub async fn close(&self) -> Result<(), CdpError> {
-        let Some(mut child) = self.process.take_child() else {
+        // The child stays in `self` until the very end: if this future is dropped half-way
+        // (e.g. by a caller's timeout), dropping the Browser still kills and reaps it.
+        let Some(pid) = self.process.running_pid() else {
             return Ok(());
         };
-        let descendants = descendants_of(child.id());
+        let descendants = descendants_of(pid);
         if !self.conn.is_closed() {
             // The socket usually closes before the answer arrives; both outcomes are fine.
             let _ = self
@@ -314,28 +322,24 @@ impl Browser {
                 .await;
         }
         let deadline = Instant::now() + GRACEFUL_CLOSE;
-        let mut exited = false;
-        while Instant::now() < deadline {
-            if !matches!(child.try_wait(), Ok(None)) {
-                exited = true;
-                break;
-            }
+        while Instant::now() < deadline && self.process.try_wait().is_none() {
             tokio::time::sleep(POLL).await;
         }
         self.conn.close().await;
-        let result = if exited {
-            Ok(())
-        } else {
-            tokio::task::spawn_blocking(move || kill_and_reap(&mut child))
+        let cleanup = match self.process.take_child() {
+            Some(mut child) => {
+                tokio::task::spawn_blocking(move || {
+                    if matches!(child.try_wait(), Ok(None)) {
+                        kill_and_reap(&mut child);
+                    }
+                    kill_leftovers(&descendants);
+                })
                 .await
-                .map_err(|e| CdpError::Io(std::io::Error::other(e)))
+            }
+            None => Ok(()),
         };
-        let leftovers = descendants;
-        tokio::task::spawn_blocking(move || kill_leftovers(&leftovers))
-            .await
-            .map_err(|e| CdpError::Io(std::io::Error::other(e)))?;
         self.process.remove_temp_profile();
-        result
+        cleanup.map_err(|e| CdpError::Io(std::io::Error::other(e)))
     }
 
     /// Leaves the browser running and forgets it (no kill on drop). Its temporary profile, if any,

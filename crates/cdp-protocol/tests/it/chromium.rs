@@ -314,3 +314,14 @@ fn make_executable(path: &Path) {
     perm.set_mode(0o755);
     std::fs::set_permissions(path, perm).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_cut_short_by_a_timeout_still_kills_on_drop() {
+    let b = launch_test_browser().await;
+    let pid = b.pid().unwrap();
+    let profile = b.user_data_dir().display().to_string();
+    let _ = tokio::time::timeout(Duration::from_millis(1), b.close()).await;
+    drop(b);
+    assert!(!pid_alive(pid), "pid {pid} alive after drop");
+    assert_all_gone(&profile).await;
+}
