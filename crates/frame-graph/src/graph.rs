@@ -57,9 +57,10 @@ impl Shared {
 
     /// Runs `f` on the registry, then looks up owners of newly placed frames and wakes waiters.
     fn mutate<R>(self: &Arc<Self>, f: impl FnOnce(&mut FrameRegistry) -> R) -> R {
-        let (out, lookups, version) = {
+        let (out, lookups, released, version) = {
             let mut reg = self.lock();
             let out = f(&mut reg);
+            let released = reg.release_orphaned_sessions();
             let added = reg.take_added();
             let lookups: Vec<(FrameId, SessionKey)> = added
                 .into_iter()
@@ -70,9 +71,21 @@ impl Shared {
                     Some((id, session))
                 })
                 .collect();
-            (out, lookups, reg.version())
+            (out, lookups, released, reg.version())
         };
         self.changed.send_replace(version);
+        for (child, parent) in released {
+            // Detach on the session that auto-attached it; fails harmlessly if already gone.
+            let session = self.session(&parent);
+            let t = self.options.command_timeout;
+            tokio::spawn(async move {
+                let cmd = target::DetachFromTarget {
+                    session_id: Some(child),
+                    target_id: None,
+                };
+                let _ = session.send_timeout(&cmd, t).await;
+            });
+        }
         for (frame, session) in lookups {
             let shared = Arc::clone(self);
             tokio::spawn(async move { shared.lookup_owner(frame, session).await });

@@ -540,6 +540,34 @@ impl FrameRegistry {
         self.bump();
     }
 
+    /// Drops every OOPIF session whose frame is gone (removed from the graph, not merely parked)
+    /// and returns each with the session that attached it, so the caller can detach it in the
+    /// browser too. Chromium normally detaches such sessions itself, but a frame removed while its
+    /// target was still paused can leave the target (and our session) alive indefinitely.
+    pub fn release_orphaned_sessions(&mut self) -> Vec<(SessionId, SessionKey)> {
+        // Parents first: detaching a session also drops (and detaches) the sessions below it.
+        let orphans: Vec<(SessionId, SessionKey)> = self
+            .sessions()
+            .into_iter()
+            .filter_map(|k| {
+                let r = self.sessions.get(&k)?;
+                let id = k.clone()?;
+                let root = r.root_frame.as_ref()?;
+                let gone =
+                    !self.frames.contains_key(root) && !self.pending_targets.contains_key(root);
+                gone.then(|| (id, r.parent.clone().flatten()))
+            })
+            .collect();
+        let mut released = Vec::new();
+        for (id, parent) in orphans {
+            if self.sessions.contains_key(&Some(id.clone())) {
+                self.on_target_detached(&id);
+                released.push((id, parent));
+            }
+        }
+        released
+    }
+
     /// Frames placed since the last call (the graph looks up their owner elements).
     pub fn take_added(&mut self) -> Vec<FrameId> {
         std::mem::take(&mut self.added)
@@ -694,6 +722,11 @@ impl FrameRegistry {
     /// The OOPIF frame a child session was attached for.
     pub fn root_frame_of_session(&self, session: &SessionKey) -> Option<&FrameId> {
         self.sessions.get(session)?.root_frame.as_ref()
+    }
+
+    /// True when an OOPIF target for this frame is parked until the frame can be placed.
+    pub fn is_parked_target(&self, frame: &FrameId) -> bool {
+        self.pending_targets.contains_key(frame) && !self.frames.contains_key(frame)
     }
 
     /// Frames parked because their parent is not known yet (including OOPIF targets).

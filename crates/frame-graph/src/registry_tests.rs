@@ -155,6 +155,25 @@ fn oopif_is_parked_until_its_parent_is_known() {
 }
 
 #[test]
+fn sessions_of_removed_frames_are_released() {
+    let mut r = page();
+    r.on_frame_attached(&sk("P"), &fid("A"), &fid("M"));
+    r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("A"), None);
+    r.on_target_attached(
+        &sk("S1"),
+        &SessionId::from("S2"),
+        &fid("B"),
+        Some(&fid("A")),
+    );
+    assert_eq!(r.release_orphaned_sessions(), vec![]);
+    r.on_frame_detached(&sk("P"), &fid("A"), DetachReason::Remove);
+    let released = r.release_orphaned_sessions();
+    assert_eq!(released, vec![(SessionId::from("S1"), sk("P"))]);
+    assert_eq!(r.sessions(), vec![sk("P")]);
+    r.check_invariants().unwrap();
+}
+
+#[test]
 fn parked_target_adopts_the_frame_attached_later() {
     let mut r = page();
     r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("A"), None);
@@ -351,6 +370,19 @@ proptest! {
         let mut last_generation = r.generation();
         for op in &ops {
             apply(&mut r, op);
+            if let Err(e) = r.check_invariants() {
+                return Err(TestCaseError::fail(format!("after {op:?}: {e}")));
+            }
+            // What the graph does after every change: release sessions whose frame is gone.
+            for (released, _) in r.release_orphaned_sessions() {
+                prop_assert!(!r.has_session(&Some(released)));
+            }
+            for s in r.sessions().into_iter().skip(1) {
+                let root = r.root_frame_of_session(&s).cloned();
+                prop_assert!(root.is_some(), "child session without a frame");
+                let root = root.unwrap_or_default();
+                prop_assert!(r.contains(&root) || r.is_parked_target(&root), "session {:?} outlived its frame", s);
+            }
             prop_assert!(r.generation() >= last_generation, "generation went back");
             last_generation = r.generation();
             if let Err(e) = r.check_invariants() {

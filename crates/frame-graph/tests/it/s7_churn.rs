@@ -2,7 +2,7 @@
 //! with the browser's own frame trees and holds no leaked sessions.
 
 use crate::support::*;
-use cdp_protocol::TargetId;
+use cdp_protocol::{Session, TargetId};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -19,33 +19,64 @@ fn tree_pairs(tree: &Value, out: &mut BTreeSet<(String, String)>) {
     }
 }
 
-/// (frame, parent) pairs according to the browser: the page's frame tree plus the frame tree of
-/// every iframe target, each read through a fresh session of our own.
+/// Frame ids named by `<iframe>` elements in a document (F1/F2: the owner element carries it).
+fn owner_frame_ids(node: &Value, out: &mut BTreeSet<String>) {
+    if node["nodeType"] == 1
+        && let Some(id) = node["frameId"].as_str()
+    {
+        out.insert(id.to_owned());
+    }
+    for key in ["children", "shadowRoots"] {
+        for c in node[key].as_array().into_iter().flatten() {
+            owner_frame_ids(c, out);
+        }
+    }
+    if node["contentDocument"].is_object() {
+        owner_frame_ids(&node["contentDocument"], out);
+    }
+}
+
+/// What the browser says the page is, independently of the graph: (frame, parent) pairs from the
+/// page's frame tree plus the frame tree of every iframe target whose `<iframe>` element is in
+/// the page (each read through a fresh session of our own), and those live OOPIF target ids.
+/// Chromium can keep a removed OOPIF's target around for a while under load; such a target has
+/// no element in the page, so it is not part of the page.
 async fn truth(
     browser: &Browser,
-    page: &cdp_protocol::Session,
-) -> (BTreeSet<(String, String)>, usize) {
+    page: &Session,
+) -> (BTreeSet<(String, String)>, BTreeSet<String>) {
     let mut pairs = BTreeSet::new();
+    let mut live = BTreeSet::new();
     let Ok(tree) = page.call("Page.getFrameTree", json!({})).await else {
-        return (pairs, 0);
+        return (pairs, live);
     };
     tree_pairs(&tree["frameTree"], &mut pairs);
+    let mut owners = BTreeSet::new();
+    if let Ok(doc) = page
+        .call("DOM.getDocument", json!({"depth": -1, "pierce": true}))
+        .await
+    {
+        owner_frame_ids(&doc["root"], &mut owners);
+    }
     let targets = browser
         .conn
         .browser()
         .call("Target.getTargets", json!({}))
         .await
         .expect("getTargets");
-    let iframes: Vec<String> = targets["targetInfos"]
+    let iframes: BTreeSet<String> = targets["targetInfos"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|t| t["type"] == "iframe")
-                .filter_map(|t| t["targetId"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    for id in &iframes {
+        .into_iter()
+        .flatten()
+        .filter(|t| t["type"] == "iframe")
+        .filter_map(|t| t["targetId"].as_str().map(str::to_owned))
+        .collect();
+    // Walk down: OOPIFs named by owners found so far, whose documents may name further ones.
+    let mut todo: Vec<String> = iframes.intersection(&owners).cloned().collect();
+    while let Some(id) = todo.pop() {
+        if !live.insert(id.clone()) {
+            continue;
+        }
         let Ok(s) = browser
             .conn
             .browser()
@@ -57,9 +88,17 @@ async fn truth(
         if let Ok(tree) = s.call("Page.getFrameTree", json!({})).await {
             tree_pairs(&tree["frameTree"], &mut pairs);
         }
+        let mut nested = BTreeSet::new();
+        if let Ok(doc) = s
+            .call("DOM.getDocument", json!({"depth": -1, "pierce": true}))
+            .await
+        {
+            owner_frame_ids(&doc["root"], &mut nested);
+        }
+        todo.extend(iframes.intersection(&nested).cloned());
         let _ = s.detach().await;
     }
-    (pairs, iframes.len())
+    (pairs, live)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,8 +139,8 @@ async fn churn_of_200_iframes_ends_consistent() {
 
     // The graph catches up with the browser: same frames, same parents.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let oopifs = loop {
-        let (want, oopifs) = truth(&browser, &page).await;
+    let live = loop {
+        let (want, live) = truth(&browser, &page).await;
         let main = graph.main_frame().frame_id;
         let have: BTreeSet<(String, String)> = graph
             .frames()
@@ -113,24 +152,38 @@ async fn churn_of_200_iframes_ends_consistent() {
             })
             .collect();
         // 8 kept frames plus one same-site child inside each kept cross-site frame.
-        if want == have && graph.sessions().len() == 1 + oopifs && want.len() == 8 + oopifs {
-            break oopifs;
+        if want == have && graph.sessions().len() == 1 + live.len() && want.len() == 8 + live.len()
+        {
+            break live;
         }
         if tokio::time::Instant::now() > deadline {
-            let dom = eval(
-                &page,
-                "[...document.querySelectorAll('iframe')].map(f => f.id + '=' + f.src).join(' ')",
-            )
-            .await;
-            let reg = graph.registry();
             panic!(
-                "graph never matched the browser: want {want:?} have {have:?} sessions {:?} pending {} dom {dom}",
-                graph.sessions(),
-                reg.pending_count()
+                "graph never matched the browser: want {want:?} have {have:?} sessions {:?} live OOPIFs {live:?}",
+                graph.sessions()
             );
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
+    let oopifs = live.len();
+    // No session is left attached to an iframe target outside the page (no leaked sessions).
+    let targets = browser
+        .conn
+        .browser()
+        .call("Target.getTargets", json!({}))
+        .await
+        .expect("getTargets");
+    for t in targets["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["type"] == "iframe")
+    {
+        let id = t["targetId"].as_str().unwrap_or_default();
+        assert!(
+            t["attached"] == false || live.contains(id),
+            "session leaked on {t}"
+        );
+    }
     assert_eq!(
         oopifs, 3,
         "kept frames 3, 28, ..., 178: three of them cross-site"
