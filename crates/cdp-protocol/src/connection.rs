@@ -8,7 +8,7 @@ use futures::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -24,6 +24,8 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 256 * 1024 * 1024;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long closing the socket may take before the task gives up on a clean close.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How many detached session ids the socket task remembers.
+const MAX_CLOSED_SESSIONS: usize = 10_000;
 /// How many queued calls the socket task writes before flushing.
 const WRITE_BATCH: usize = 128;
 
@@ -347,6 +349,8 @@ struct Router {
     pending: HashMap<u64, Pending>,
     subscribers: Vec<Subscriber>,
     closed_sessions: HashSet<SessionId>,
+    /// Insertion order of `closed_sessions`, to bound its size.
+    closed_order: VecDeque<SessionId>,
 }
 
 enum Flow {
@@ -561,7 +565,16 @@ impl Router {
                 }));
             }
         }
-        self.closed_sessions.insert(session);
+        if self.closed_sessions.insert(session.clone()) {
+            self.closed_order.push_back(session);
+        }
+        // Remembering old sessions only makes late calls fail faster (Chromium rejects unknown
+        // sessions itself), so the memory is bounded.
+        while self.closed_order.len() > MAX_CLOSED_SESSIONS {
+            if let Some(old) = self.closed_order.pop_front() {
+                self.closed_sessions.remove(&old);
+            }
+        }
     }
 
     fn fail_all(&mut self) {

@@ -168,9 +168,11 @@ async fn handle(mut stream: TcpStream, routes: Routes) {
 }
 
 /// Options of the standard test browser: headless, the standard flags, `--site-per-process`,
-/// a fresh profile.
+/// a fresh profile, and a generous startup deadline (test machines are often loaded).
 pub fn test_launch_options() -> LaunchOptions {
-    LaunchOptions::default().arg("--site-per-process")
+    LaunchOptions::default()
+        .arg("--site-per-process")
+        .startup_timeout(Duration::from_secs(60))
 }
 
 /// Launches the standard test browser (panics with the launch error if it cannot).
