@@ -4,4 +4,5 @@
 mod chromium;
 mod fake_peer;
 mod props;
+mod real_types;
 mod transport;
