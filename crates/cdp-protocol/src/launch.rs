@@ -326,13 +326,14 @@ impl Browser {
             tokio::time::sleep(POLL).await;
         }
         self.conn.close().await;
+        let profile = self.process.user_data_dir.clone();
         let cleanup = match self.process.take_child() {
             Some(mut child) => {
                 tokio::task::spawn_blocking(move || {
                     if matches!(child.try_wait(), Ok(None)) {
                         kill_and_reap(&mut child);
                     }
-                    kill_leftovers(&descendants);
+                    kill_leftovers(&descendants, &profile);
                 })
                 .await
             }
@@ -366,7 +367,7 @@ impl Drop for BrowserProcess {
         if let Some(mut child) = child {
             let descendants = descendants_of(child.id());
             kill_and_reap(&mut child);
-            kill_leftovers(&descendants);
+            kill_leftovers(&descendants, &self.user_data_dir);
             self.remove_temp_profile();
         }
     }
@@ -407,10 +408,21 @@ fn wait_bounded(child: &mut Child, limit: Duration) -> bool {
 }
 
 /// Chromium's helpers (zygote, renderers) normally exit with the browser; kill any that linger.
-fn kill_leftovers(pids: &[u32]) {
+/// They are found as the browser's descendants (taken before it exited) and, since orphans are
+/// reparented, by the `--user-data-dir` flag every helper carries.
+fn kill_leftovers(descendants: &[u32], profile: &Path) {
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        let alive: Vec<u32> = pids.iter().copied().filter(|p| process_alive(*p)).collect();
+        let mut alive: Vec<u32> = descendants
+            .iter()
+            .copied()
+            .filter(|p| process_alive(*p))
+            .collect();
+        for p in processes_with_profile(profile) {
+            if !alive.contains(&p) {
+                alive.push(p);
+            }
+        }
         if alive.is_empty() {
             return;
         }
@@ -427,6 +439,23 @@ fn kill_leftovers(pids: &[u32]) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Live processes whose command line has `--user-data-dir=<profile>`.
+fn processes_with_profile(profile: &Path) -> Vec<u32> {
+    let flag = format!("--user-data-dir={}", profile.display());
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
+        .filter(|pid| *pid != std::process::id())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == flag.as_bytes()))
+        })
+        .filter(|pid| process_alive(*pid))
+        .collect()
 }
 
 /// True when `/proc/PID` exists and is not a zombie.

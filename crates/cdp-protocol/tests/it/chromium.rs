@@ -325,3 +325,55 @@ async fn a_close_cut_short_by_a_timeout_still_kills_on_drop() {
     assert!(!pid_alive(pid), "pid {pid} alive after drop");
     assert_all_gone(&profile).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_browser_dies_pending_calls_fail_at_once() {
+    let b = launch_test_browser().await;
+    let root = b.connection().browser();
+    let created = root
+        .send(&target::CreateTarget {
+            url: "about:blank".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    // A call that never completes on its own.
+    let pending = {
+        let tab = tab.clone();
+        tokio::spawn(async move {
+            tab.send_timeout(
+                &runtime::Evaluate {
+                    expression: "new Promise(() => {})".into(),
+                    await_promise: Some(true),
+                    ..Default::default()
+                },
+                Duration::from_secs(60),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let pid = b.pid().unwrap();
+    let profile = b.user_data_dir().display().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(10), pending)
+        .await
+        .expect("the pending call fails at once, not after its 60 s deadline")
+        .unwrap();
+    assert!(matches!(r, Err(CdpError::ConnectionClosed)), "{r:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    tokio::time::timeout(Duration::from_secs(5), b.connection().closed())
+        .await
+        .expect("connection reports closed");
+    // Closing a dead browser still reaps it and succeeds.
+    b.close().await.unwrap();
+    assert!(!pid_alive(pid));
+    // Its orphaned helpers exit too.
+    assert_all_gone(&profile).await;
+}
