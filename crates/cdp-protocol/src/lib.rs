@@ -10,6 +10,34 @@
 //! and above), retry anything, or cover the whole protocol: domain modules hold the hand-written
 //! subset this project uses, and [`Session::call`] is the escape hatch for the rest.
 //!
+//! ```no_run
+//! use cdp_protocol::{Browser, LaunchOptions, page, runtime, target};
+//!
+//! # async fn demo() -> Result<(), cdp_protocol::CdpError> {
+//! let browser = Browser::launch(LaunchOptions::default()).await?;
+//! let root = browser.connection().browser();
+//! let created = root
+//!     .send(&target::CreateTarget { url: "about:blank".into(), ..Default::default() })
+//!     .await?;
+//! let tab = root.attach_to_target(&created.target_id).await?; // flattened session
+//! let mut loads = tab.subscribe::<page::LoadEventFired>(); // subscribe before enabling
+//! tab.send(&page::Enable).await?;
+//! tab.send(&page::Navigate { url: "http://127.0.0.1:8080/".into(), ..Default::default() })
+//!     .await?;
+//! loads.recv().await;
+//! let title = tab
+//!     .send(&runtime::Evaluate {
+//!         expression: "document.title".into(),
+//!         return_by_value: Some(true),
+//!         ..Default::default()
+//!     })
+//!     .await?;
+//! println!("{:?}", title.result.value);
+//! browser.close().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Map:
 //! - [`ids`]: newtype ids (`SessionId`, `TargetId`, `FrameId`, `BackendNodeId`, ...).
 //! - [`Command`], [`Event`], [`Empty`]: the typed-call traits.
