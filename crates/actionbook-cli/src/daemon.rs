@@ -148,12 +148,7 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, stop: &Not
     // Check the version before decoding the request: a newer client may send commands we do not know.
     let same_build = raw["v"].as_u64() == Some(u64::from(PROTOCOL_VERSION))
         && raw["build"].as_str() == Some(build);
-    let frame = if same_build {
-        serde_json::from_value::<ClientFrame>(raw).ok()
-    } else {
-        None
-    };
-    let Some(frame) = frame else {
+    if !same_build {
         ipc::write_frame_async(
             &mut stream,
             &DaemonFrame::Restart {
@@ -161,10 +156,23 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, stop: &Not
             },
         )
         .await?;
-        if !same_build {
-            stop.notify_one();
-        }
+        stop.notify_one();
         return Ok(());
+    }
+    let frame = match serde_json::from_value::<ClientFrame>(raw) {
+        Ok(f) => f,
+        Err(e) => {
+            let err = CliError::Daemon(format!("cannot decode the request: {e}"));
+            let env = crate::output::failure("help", None, &err);
+            ipc::write_frame_async(
+                &mut stream,
+                &DaemonFrame::Reply {
+                    envelope: env.to_json(),
+                },
+            )
+            .await?;
+            return Ok(());
+        }
     };
     let env = engine.execute(frame.request).await;
     ipc::write_frame_async(

@@ -106,6 +106,7 @@ async fn first_tab(
     slot: &Arc<SessionSlot>,
     live: &Live,
     open_url: Option<&str>,
+    warnings: &mut Vec<String>,
     call: &Call,
 ) -> Result<TabInfo> {
     let targets = browser::page_targets(live, call).await?;
@@ -140,7 +141,14 @@ async fn first_tab(
         let mut state = slot_tab.state.lock().await;
         let page = browser::tab_session(slot, &tab_id, &mut state, live, call).await?;
         if let Some(url) = open_url {
-            browser::navigate(&page, url, call, "browser start").await?;
+            match browser::navigate(&page, url, call, "browser start").await {
+                Ok(()) => {}
+                // The session exists and is usable: report the failed load, keep the ids.
+                Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {
+                    warnings.push(format!("--open-url: {e}"));
+                }
+                Err(e) => return Err(e),
+            }
         }
         let (url, title) = browser::page_info(&page, call).await?;
         info.url = url.clone();
@@ -339,12 +347,9 @@ impl GlobalCommand for args::Start {
         slot.set_live(Some(live.clone()));
         slot.set_owned(owned);
         engine.insert_session(slot.clone());
-        let tab = match first_tab(&slot, &live, self.open_url.as_deref(), call).await {
+        let tab = match first_tab(&slot, &live, self.open_url.as_deref(), &mut warnings, call).await
+        {
             Ok(t) => t,
-            Err(e @ CliError::NavigationFailed { .. }) | Err(e @ CliError::Timeout { .. }) => {
-                // The session exists; report the failure but keep it usable.
-                return Err(e);
-            }
             Err(e) => {
                 let _ = teardown(engine, &slot).await;
                 return Err(e);
@@ -555,7 +560,7 @@ impl SessionCommand for args::Restart {
         })?;
         slot.set_live(Some(live.clone()));
         slot.set_owned(owned);
-        let tab = first_tab(slot, &live, None, call).await?;
+        let tab = first_tab(slot, &live, None, &mut Vec::new(), call).await?;
         Ok(Done::with_context(
             RestartData {
                 session: session_info(slot),

@@ -158,3 +158,26 @@ fn closed_stdout_is_a_quiet_exit() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn missing_browser_names_the_path_and_the_fix() {
+    let env = Env::new();
+    let v = env
+        .command(&["browser", "start", "--headless", "--json"])
+        .env(
+            "ACTIONBOOK_BROWSER_EXECUTABLE_PATH",
+            "/nonexistent/chromium",
+        )
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&v.stdout).expect("json");
+    assert_eq!(v["error"]["code"], "BROWSER_NOT_FOUND", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("/nonexistent/chromium"), "{msg}");
+    assert!(msg.contains("apt-get install"), "{msg}");
+    // No session was created and the id was not used up.
+    assert_eq!(
+        env.json(&["browser", "list-sessions"])["data"]["total_sessions"],
+        0
+    );
+}

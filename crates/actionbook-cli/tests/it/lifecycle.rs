@@ -151,3 +151,55 @@ fn profile_in_use_and_restart() {
     let v = env.json(&["browser", "url", "--session", "s1", "--tab", "t1"]);
     assert_eq!(v["ok"], true, "{v}");
 }
+
+#[test]
+fn cdp_endpoint_attaches_and_close_detaches() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--open-url",
+        &f.url("/index.html"),
+    ]);
+    let ws = v["data"]["session"]["cdp_endpoint"]
+        .as_str()
+        .expect("ws")
+        .to_string();
+    let owner = env.main_browser_pids();
+    assert_eq!(owner.len(), 1);
+    // A second session attached to the first one's browser (cloud mode is a remote endpoint).
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--cdp-endpoint",
+        &ws,
+        "--set-session-id",
+        "remote",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["session"]["mode"], "cloud");
+    assert_eq!(
+        v["context"]["title"], "Fixture Home",
+        "adopts the existing page: {v}"
+    );
+    let v = env.json(&["browser", "title", "--session", "remote", "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Fixture Home");
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--header",
+        "nocolon",
+        "--cdp-endpoint",
+        &ws,
+    ]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+    // Closing the attached session leaves the browser running.
+    env.run(&["browser", "close", "--session", "remote"]).ok();
+    assert_eq!(env.main_browser_pids(), owner);
+    let v = env.json(&["browser", "title", "--session", "s1", "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+}

@@ -1,0 +1,189 @@
+//! CLI latency against raw-CDP floors measured in the same run.
+//!
+//! ```sh
+//! cargo build --release -p actionbook-cli --bin actionbook --example cli_bench
+//! target/release/examples/cli_bench            # or: ACTIONBOOK_BIN=/path/to/actionbook cli_bench
+//! ```
+//!
+//! Reports medians of:
+//! - `actionbook browser title` round trips (a whole CLI process each) vs one `Runtime.evaluate` on an
+//!   open CDP connection;
+//! - cold start (nothing running: daemon start, Chromium launch, `--open-url` loaded and answered) vs
+//!   launching Chromium, connecting and loading the same page directly.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cdp_protocol::{Browser, LaunchOptions};
+use serde_json::json;
+
+const PAGE: &str = "<!doctype html><html><head><title>Bench</title></head><body><h1>Bench</h1><input aria-label=Name><button>Go</button></body></html>";
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn actionbook_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("ACTIONBOOK_BIN") {
+        return PathBuf::from(p);
+    }
+    // target/<profile>/examples/cli_bench -> target/<profile>/actionbook
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.parent())
+                .map(|d| d.join("actionbook"))
+        })
+        .unwrap_or_else(|| PathBuf::from("actionbook"))
+}
+
+fn run(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (Duration, String) {
+    let t = Instant::now();
+    let out = Command::new(bin)
+        .args(args)
+        .env("ACTIONBOOK_HOME", home)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    let took = t.elapsed();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (took, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn stop_daemon(home: &std::path::Path) {
+    if let Ok(pid) = std::fs::read_to_string(home.join("daemon.pid")) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+async fn floor_cold(url: &str) -> Duration {
+    let t = Instant::now();
+    let browser = Browser::launch(LaunchOptions::default().headless(true))
+        .await
+        .expect("launch chromium");
+    let root = browser.connection().browser();
+    let targets = root
+        .call("Target.getTargets", json!({}))
+        .await
+        .expect("targets");
+    let page_id = targets["targetInfos"]
+        .as_array()
+        .and_then(|a| a.iter().find(|t| t["type"] == "page"))
+        .and_then(|t| t["targetId"].as_str())
+        .expect("a page")
+        .to_string();
+    let page = root
+        .attach_to_target(&cdp_protocol::TargetId::from(page_id.as_str()))
+        .await
+        .expect("attach");
+    page.call("Page.enable", json!({})).await.expect("enable");
+    let mut loaded = page.events(&["Page.loadEventFired"]);
+    page.call("Page.navigate", json!({ "url": url }))
+        .await
+        .expect("navigate");
+    let _ = tokio::time::timeout(Duration::from_secs(10), loaded.recv()).await;
+    let took = t.elapsed();
+    let _ = browser.close().await;
+    took
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let bin = actionbook_bin();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("bench.html");
+    std::fs::write(&page, PAGE).expect("write page");
+    let url = format!("file://{}", page.display());
+    let rounds = 5;
+    let title_rounds = 50;
+
+    // Cold start.
+    let mut cold = Vec::new();
+    let mut floor = Vec::new();
+    for i in 0..rounds {
+        let home = dir.path().join(format!("home-cold-{i}"));
+        let (t, _) = run(
+            &bin,
+            &home,
+            &["browser", "start", "--headless", "--open-url", &url],
+        );
+        cold.push(t);
+        run(&bin, &home, &["browser", "close", "--session", "s1"]);
+        stop_daemon(&home);
+        floor.push(floor_cold(&url).await);
+    }
+
+    // Title round trips on a warm session.
+    let home = dir.path().join("home-warm");
+    run(
+        &bin,
+        &home,
+        &["browser", "start", "--headless", "--open-url", &url],
+    );
+    let mut title = Vec::new();
+    for _ in 0..title_rounds {
+        let (t, out) = run(
+            &bin,
+            &home,
+            &["browser", "title", "--session", "s1", "--tab", "t1"],
+        );
+        assert!(out.contains("Bench"));
+        title.push(t);
+    }
+    run(&bin, &home, &["browser", "close", "--session", "s1"]);
+    stop_daemon(&home);
+
+    let browser = Browser::launch(LaunchOptions::default().headless(true))
+        .await
+        .expect("launch chromium");
+    let root = browser.connection().browser();
+    let created = root
+        .call("Target.createTarget", json!({ "url": url }))
+        .await
+        .expect("create");
+    let page = root
+        .attach_to_target(&cdp_protocol::TargetId::from(
+            created["targetId"].as_str().unwrap_or_default(),
+        ))
+        .await
+        .expect("attach");
+    let mut eval = Vec::new();
+    for _ in 0..title_rounds {
+        let t = Instant::now();
+        page.call(
+            "Runtime.evaluate",
+            json!({ "expression": "document.title", "returnByValue": true }),
+        )
+        .await
+        .expect("evaluate");
+        eval.push(t.elapsed());
+    }
+    let _ = browser.close().await;
+
+    let (title_m, eval_m, cold_m, floor_m) =
+        (median(title), median(eval), median(cold), median(floor));
+    println!("measurement                         median      floor       ratio");
+    println!(
+        "browser title round trip ({title_rounds:>2})       {:<11} {:<11} {:.1}x",
+        ms(title_m),
+        ms(eval_m),
+        title_m.as_secs_f64() / eval_m.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "cold start --open-url ({rounds})           {:<11} {:<11} {:.2}x",
+        ms(cold_m),
+        ms(floor_m),
+        cold_m.as_secs_f64() / floor_m.as_secs_f64().max(1e-9)
+    );
+}
