@@ -304,6 +304,40 @@ impl Shared {
         Ok(())
     }
 
+    /// Re-reads `Page.getFrameTree` of every session: adds frames the graph missed, drops frames
+    /// a session no longer has, forgets sessions that are gone.
+    async fn reconcile_trees(self: &Arc<Self>) -> Result<(), FrameGraphError> {
+        let t = self.options.command_timeout;
+        let (sessions, asked_at) = {
+            let reg = self.lock();
+            (reg.sessions(), reg.version())
+        };
+        let trees = futures::future::join_all(sessions.into_iter().map(|s| {
+            let session = self.session(&s);
+            async move { (s, session.send_timeout(&page::GetFrameTree, t).await) }
+        }))
+        .await;
+        for (s, tree) in trees {
+            match tree {
+                Ok(tree) => {
+                    let frames = flatten_tree(&tree.frame_tree);
+                    let listed: HashSet<FrameId> =
+                        frames.iter().map(|f| f.frame_id.clone()).collect();
+                    self.mutate(|reg| {
+                        reg.seed_from_frame_tree(&s, &frames);
+                        reg.prune_session(&s, &listed, asked_at);
+                    });
+                }
+                Err(CdpError::SessionClosed { session }) => {
+                    self.mutate(|reg| reg.on_target_detached(&session));
+                }
+                Err(e) if e.is_closed() => return Err(FrameGraphError::Detached),
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Waits (bounded) until no OOPIF session setup is in flight for a short quiet period.
     async fn settle_setups(self: &Arc<Self>, deadline: Instant) {
         let mut rx = self.changed.subscribe();
@@ -405,12 +439,23 @@ impl FrameGraph {
         let (stop, mut stop_rx) = watch::channel(false);
         let task_shared = Arc::clone(&shared);
         tokio::spawn(async move {
+            let mut dropped = 0;
             loop {
                 tokio::select! {
                     biased;
                     _ = stop_rx.changed() => break,
                     ev = events.recv() => match ev {
-                        Some(ev) => task_shared.apply(&ev),
+                        Some(ev) => {
+                            task_shared.apply(&ev);
+                            // Events lost to a full queue: re-read the frame trees.
+                            if events.dropped() > dropped {
+                                dropped = events.dropped();
+                                let shared = Arc::clone(&task_shared);
+                                tokio::spawn(async move {
+                                    let _ = shared.reconcile_trees().await;
+                                });
+                            }
+                        }
                         None => {
                             task_shared.mark_detached();
                             break;
@@ -687,31 +732,7 @@ impl FrameGraph {
         }
         let after = shared.options.sync_timeout;
         let work = async {
-            let t = shared.options.command_timeout;
-            let sessions = shared.lock().sessions();
-            let trees = futures::future::join_all(sessions.into_iter().map(|s| {
-                let session = shared.session(&s);
-                async move { (s, session.send_timeout(&page::GetFrameTree, t).await) }
-            }))
-            .await;
-            for (s, tree) in trees {
-                match tree {
-                    Ok(tree) => {
-                        let frames = flatten_tree(&tree.frame_tree);
-                        let listed: HashSet<FrameId> =
-                            frames.iter().map(|f| f.frame_id.clone()).collect();
-                        shared.mutate(|reg| {
-                            reg.seed_from_frame_tree(&s, &frames);
-                            reg.prune_session(&s, &listed);
-                        });
-                    }
-                    Err(CdpError::SessionClosed { session }) => {
-                        shared.mutate(|reg| reg.on_target_detached(&session));
-                    }
-                    Err(e) if e.is_closed() => return Err(FrameGraphError::Detached),
-                    Err(_) => {}
-                }
-            }
+            shared.reconcile_trees().await?;
             shared.dom_pass().await
         };
         match tokio::time::timeout(after, work).await {

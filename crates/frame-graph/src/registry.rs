@@ -58,6 +58,8 @@ struct FrameRecord {
     owner: Option<BackendNodeId>,
     session: SessionKey,
     index: Option<FrameIndex>,
+    /// Registry version when the frame was placed (see [`FrameRegistry::prune_session`]).
+    born: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -399,7 +401,9 @@ impl FrameRegistry {
                 }
                 match &self.main_frame {
                     Some(main) if *main == f.frame_id => {
-                        if let Some(rec) = self.frames.get_mut(main) {
+                        if let Some(rec) = self.frames.get_mut(main)
+                            && rec.url.is_empty()
+                        {
                             rec.url = f.url.clone();
                             rec.name = f.name.clone();
                             rec.loader_id = f.loader_id.clone();
@@ -413,12 +417,14 @@ impl FrameRegistry {
                 continue;
             }
             if let Some(rec) = self.frames.get_mut(&f.frame_id) {
-                // A frame tree is a snapshot that events may already have overtaken: refresh the
-                // URL and name, but leave ownership to the events.
-                rec.url = f.url.clone();
-                rec.name = f.name.clone();
-                if f.loader_id.is_some() {
+                // A frame tree is a snapshot that events may already have overtaken: it only
+                // fills in what is still unknown; URLs, names and ownership follow the events.
+                if rec.url.is_empty() {
+                    rec.url = f.url.clone();
                     rec.loader_id = f.loader_id.clone();
+                }
+                if rec.name.is_none() {
+                    rec.name = f.name.clone();
                 }
             } else if !self.removed.contains(&f.frame_id) {
                 self.place(session.clone(), f.clone());
@@ -428,13 +434,25 @@ impl FrameRegistry {
     }
 
     /// Removes frames that `session`'s own `Page.getFrameTree` no longer lists (used by
-    /// `FrameGraph::sync`). `listed` is every frame id of that tree. A frame owned by `session`
-    /// that is missing is dropped with its subtree.
-    pub fn prune_session(&mut self, session: &SessionKey, listed: &HashSet<FrameId>) {
+    /// `FrameGraph::sync`). `listed` is every frame id of that tree; `asked_at` is
+    /// [`Self::version`] read just before the tree was requested. A frame owned by `session`,
+    /// placed before `asked_at` and missing from the tree is dropped with its subtree; younger
+    /// frames may simply postdate the answer and are kept.
+    pub fn prune_session(
+        &mut self,
+        session: &SessionKey,
+        listed: &HashSet<FrameId>,
+        asked_at: u64,
+    ) {
         let stale: Vec<FrameId> = self
             .frames
             .iter()
-            .filter(|(id, r)| &r.session == session && !listed.contains(*id) && r.parent.is_some())
+            .filter(|(id, r)| {
+                &r.session == session
+                    && !listed.contains(*id)
+                    && r.parent.is_some()
+                    && r.born < asked_at
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for f in stale {
@@ -896,6 +914,7 @@ impl FrameRegistry {
                 owner: None,
                 session,
                 index: Some(FrameIndex::MAIN),
+                born: self.version,
             },
         );
         self.main_frame = Some(id.clone());
@@ -939,6 +958,7 @@ impl FrameRegistry {
                 owner: None,
                 session,
                 index,
+                born: self.version,
             },
         );
         if let Some(p) = self.frames.get_mut(&parent) {

@@ -155,6 +155,30 @@ fn oopif_is_parked_until_its_parent_is_known() {
 }
 
 #[test]
+fn prune_drops_only_frames_older_than_the_question() {
+    let mut r = page();
+    r.on_frame_attached(&sk("P"), &fid("A"), &fid("M"));
+    r.on_frame_attached(&sk("P"), &fid("B"), &fid("M"));
+    let asked_at = r.version();
+    // C arrives after the frame tree was requested; the answer lists neither B nor C.
+    r.on_frame_attached(&sk("P"), &fid("C"), &fid("M"));
+    let listed: HashSet<FrameId> = [fid("M"), fid("A")].into_iter().collect();
+    r.prune_session(&sk("P"), &listed, asked_at);
+    assert!(r.contains(&fid("A")));
+    assert!(!r.contains(&fid("B")));
+    assert!(r.contains(&fid("C")));
+    // A stale snapshot cannot bring B back, nor undo a navigation.
+    r.on_frame_navigated(&sk("P"), tf("A", Some("M"), "http://a/new"));
+    r.seed_from_frame_tree(&sk("P"), &[tf("B", Some("M"), "b"), tf("A", Some("M"), "")]);
+    assert!(!r.contains(&fid("B")));
+    assert_eq!(
+        r.info(&fid("A")).map(|i| i.url),
+        Some("http://a/new".to_owned())
+    );
+    r.check_invariants().unwrap();
+}
+
+#[test]
 fn sessions_of_removed_frames_are_released() {
     let mut r = page();
     r.on_frame_attached(&sk("P"), &fid("A"), &fid("M"));
@@ -261,6 +285,10 @@ enum Op {
         f: usize,
     },
     Finish,
+    Prune {
+        s: usize,
+        keep: Vec<usize>,
+    },
     Owner {
         f: usize,
         n: i64,
@@ -297,6 +325,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => s.clone().prop_map(|s| Op::CtxCleared { s }),
         1 => f.clone().prop_map(|f| Op::Ensure { f }),
         1 => Just(Op::Finish),
+        1 => (s.clone(), prop::collection::vec(f.clone(), 0..5)).prop_map(|(s, keep)| Op::Prune { s, keep }),
         1 => (f, 1..20i64).prop_map(|(f, n)| Op::Owner { f, n }),
     ]
 }
@@ -355,6 +384,11 @@ fn apply(r: &mut FrameRegistry, op: &Op) {
             r.ensure_index(&frame(*f));
         }
         Op::Finish => r.finish_numbering(&[]),
+        Op::Prune { s, keep } => {
+            let listed: HashSet<FrameId> = keep.iter().map(|f| frame(*f)).collect();
+            let asked_at = r.version();
+            r.prune_session(&session(*s), &listed, asked_at);
+        }
         Op::Owner { f, n } => r.set_owner(&frame(*f), BackendNodeId(*n)),
     }
 }

@@ -99,18 +99,29 @@ fn url_path(url: &str) -> String {
 }
 
 async fn check_structure(graph: &FrameGraph) -> Vec<FrameInfo> {
-    let frames = wait_for("all 7 frames with owners and contexts", || {
-        let frames = graph.frames();
-        let ok = frames.len() == 7
-            && frames
-                .iter()
-                .skip(1)
-                .all(|f| f.owner_backend_node_id.is_some())
-            && EXPECT
-                .iter()
-                .all(|e| frames.iter().any(|f| url_path(&f.url) == e.url));
-        async move { ok.then_some(frames) }
-    })
+    let frames = wait_for_or(
+        "all 7 frames with owners and contexts",
+        || {
+            let frames = graph.frames();
+            let ok = frames.len() == 7
+                && frames
+                    .iter()
+                    .skip(1)
+                    .all(|f| f.owner_backend_node_id.is_some())
+                && EXPECT
+                    .iter()
+                    .all(|e| frames.iter().any(|f| url_path(&f.url) == e.url));
+            async move { ok.then_some(frames) }
+        },
+        || {
+            format!(
+                "{:#?} sessions {:?} pending {}",
+                graph.frames(),
+                graph.sessions(),
+                graph.registry().pending_count()
+            )
+        },
+    )
     .await;
     for e in &EXPECT {
         let f = find(&frames, e.url);
@@ -139,7 +150,7 @@ async fn check_structure(graph: &FrameGraph) -> Vec<FrameInfo> {
             "{}",
             e.url
         );
-        let text = eval_in(graph, &f.frame_id, "document.body.firstChild.textContent").await;
+        let text = eval_in(graph, &f.frame_id, BODY_TEXT).await;
         let want = e
             .url
             .trim_start_matches('/')

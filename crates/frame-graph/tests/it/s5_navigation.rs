@@ -70,10 +70,7 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
     })
     .await;
     assert_ne!(ctx1, ctx2);
-    assert_eq!(
-        eval_in(&graph, &f.frame_id, "document.body.firstChild.textContent").await,
-        "two"
-    );
+    assert_eq!(eval_in(&graph, &f.frame_id, BODY_TEXT).await, "two");
     let nested = wait_for("nested leaf", || {
         let x = by_url(&graph, "/leaf.html");
         async move { x }
@@ -105,10 +102,14 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
     .await;
     let host = eval_in(&graph, &f.frame_id, "location.host").await;
     assert_eq!(host, serde_json::json!(server.cross_host()));
-    let leaf3 = wait_for("same-site child inside the OOPIF", || {
-        let x = by_url(&graph, "/leaf3.html");
-        async move { x }
-    })
+    let leaf3 = wait_for_or(
+        "same-site child inside the OOPIF",
+        || {
+            let x = by_url(&graph, "/leaf3.html");
+            async move { x }
+        },
+        || format!("{:#?} {:?}", graph.frames(), graph.registry()),
+    )
     .await;
     assert_eq!(leaf3.parent_frame_id.as_ref(), Some(&f.frame_id));
     assert_eq!(leaf3.session_id, swapped.session_id);
@@ -134,10 +135,7 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
         async move { (n == 1).then_some(()) }
     })
     .await;
-    assert_eq!(
-        eval_in(&graph, &f.frame_id, "document.body.firstChild.textContent").await,
-        "one"
-    );
+    assert_eq!(eval_in(&graph, &f.frame_id, BODY_TEXT).await, "one");
     assert_eq!(graph.generation(), generation);
     graph.registry().check_invariants().expect("invariants");
 
@@ -151,6 +149,26 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
     assert!(graph.generation() > generation);
     assert_eq!(fresh.frame_index, FrameIndex(1));
     assert!(graph.frame(&f.frame_id).is_none());
+
+    // A cross-site main-frame navigation (new renderer process, same page session): again a
+    // fresh numbering, and the new documents' contexts are found.
+    let generation = graph.generation();
+    goto(&page, &server.cross("/next.html")).await;
+    let cross_fresh = wait_for("iframe of the cross-site document", || {
+        let x = by_url(&graph, "/one.html")
+            .filter(|x| x.frame_id != fresh.frame_id && x.url.contains("localhost"));
+        async move { x }
+    })
+    .await;
+    assert!(graph.generation() > generation);
+    assert_eq!(cross_fresh.frame_index, FrameIndex(1));
+    assert!(!cross_fresh.is_out_of_process);
+    assert_eq!(
+        eval_in(&graph, &cross_fresh.frame_id, BODY_TEXT).await,
+        "one"
+    );
+    assert_eq!(graph.frames().len(), 2);
+    graph.registry().check_invariants().expect("invariants");
     graph.shutdown();
     browser.close().await;
 }

@@ -165,6 +165,22 @@ async fn churn_of_200_iframes_ends_consistent() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
     let oopifs = live.len();
+    // sync re-reads every session and must not change a graph that is already right.
+    let before: Vec<_> = graph
+        .frames()
+        .into_iter()
+        .map(|f| (f.frame_id, f.frame_index))
+        .collect();
+    graph.sync().await.expect("sync");
+    let mut after: Vec<_> = graph
+        .frames()
+        .into_iter()
+        .map(|f| (f.frame_id, f.frame_index))
+        .collect();
+    let mut before_sorted = before.clone();
+    before_sorted.sort();
+    after.sort();
+    assert_eq!(after, before_sorted);
     // No session is left attached to an iframe target outside the page (no leaked sessions).
     let targets = browser
         .conn
@@ -209,7 +225,7 @@ async fn churn_of_200_iframes_ends_consistent() {
         if let Some((_, i)) = f.url.split_once('?') {
             let dom_owner = backend_id_in(&graph, &main, &format!("#f{i}")).await;
             assert_eq!(owner.get(), dom_owner, "{}", f.url);
-            let v = eval_in(&graph, &f.frame_id, "document.body.firstChild.textContent").await;
+            let v = eval_in(&graph, &f.frame_id, BODY_TEXT).await;
             assert!(v == "s" || v == "c", "{v}");
         }
     }

@@ -148,6 +148,24 @@ pub async fn backend_id_in(
     d["node"]["backendNodeId"].as_i64().expect("backendNodeId")
 }
 
+/// Like [`wait_for`], printing `state()` when the wait times out.
+pub async fn wait_for_or<R, F, Fut>(what: &str, mut check: F, state: impl Fn() -> String) -> R
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<R>>,
+{
+    let deadline = tokio::time::Instant::now() + T;
+    loop {
+        if let Some(r) = check().await {
+            return r;
+        }
+        if tokio::time::Instant::now() > deadline {
+            panic!("timed out waiting for {what}; state: {}", state());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 /// Polls `check` until it returns Some, at most `T`.
 pub async fn wait_for<R, F, Fut>(what: &str, mut check: F) -> R
 where
@@ -192,3 +210,7 @@ pub async fn page_target(browser: &Browser, page: &Session) -> TargetId {
     let _ = browser;
     TargetId::new(r["targetInfo"]["targetId"].as_str().expect("targetId"))
 }
+
+/// An expression giving the first text of `<body>`, once the document has been parsed.
+pub const BODY_TEXT: &str = "new Promise(r => { const t = () => r(document.body.firstChild.textContent); \
+     document.readyState === 'loading' ? addEventListener('DOMContentLoaded', t) : t(); })";
