@@ -148,11 +148,6 @@ impl TabCx<'_> {
     pub fn forget_refs(&mut self) {
         self.state.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
         let _ = std::fs::remove_file(self.session.dir.join(format!("refs-{}.json", self.tab_id)));
-        let _ = std::fs::remove_file(
-            self.session
-                .dir
-                .join(format!("frames-{}.json", self.tab_id)),
-        );
     }
 }
 

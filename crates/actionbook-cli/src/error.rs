@@ -27,6 +27,9 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// The node went away and something else sits in its place.
+    #[error("{0}")]
+    Stale(String),
     /// A frame could not be found.
     #[error("frame not found: {0}")]
     FrameNotFound(String),
@@ -116,6 +119,7 @@ impl CliError {
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
             CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::Stale(_) => ErrorCode::StaleElement,
             CliError::Timeout { .. } => ErrorCode::Timeout,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,

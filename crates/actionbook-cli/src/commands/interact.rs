@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use a11y_snapshot::{EncodedId, RefTable, Snapshot, SnapshotOptions, node_list, render_actionbook};
+use a11y_snapshot::{RefTable, SnapshotOptions, node_list, render_actionbook};
 use envelope::{
     ActionData, ActionKind, Changed, InputData, InputKind, SnapshotData, SnapshotNode,
     SnapshotStats, Target, ValueSummary,
@@ -13,15 +13,11 @@ use crate::args::{self, TabTarget};
 use crate::browser;
 use crate::engine::{Done, TabCommand, TabCx};
 use crate::error::{CliError, Result};
-use crate::page_frames::{self, FrameMap};
+use crate::page_frames;
 use crate::state;
 
 fn refs_path(cx: &TabCx<'_>) -> std::path::PathBuf {
     cx.session.dir.join(format!("refs-{}.json", cx.tab_id))
-}
-
-fn frames_path(cx: &TabCx<'_>) -> std::path::PathBuf {
-    cx.session.dir.join(format!("frames-{}.json", cx.tab_id))
 }
 
 /// Loads the tab's ref table and frame map from disk the first time (a new daemon re-attaching).
@@ -33,19 +29,13 @@ fn load(cx: &mut TabCx<'_>) {
         .ok()
         .and_then(|b| RefTable::from_json(&b).ok())
         .unwrap_or_default();
-    let frames: FrameMap = state::read_json(&frames_path(cx))
-        .ok()
-        .flatten()
-        .unwrap_or_default();
     cx.state.extra.frames.refs = Some(refs);
-    cx.state.extra.frames.frames = frames;
 }
 
 fn save(cx: &TabCx<'_>) -> Result<()> {
     if let Some(refs) = &cx.state.extra.frames.refs {
         state::write_atomic(&refs_path(cx), &refs.to_json())?;
     }
-    state::write_json(&frames_path(cx), &cx.state.extra.frames.frames)?;
     Ok(())
 }
 
@@ -73,58 +63,20 @@ impl TabCommand for args::Snapshot {
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<SnapshotData>> {
         load(cx);
-        let main = main_frame(cx);
         let page = cx.page.clone();
-        let live = cx.live.clone();
         let call = cx.call.clone();
-        let source = tokio::time::timeout(
+        let snap = tokio::time::timeout(
             call.remaining(),
-            page_frames::capture(&mut cx.state.extra.frames, &page, &live, &main, &call),
+            page_frames::snapshot(&mut cx.state.extra.frames, &page, &call),
         )
         .await
         .map_err(|_| call.timeout("browser snapshot"))??;
-        let mut refs = cx.state.extra.frames.refs.take().unwrap_or_default();
-        let snap = Snapshot::build(source, &mut refs);
-        cx.state.extra.frames.refs = Some(refs);
         save(cx)?;
-
         let subtree = match &self.selector {
             Some(sel) => {
                 let found =
-                    page_frames::resolve(&mut cx.state.extra.frames, &page, &live, sel, &call)
-                        .await?;
-                let d = found
-                    .session
-                    .call_timeout(
-                        "DOM.describeNode",
-                        json!({ "objectId": found.object_id }),
-                        call.remaining().min(Duration::from_secs(5)),
-                    )
-                    .await?;
-                let backend = d["node"]["backendNodeId"].as_i64().unwrap_or(0);
-                let frame_index = (0..64u32).find(|i| {
-                    snap.frame(*i).is_some_and(|f| {
-                        f.dom.find(backend).is_some()
-                            && cx
-                                .state
-                                .extra
-                                .frames
-                                .frames
-                                .owner
-                                .get(&f.frame_id)
-                                .cloned()
-                                .flatten()
-                                == found.oopif
-                    })
-                });
-                match frame_index {
-                    Some(i) => Some(EncodedId::new(i, backend)),
-                    None => {
-                        return Err(CliError::ElementNotFound {
-                            selector: sel.clone(),
-                        });
-                    }
-                }
+                    page_frames::resolve(&mut cx.state.extra.frames, &page, sel, &call).await?;
+                Some(found.encoded)
             }
             None => None,
         };
@@ -179,13 +131,11 @@ impl TabCommand for args::Click {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
         load(cx);
         let page = cx.page.clone();
-        let live = cx.live.clone();
         let call = cx.call.clone();
         let main = main_frame(cx);
         let tf = &mut cx.state.extra.frames;
-        let found = page_frames::resolve(tf, &page, &live, &self.selector, &call).await?;
-        let (x, y) =
-            page_frames::click_point(tf, &page, &live, &found, &self.selector, &call).await?;
+        let found = page_frames::resolve(tf, &page, &self.selector, &call).await?;
+        let (x, y) = page_frames::click_point(tf, &page, &found, &self.selector, &call).await?;
         let (before, _) = browser::page_info(&page, &call).await?;
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
@@ -256,16 +206,9 @@ impl TabCommand for args::Fill {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
         load(cx);
         let page = cx.page.clone();
-        let live = cx.live.clone();
         let call = cx.call.clone();
-        let found = page_frames::resolve(
-            &mut cx.state.extra.frames,
-            &page,
-            &live,
-            &self.selector,
-            &call,
-        )
-        .await?;
+        let found =
+            page_frames::resolve(&mut cx.state.extra.frames, &page, &self.selector, &call).await?;
         page_frames::fill(&page, &found, &self.selector, &self.text, &call).await?;
         Ok(Done::data(InputData {
             action: InputKind::Fill,
