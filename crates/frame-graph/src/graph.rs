@@ -419,6 +419,9 @@ impl FrameGraph {
     /// Starts tracking the page behind `page`: subscribes to events first, enables Page and
     /// Runtime, reads the frame tree, turns on auto-attach (waiting for the debugger, flattened)
     /// here and on every OOPIF session, then numbers the frames in document order.
+    ///
+    /// Use one graph per page session: the graph owns that session's auto-attach setting (paused
+    /// targets wait for it to resume them) and turns it off when it shuts down.
     pub async fn attach(
         page: Session,
         options: FrameGraphOptions,
@@ -462,6 +465,20 @@ impl FrameGraph {
                         }
                     },
                 }
+            }
+            // Nobody resumes paused targets any more: stop auto-attaching (this also detaches
+            // the OOPIF sessions), so new iframes of the page do not wait for us forever.
+            if !task_shared.conn.is_closed() {
+                let off = target::SetAutoAttach {
+                    auto_attach: false,
+                    wait_for_debugger_on_start: false,
+                    flatten: Some(true),
+                    filter: None,
+                };
+                let _ = task_shared
+                    .page
+                    .send_timeout(&off, task_shared.options.command_timeout)
+                    .await;
             }
         });
         let graph = FrameGraph {
@@ -744,8 +761,9 @@ impl FrameGraph {
         }
     }
 
-    /// Stops the event task; reads keep answering from the last known state. Also happens when
-    /// the last handle is dropped.
+    /// Stops the event task and turns auto-attach off on the page session (so new iframes are
+    /// not left paused); reads keep answering from the last known state. Also happens when the
+    /// last handle is dropped.
     pub fn shutdown(&self) {
         self.inner.stop.send_replace(true);
         self.shared().mark_detached();

@@ -66,5 +66,18 @@ async fn oopif_is_found_through_auto_attach_with_its_own_session_and_owner() {
     assert_eq!(f.owner_backend_node_id, oopif.owner_backend_node_id);
     late.shutdown();
     graph.shutdown();
+
+    // With the graphs gone nobody resumes paused targets: a new cross-site iframe must still
+    // load (auto-attach was turned off on shutdown).
+    let again = server.cross("/child.html");
+    let loaded = eval(
+        &page,
+        &format!(
+            "new Promise(r => {{ const f = document.createElement('iframe'); f.onload = () => r('loaded'); \
+             f.src = '{again}?2'; document.body.appendChild(f); setTimeout(() => r('stuck'), 5000); }})"
+        ),
+    )
+    .await;
+    assert_eq!(loaded, "loaded");
     browser.close().await;
 }
