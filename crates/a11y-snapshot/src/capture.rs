@@ -15,7 +15,7 @@ use crate::error::SnapshotError;
 use crate::frames::{FrameHandle, PageFrames};
 use crate::raw::{AxTree, DescribedNode, DomDocument};
 use crate::refs::RefTable;
-use crate::tree::{FrameSource, PageSource, Snapshot};
+use crate::tree::{BoundingBox, FrameSource, PageSource, Snapshot};
 
 /// How to capture.
 #[derive(Debug, Clone)]
@@ -370,4 +370,57 @@ pub async fn take_snapshot<P: PageFrames>(
 ) -> Result<Snapshot, SnapshotError> {
     let source = capture(frames, opts).await?;
     Ok(Snapshot::build(source, refs))
+}
+
+/// Fills [`Snapshot::boxes`] with the border-box bounds, in top-level page coordinates, of every node
+/// that has a ref (nodes without layout are skipped). One `DOM.getBoxModel` per node, all in flight at
+/// once; OOPIF boxes are translated through the frame provider.
+pub async fn capture_boxes<P: PageFrames>(
+    frames: &P,
+    snap: &mut Snapshot,
+    opts: &CaptureOptions,
+) -> Result<(), SnapshotError> {
+    let handles = frames.frames();
+    let wanted: Vec<(crate::ids::EncodedId, FrameHandle)> = snap
+        .nodes
+        .iter()
+        .filter(|n| n.reference.is_some() && n.backend_node_id != 0)
+        .filter_map(|n| {
+            let f = handles.iter().find(|f| f.frame_index == n.frame_index)?;
+            Some((n.encoded_id(), f.clone()))
+        })
+        .collect();
+    let answers = join_all(wanted.iter().map(|(id, f)| async move {
+        let cmd = cdp_protocol::dom::GetBoxModel {
+            backend_node_id: Some(cdp_protocol::BackendNodeId::new(id.backend_node_id)),
+            ..Default::default()
+        };
+        let model = f.session.send_timeout(&cmd, opts.timeout).await.ok()?.model;
+        let q = &model.border;
+        if q.len() < 8 {
+            return None;
+        }
+        let xs = [q[0], q[2], q[4], q[6]];
+        let ys = [q[1], q[3], q[5], q[7]];
+        let (x0, x1) = xs
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let (y0, y1) = ys
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let local = BoundingBox {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        };
+        frames.to_page_rect(&f.frame_id, local).await.ok()
+    }))
+    .await;
+    for ((id, _), b) in wanted.into_iter().zip(answers) {
+        if let Some(b) = b {
+            snap.boxes.insert(id, b);
+        }
+    }
+    Ok(())
 }

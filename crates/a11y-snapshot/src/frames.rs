@@ -9,6 +9,7 @@ use std::time::Duration;
 use cdp_protocol::{ExecutionContextId, FrameId, Session, page};
 
 use crate::error::SnapshotError;
+use crate::tree::BoundingBox;
 
 /// One frame of the page, as capture and resolution use it.
 #[derive(Debug, Clone)]
@@ -41,6 +42,16 @@ pub trait PageFrames: Send + Sync {
 
     /// Drops a context id that turned out to be dead (the next call fetches a fresh one).
     fn forget_context(&self, _frame_id: &str) {}
+
+    /// Translates a rectangle from the frame's session viewport to top-level page coordinates. The
+    /// default is the identity, right for every frame that shares the page's process (F12).
+    fn to_page_rect(
+        &self,
+        _frame_id: &str,
+        rect: BoundingBox,
+    ) -> impl Future<Output = Result<BoundingBox, SnapshotError>> + Send {
+        std::future::ready(Ok(rect))
+    }
 }
 
 /// Frames of a page driven through its page session only: same-process frames from `Page.getFrameTree`,
@@ -191,5 +202,20 @@ impl PageFrames for frame_graph::FrameGraph {
         Ok(self
             .execution_context_for(&FrameId::new(frame_id), timeout)
             .await?)
+    }
+
+    async fn to_page_rect(
+        &self,
+        frame_id: &str,
+        rect: BoundingBox,
+    ) -> Result<BoundingBox, SnapshotError> {
+        let r = frame_graph::Rect::new(rect.x, rect.y, rect.width, rect.height);
+        let r = frame_graph::FrameGraph::to_page_rect(self, &FrameId::new(frame_id), r).await?;
+        Ok(BoundingBox {
+            x: r.x,
+            y: r.y,
+            width: r.width,
+            height: r.height,
+        })
     }
 }

@@ -32,7 +32,7 @@ pub mod roles;
 pub mod tree;
 pub mod xpath;
 
-pub use capture::{CaptureOptions, capture, take_snapshot};
+pub use capture::{CaptureOptions, capture, capture_boxes, take_snapshot};
 pub use error::SnapshotError;
 pub use frames::{FrameHandle, PageFrames, SessionFrames};
 pub use ids::{EncodedId, Ref};

@@ -43,3 +43,29 @@ async fn thousand_deep_dom() {
     assert_eq!(back.backend_node_id, node.backend_node_id);
     tab.close().await;
 }
+
+/// A 100,000-element page (the reference CLI fails above ~16k): the snapshot completes and keeps
+/// every button.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundred_thousand_elements() {
+    let page = r#"<!doctype html><title>Big</title><main id=m></main><script>
+      const m = document.getElementById('m'); const parts = [];
+      for (let i = 0; i < 25000; i++) parts.push('<div><span>Row ' + i + '</span><button>Go ' + i + '</button><i></i></div>');
+      m.innerHTML = parts.join('');
+    </script>"#;
+    let mut tab = Tab::open(&[("/big.html", page)], "/big.html").await;
+    let count = tab.eval("document.getElementsByTagName('*').length").await;
+    assert!(count.as_u64().unwrap_or(0) >= 100_000, "{count}");
+    let opts = a11y_snapshot::CaptureOptions {
+        timeout: std::time::Duration::from_secs(180),
+        ..a11y_snapshot::CaptureOptions::default()
+    };
+    let snap = a11y_snapshot::take_snapshot(&tab.frames, &mut tab.refs, &opts)
+        .await
+        .unwrap();
+    assert!(snap.metrics.element_count >= 100_000, "{:?}", snap.metrics);
+    let (nodes, _) = a11y_snapshot::node_list(&snap, &a11y_snapshot::SnapshotOptions::default());
+    assert_eq!(nodes.iter().filter(|n| n.role == "button").count(), 25_000);
+    assert_eq!(nodes.last().map(|n| n.name.as_str()), Some("Go 24999"));
+    tab.close().await;
+}

@@ -144,6 +144,39 @@ async fn iframe_content_is_nested_and_resolvable() {
         .unwrap()
         .backend_node_id
     );
+    // Boxes in top-level page coordinates: each frame's button lies inside its iframe's box.
+    let mut boxed = snap.clone();
+    a11y_snapshot::capture_boxes(
+        &tab.frames,
+        &mut boxed,
+        &a11y_snapshot::CaptureOptions::default(),
+    )
+    .await
+    .unwrap();
+    let box_of = |role: &str, name: &str| {
+        let r = ref_of(&snap, role, name);
+        let n = snap.node_by_ref(r).unwrap();
+        *boxed
+            .boxes
+            .get(&n.encoded_id())
+            .unwrap_or_else(|| panic!("no box for {name}"))
+    };
+    for (frame, button) in [
+        ("Frame A", "FrameA button"),
+        ("Cross-site frame", "CrossSiteFrame button"),
+        ("Nested", "NestedFrame button"),
+        ("Frame C", "NestedFrame button"),
+    ] {
+        let (f, b) = (box_of("iframe", frame), box_of("button", button));
+        assert!(
+            b.x >= f.x
+                && b.y >= f.y
+                && b.x + b.width <= f.x + f.width + 0.5
+                && b.y + b.height <= f.y + f.height + 0.5,
+            "{button} {b:?} not inside {frame} {f:?}"
+        );
+        assert!(b.width > 0.0 && b.height > 0.0);
+    }
     let xsite = resolve(
         &tab.frames,
         &Target::parse("//button[@id='x-btn']").unwrap(),
