@@ -63,6 +63,31 @@ pub(crate) fn kill_pid(pid: u32) {
         .status();
 }
 
+/// Kills every process whose command line names this user-data directory (browser helpers that
+/// outlived a browser launched by an earlier daemon).
+pub(crate) fn kill_profile_processes(profile_dir: &std::path::Path) {
+    let needle = format!("--user-data-dir={}", profile_dir.display());
+    let me = std::process::id();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if cmd.split(|b| *b == 0).any(|arg| arg == needle.as_bytes()) && pid_alive(pid) {
+            kill_pid(pid);
+        }
+    }
+}
+
 /// Waits (bounded) for a process to exit; kills it when the grace period runs out.
 pub(crate) async fn ensure_exited(pid: u32, grace: Duration) {
     let until = tokio::time::Instant::now() + grace;

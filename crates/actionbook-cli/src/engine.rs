@@ -77,6 +77,11 @@ impl Call {
         }
     }
 
+    /// A call with its own timeout (for internal bounded work).
+    pub fn with_timeout(ms: u64) -> Call {
+        Call::new(Some(ms))
+    }
+
     /// Time left before the deadline (at least 1 ms).
     pub fn remaining(&self) -> Duration {
         self.deadline

@@ -211,6 +211,9 @@ pub struct SessionRecord {
     /// Whether the profile was named by the user (kept on close) or made for this session.
     #[serde(default)]
     pub profile_named: bool,
+    /// The browser's user-data directory (local mode).
+    #[serde(default)]
+    pub profile_dir: Option<PathBuf>,
     /// Headless or not.
     pub headless: bool,
     /// Whether we launched the browser (close kills it) or only connected to it (close detaches).
@@ -326,6 +329,7 @@ mod tests {
             mode: Mode::Local,
             profile: None,
             profile_named: false,
+            profile_dir: None,
             headless: true,
             launched: true,
             browser_pid: None,

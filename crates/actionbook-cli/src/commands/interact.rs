@@ -140,7 +140,8 @@ impl TabCommand for args::Click {
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
         // A click that navigates: wait for the new page (bounded by --timeout).
-        let quiet = tokio::time::Instant::now() + Duration::from_millis(60);
+        // A link's navigation request is reported before (or right after) the input ack.
+        let quiet = tokio::time::Instant::now() + Duration::from_millis(15);
         let mut navigating = false;
         while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
             let p: serde_json::Value = serde_json::from_str(ev.params.get()).unwrap_or_default();

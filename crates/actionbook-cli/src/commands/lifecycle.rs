@@ -258,6 +258,7 @@ impl GlobalCommand for args::Start {
                 mode,
                 profile: None,
                 profile_named: false,
+                profile_dir: None,
                 headless,
                 launched: false,
                 browser_pid: None,
@@ -324,6 +325,7 @@ impl GlobalCommand for args::Start {
                 mode,
                 profile: Some(profile),
                 profile_named: named,
+                profile_dir: Some(profile_dir.clone()),
                 headless,
                 launched: true,
                 browser_pid: launched.pid,
@@ -445,22 +447,35 @@ pub(crate) async fn teardown(engine: &Engine, slot: &Arc<SessionSlot>) -> usize 
 async fn shutdown_browser(slot: &Arc<SessionSlot>, rec: &SessionRecord) {
     if let Some(b) = slot.take_owned() {
         let _ = tokio::time::timeout(Duration::from_secs(10), b.close()).await;
-    } else if rec.launched
-        && let Some(live) = slot.live()
-    {
-        let _ = live
-            .browser()
-            .call_timeout(
-                "Browser.close",
-                serde_json::json!({}),
-                Duration::from_secs(3),
-            )
-            .await;
+    } else if rec.launched {
+        // Launched by an earlier daemon: ask it to close over CDP (re-connecting if need be).
+        let live = match slot.live() {
+            Some(l) => Some(l),
+            None if rec.browser_pid.is_some_and(browser::pid_alive) => {
+                let call = Call::with_timeout(2_000);
+                slot.connect(&call).await.ok()
+            }
+            None => None,
+        };
+        if let Some(live) = live {
+            let _ = live
+                .browser()
+                .call_timeout(
+                    "Browser.close",
+                    serde_json::json!({}),
+                    Duration::from_secs(3),
+                )
+                .await;
+        }
     }
-    if rec.launched
-        && let Some(pid) = rec.browser_pid
-    {
-        browser::ensure_exited(pid, Duration::from_secs(3)).await;
+    if rec.launched {
+        if let Some(pid) = rec.browser_pid {
+            browser::ensure_exited(pid, Duration::from_secs(3)).await;
+        }
+        // Helpers (renderers, zygote) that outlived their browser still name its profile.
+        if let Some(p) = &rec.profile_dir {
+            browser::kill_profile_processes(p);
+        }
     }
     slot.set_live(None);
     slot.drop_all_tab_slots();
@@ -524,7 +539,10 @@ impl SessionCommand for args::Restart {
                 .profile
                 .clone()
                 .unwrap_or_else(|| format!("session-{}", rec.session_id));
-            let dir = engine.home().profile_dir(&profile);
+            let dir = rec
+                .profile_dir
+                .clone()
+                .unwrap_or_else(|| engine.home().profile_dir(&profile));
             state::ensure_private_dir(&dir)?;
             let l = browser::launch(
                 rec.executable.clone().map(Into::into),

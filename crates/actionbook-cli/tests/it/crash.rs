@@ -53,6 +53,17 @@ fn kill_9_of_the_daemon_keeps_session_tab_and_page() {
     assert_eq!(v["context"]["tab_id"], "t3");
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["data"]["sessions"][0]["status"], "running");
+
+    // Closing a browser launched by the previous daemon leaves no process behind.
+    env.kill_daemon();
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["data"]["closed_tabs"], 3, "{v}");
+    for pid in env.browser_pids() {
+        assert!(
+            wait_gone(pid, Duration::from_secs(5)),
+            "chromium {pid} survived close"
+        );
+    }
 }
 
 #[test]
