@@ -273,25 +273,9 @@ impl FrameRegistry {
         );
         if let Some(rec) = self.frames.get_mut(frame) {
             rec.session = key;
-        } else if let Some(parent) = parent_hint.filter(|p| self.frames.contains_key(*p)) {
-            let parent = parent.clone();
-            self.pending_targets.insert(
-                frame.clone(),
-                PendingTarget {
-                    session: child.clone(),
-                },
-            );
-            self.place(
-                key,
-                TreeFrame {
-                    frame_id: frame.clone(),
-                    parent_id: Some(parent),
-                    url: String::new(),
-                    name: None,
-                    loader_id: None,
-                },
-            );
         } else {
+            // Until the frame is placed (here, when its parent is known, or later by the parent
+            // session's frameAttached), the target waits in `pending_targets`.
             self.pending_targets.insert(
                 frame.clone(),
                 PendingTarget {
@@ -299,20 +283,16 @@ impl FrameRegistry {
                 },
             );
             if let Some(parent) = parent_hint {
-                // Park a placeholder so the frame appears as soon as its parent does.
-                self.pending_frames
-                    .entry(parent.clone())
-                    .or_default()
-                    .push(PendingFrame {
-                        session: key,
-                        frame: TreeFrame {
-                            frame_id: frame.clone(),
-                            parent_id: Some(parent.clone()),
-                            url: String::new(),
-                            name: None,
-                            loader_id: None,
-                        },
-                    });
+                self.place(
+                    key,
+                    TreeFrame {
+                        frame_id: frame.clone(),
+                        parent_id: Some(parent.clone()),
+                        url: String::new(),
+                        name: None,
+                        loader_id: None,
+                    },
+                );
             }
         }
         self.bump();
@@ -563,27 +543,32 @@ impl FrameRegistry {
     /// browser too. Chromium normally detaches such sessions itself, but a frame removed while its
     /// target was still paused can leave the target (and our session) alive indefinitely.
     pub fn release_orphaned_sessions(&mut self) -> Vec<(SessionId, SessionKey)> {
-        // Parents first: detaching a session also drops (and detaches) the sessions below it.
-        let orphans: Vec<(SessionId, SessionKey)> = self
-            .sessions()
-            .into_iter()
-            .filter_map(|k| {
-                let r = self.sessions.get(&k)?;
-                let id = k.clone()?;
-                let root = r.root_frame.as_ref()?;
-                let gone =
-                    !self.frames.contains_key(root) && !self.pending_targets.contains_key(root);
-                gone.then(|| (id, r.parent.clone().flatten()))
-            })
-            .collect();
         let mut released = Vec::new();
-        for (id, parent) in orphans {
-            if self.sessions.contains_key(&Some(id.clone())) {
-                self.on_target_detached(&id);
-                released.push((id, parent));
+        // Releasing a session can orphan others (its parked targets go with it): repeat.
+        loop {
+            // Parents first: detaching a session also drops the sessions below it.
+            let orphans: Vec<(SessionId, SessionKey)> = self
+                .sessions()
+                .into_iter()
+                .filter_map(|k| {
+                    let r = self.sessions.get(&k)?;
+                    let id = k.clone()?;
+                    let root = r.root_frame.as_ref()?;
+                    let parked = self.pending_targets.get(root).map(|p| &p.session) == Some(&id);
+                    let gone = !self.frames.contains_key(root) && !parked;
+                    gone.then(|| (id, r.parent.clone().flatten()))
+                })
+                .collect();
+            if orphans.is_empty() {
+                return released;
+            }
+            for (id, parent) in orphans {
+                if self.sessions.contains_key(&Some(id.clone())) {
+                    self.on_target_detached(&id);
+                    released.push((id, parent));
+                }
             }
         }
-        released
     }
 
     /// Frames placed since the last call (the graph looks up their owner elements).
@@ -742,9 +727,12 @@ impl FrameRegistry {
         self.sessions.get(session)?.root_frame.as_ref()
     }
 
-    /// True when an OOPIF target for this frame is parked until the frame can be placed.
-    pub fn is_parked_target(&self, frame: &FrameId) -> bool {
-        self.pending_targets.contains_key(frame) && !self.frames.contains_key(frame)
+    /// The session of an OOPIF target parked for this frame until the frame can be placed.
+    pub fn parked_target(&self, frame: &FrameId) -> Option<&SessionId> {
+        if self.frames.contains_key(frame) {
+            return None;
+        }
+        self.pending_targets.get(frame).map(|p| &p.session)
     }
 
     /// Frames parked because their parent is not known yet (including OOPIF targets).

@@ -394,7 +394,7 @@ fn apply(r: &mut FrameRegistry, op: &Op) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn random_event_sequences_keep_the_invariants(ops in prop::collection::vec(op(), 1..80)) {
@@ -415,7 +415,7 @@ proptest! {
                 let root = r.root_frame_of_session(&s).cloned();
                 prop_assert!(root.is_some(), "child session without a frame");
                 let root = root.unwrap_or_default();
-                prop_assert!(r.contains(&root) || r.is_parked_target(&root), "session {:?} outlived its frame", s);
+                prop_assert!(r.contains(&root) || r.parked_target(&root) == s.as_ref(), "session {:?} outlived its frame", s);
             }
             prop_assert!(r.generation() >= last_generation, "generation went back");
             last_generation = r.generation();
