@@ -141,6 +141,44 @@ async fn main() {
         assert!(out.contains("Bench"));
         title.push(t);
     }
+    // Click round trips (a whole CLI process each) on the page's button, by ref.
+    let (_, snap) = run(
+        &bin,
+        &home,
+        &[
+            "browser",
+            "snapshot",
+            "--session",
+            "s1",
+            "--tab",
+            "t1",
+            "--json",
+        ],
+    );
+    let snap: serde_json::Value = serde_json::from_str(&snap).expect("snapshot json");
+    let button = snap["data"]["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["role"] == "button"))
+        .and_then(|n| n["ref"].as_str())
+        .map(|r| format!("@{r}"))
+        .expect("a button ref");
+    let mut click = Vec::new();
+    for _ in 0..title_rounds {
+        let (t, _) = run(
+            &bin,
+            &home,
+            &[
+                "browser",
+                "click",
+                &button,
+                "--session",
+                "s1",
+                "--tab",
+                "t1",
+            ],
+        );
+        click.push(t);
+    }
     run(&bin, &home, &["browser", "close", "--session", "s1"]);
     stop_daemon(&home);
 
@@ -179,6 +217,10 @@ async fn main() {
         ms(title_m),
         ms(eval_m),
         title_m.as_secs_f64() / eval_m.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "browser click round trip ({title_rounds:>2})       {:<11} (target <= 40 ms)",
+        ms(median(click))
     );
     println!(
         "cold start --open-url ({rounds})           {:<11} {:<11} {:.2}x",
