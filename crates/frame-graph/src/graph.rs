@@ -10,9 +10,9 @@ use cdp_protocol::{
     page, runtime, target,
 };
 use cdp_protocol::{EventFilter, RawEvent};
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -393,6 +393,59 @@ fn flatten_tree(tree: &page::FrameTree) -> Vec<TreeFrame> {
     out
 }
 
+/// Which graph currently tracks a page session (process-wide), so that a new graph on the same
+/// session waits for the previous one to have turned auto-attach off.
+#[derive(Debug)]
+struct SessionClaim {
+    key: String,
+    token: u64,
+    done: watch::Sender<bool>,
+}
+
+/// Per session: the holder's token, its "stop requested" and its "done" signals.
+type Claims = Mutex<HashMap<String, Claim>>;
+type Claim = (u64, watch::Receiver<bool>, watch::Receiver<bool>);
+type PreviousClaim = (watch::Receiver<bool>, watch::Receiver<bool>);
+
+fn claims() -> &'static Claims {
+    static CLAIMS: OnceLock<Claims> = OnceLock::new();
+    CLAIMS.get_or_init(Claims::default)
+}
+
+impl SessionClaim {
+    /// Claims `session` of `conn`; returns the claim and the previous holder's "stop requested"
+    /// and "done" signals.
+    fn take(
+        conn: &Connection,
+        session: &SessionKey,
+        stop: watch::Receiver<bool>,
+    ) -> (SessionClaim, Option<PreviousClaim>) {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let key = format!(
+            "{}|{}",
+            conn.url(),
+            session.as_ref().map_or("", |s| s.as_str())
+        );
+        let token = NEXT.fetch_add(1, Ordering::Relaxed);
+        let (done, rx) = watch::channel(false);
+        let previous = claims()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.clone(), (token, stop, rx))
+            .map(|(_, stop, done)| (stop, done));
+        (SessionClaim { key, token, done }, previous)
+    }
+
+    /// Signals that this graph is done with the session, and forgets the claim if still ours.
+    fn release(self) {
+        self.done.send_replace(true);
+        let mut map = claims().lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(&self.key).map(|(t, _, _)| *t) == Some(self.token) {
+            map.remove(&self.key);
+        }
+    }
+}
+
 /// Stops the event task when the last handle goes away.
 #[derive(Debug)]
 struct Handle {
@@ -441,6 +494,17 @@ impl FrameGraph {
         });
         let (stop, mut stop_rx) = watch::channel(false);
         let task_shared = Arc::clone(&shared);
+        // A graph that stopped on this session turns auto-attach off on its way out; let it finish
+        // first, so its "off" cannot land after our "on".
+        let (claim, previous) = SessionClaim::take(&conn, &page_key, stop_rx.clone());
+        let stopping = previous.filter(|(stop, _)| *stop.borrow());
+        if let Some((_, mut previous_done)) = stopping {
+            let _ = tokio::time::timeout(
+                options.command_timeout,
+                previous_done.wait_for(|done| *done),
+            )
+            .await;
+        }
         tokio::spawn(async move {
             let mut dropped = 0;
             loop {
@@ -480,6 +544,7 @@ impl FrameGraph {
                     .send_timeout(&off, task_shared.options.command_timeout)
                     .await;
             }
+            claim.release();
         });
         let graph = FrameGraph {
             inner: Arc::new(Handle {

@@ -67,6 +67,23 @@ async fn oopif_is_found_through_auto_attach_with_its_own_session_and_owner() {
     late.shutdown();
     graph.shutdown();
 
+    // A new graph on the same session right after shutdown (the CLI re-attaches after a
+    // timeout): the old graph's auto-attach "off" must not undo the new graph's "on".
+    let again = crate::support::graph(&page).await;
+    let f = wait_for("OOPIF seen again after re-attach", || {
+        let f = again
+            .frame(&oopif.frame_id)
+            .filter(|f| f.is_out_of_process && f.owner_backend_node_id.is_some());
+        async move { f }
+    })
+    .await;
+    assert_eq!(f.frame_index, FrameIndex(1));
+    assert_eq!(
+        eval_in(&again, &f.frame_id, "location.pathname").await,
+        "/child.html"
+    );
+    again.shutdown();
+
     // With the graphs gone nobody resumes paused targets: a new cross-site iframe must still
     // load (auto-attach was turned off on shutdown).
     let again = server.cross("/child.html");
