@@ -108,3 +108,56 @@ fn killed_browser_gives_a_clear_error_and_restart_recovers() {
     ]);
     assert_eq!(v["context"]["title"], "Page Two", "{v}");
 }
+
+#[test]
+fn a_daemon_of_another_build_is_replaced_and_sessions_survive() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let old_daemon = env.daemon_pid().expect("daemon");
+    let old_version = std::fs::read_to_string(env.home.join("daemon.version")).expect("version");
+    // A copy of the binary has another mtime, hence another build id.
+    let copy = env
+        .home
+        .parent()
+        .expect("dir")
+        .join("actionbook-other-build");
+    std::fs::copy(env!("CARGO_BIN_EXE_actionbook"), &copy).expect("copy binary");
+    let out = env
+        .command(&[
+            "browser",
+            "title",
+            "--session",
+            &sid,
+            "--tab",
+            "t1",
+            "--json",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let mut cmd = std::process::Command::new(&copy);
+    cmd.args([
+        "browser",
+        "title",
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+        "--json",
+    ])
+    .env("ACTIONBOOK_HOME", &env.home);
+    let out = cmd.output().expect("run copy");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+    assert!(
+        wait_gone(old_daemon, Duration::from_secs(5)),
+        "old daemon still running"
+    );
+    let new_version = std::fs::read_to_string(env.home.join("daemon.version")).expect("version");
+    assert_ne!(old_version, new_version);
+    // Back to the original binary: replaced again, still the same session.
+    let v = env.json(&["browser", "url", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], f.url("/index.html").as_str(), "{v}");
+}

@@ -203,3 +203,24 @@ fn cdp_endpoint_attaches_and_close_detaches() {
     let v = env.json(&["browser", "title", "--session", "s1", "--tab", "t1"]);
     assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
 }
+
+#[test]
+fn headless_default_comes_from_the_environment() {
+    need_chromium!();
+    let env = Env::new();
+    let out = env
+        .command(&["browser", "start", "--json"])
+        .env("ACTIONBOOK_BROWSER_HEADLESS", "true")
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["data"]["session"]["headless"], true, "{v}");
+    let out = env
+        .command(&["browser", "start", "--json", "--profile", "other"])
+        .env("ACTIONBOOK_BROWSER_HEADLESS", "0")
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    // The test wrapper keeps Chromium headless; the session records what was asked for.
+    assert_eq!(v["data"]["session"]["headless"], false, "{v}");
+}
