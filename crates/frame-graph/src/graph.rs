@@ -174,7 +174,22 @@ impl Shared {
             "Page.frameNavigated" => {
                 if let Ok(e) = ev.decode::<page::FrameNavigated>() {
                     let frame = tree_frame(&e.frame);
-                    self.mutate(|reg| reg.on_frame_navigated(&key, frame));
+                    // A page restored from the back/forward cache brings its old frames back
+                    // without attach events: read them from the frame trees (untested here:
+                    // headless Chromium under CDP did not use the cache in our runs).
+                    let restored = e.r#type.as_deref() == Some("BackForwardCacheRestore");
+                    self.mutate(|reg| {
+                        reg.on_frame_navigated(&key, frame);
+                        if restored {
+                            reg.forget_removed();
+                        }
+                    });
+                    if restored {
+                        let shared = Arc::clone(self);
+                        tokio::spawn(async move {
+                            let _ = shared.reconcile_trees().await;
+                        });
+                    }
                 }
             }
             "Page.frameDetached" => {

@@ -571,6 +571,12 @@ impl FrameRegistry {
         }
     }
 
+    /// Forgets which frames were removed, so frame trees may bring them back (a page restored
+    /// from the back/forward cache revives its old frames).
+    pub fn forget_removed(&mut self) {
+        self.removed.clear();
+    }
+
     /// Frames placed since the last call (the graph looks up their owner elements).
     pub fn take_added(&mut self) -> Vec<FrameId> {
         std::mem::take(&mut self.added)

@@ -24,6 +24,7 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
         r#"<body><iframe id="f" src="/one.html"></iframe></body>"#,
     );
     server.route("/one.html", "<body>one</body>");
+    server.route("/plain.html", "<body>plain</body>");
     server.route(
         "/two.html",
         r#"<body>two<iframe id="n" src="/leaf.html"></iframe></body>"#,
@@ -168,6 +169,28 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
         "one"
     );
     assert_eq!(graph.frames().len(), 2);
+    graph.registry().check_invariants().expect("invariants");
+
+    // Away and back through history (possibly restored from the back/forward cache): the
+    // restored document's iframe is in the graph again, numbered in the fresh generation.
+    goto(&page, &server.cross("/plain.html")).await;
+    wait_for("plain page without frames", || {
+        let n = graph.frames().len();
+        async move { (n == 1).then_some(()) }
+    })
+    .await;
+    eval(&page, "history.back()").await;
+    let restored = wait_for_or(
+        "iframe of the restored document",
+        || {
+            let x = by_url(&graph, "/one.html").filter(|x| x.url.contains("localhost"));
+            async move { x }
+        },
+        || format!("{:#?}", graph.frames()),
+    )
+    .await;
+    assert_eq!(restored.frame_index, FrameIndex(1));
+    assert_eq!(eval_in(&graph, &restored.frame_id, BODY_TEXT).await, "one");
     graph.registry().check_invariants().expect("invariants");
     graph.shutdown();
     browser.close().await;
