@@ -506,11 +506,13 @@ pub(crate) async fn evaluate(
     call: &Call,
     what: &str,
 ) -> Result<EvalValue> {
+    // By reference first: the script runs exactly once, then objects are fetched by value.
     let params = json!({
         "expression": code,
         "awaitPromise": true,
-        "returnByValue": true,
+        "returnByValue": false,
         "userGesture": true,
+        "objectGroup": "actionbook-eval",
     });
     let r = match page
         .call_timeout("Runtime.evaluate", params, call.remaining())
@@ -527,29 +529,57 @@ pub(crate) async fn evaluate(
                 .await;
             return Err(call.timeout(what));
         }
-        Err(CdpError::Protocol { message, .. })
-            if message.contains("by value") || message.contains("too long") =>
-        {
-            // Not serialisable (window, cyclic): describe it instead.
-            let r = page
-                .call_timeout(
-                    "Runtime.evaluate",
-                    json!({ "expression": code, "awaitPromise": true, "userGesture": true }),
-                    call.remaining(),
-                )
-                .await?;
-            let desc = r["result"]["description"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            return Ok(EvalValue {
-                value: Value::String(desc.clone()),
-                kind: r["result"]["type"].as_str().unwrap_or("object").to_string(),
-                preview: desc,
-            });
-        }
         Err(e) => return Err(e.into()),
     };
+    if r.get("exceptionDetails").is_none_or(Value::is_null)
+        && let Some(object_id) = r["result"]["objectId"].as_str()
+    {
+        let obj = &r["result"];
+        let described = |obj: &Value| {
+            let d = obj["description"]
+                .as_str()
+                .or_else(|| obj["className"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            EvalValue {
+                value: Value::String(d.clone()),
+                kind: obj["type"].as_str().unwrap_or("object").to_string(),
+                preview: d,
+            }
+        };
+        let value = if obj["subtype"].as_str() == Some("node")
+            || matches!(obj["type"].as_str(), Some("function" | "symbol"))
+        {
+            described(obj)
+        } else {
+            match page
+                .call_timeout(
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object_id,
+                        "functionDeclaration": "function() { return this; }",
+                        "returnByValue": true,
+                    }),
+                    call.remaining().max(Duration::from_secs(2)),
+                )
+                .await
+            {
+                Ok(v) if v.get("exceptionDetails").is_none_or(Value::is_null) => {
+                    eval_value(&v["result"])
+                }
+                // Not serialisable (window, cyclic): describe it.
+                _ => described(obj),
+            }
+        };
+        let _ = page
+            .call_timeout(
+                "Runtime.releaseObjectGroup",
+                json!({ "objectGroup": "actionbook-eval" }),
+                Duration::from_secs(2),
+            )
+            .await;
+        return Ok(value);
+    }
     if let Some(ex) = r.get("exceptionDetails").filter(|e| !e.is_null()) {
         return Err(eval_error(ex));
     }

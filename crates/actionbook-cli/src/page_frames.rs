@@ -48,7 +48,11 @@ pub(crate) fn snapshot_error(e: SnapshotError, selector: &str) -> CliError {
         SnapshotError::InvalidSelector { .. }
         | SnapshotError::InvalidRef { .. }
         | SnapshotError::InvalidEncodedId { .. }
-        | SnapshotError::InvalidXPath { .. } => CliError::InvalidArgument(e.to_string()),
+        | SnapshotError::InvalidXPath { .. } => {
+            // Browser messages carry a JS stack; the first line says it all.
+            let msg = e.to_string();
+            CliError::InvalidArgument(msg.lines().next().unwrap_or_default().to_string())
+        }
         SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
         SnapshotError::Cdp(c) => CliError::Cdp(c),
         SnapshotError::FrameGraph(g) => graph_error(g),
