@@ -489,7 +489,9 @@ impl FrameGraph {
     /// here and on every OOPIF session, then numbers the frames in document order.
     ///
     /// Use one graph per page session: the graph owns that session's auto-attach setting (paused
-    /// targets wait for it to resume them) and turns it off when it shuts down.
+    /// targets wait for it to resume them) and turns it off when it shuts down. If Runtime was
+    /// already enabled on the session, the graph disables and re-enables it once to learn the
+    /// existing execution contexts (remote objects created before that are released).
     pub async fn attach(
         page: Session,
         options: FrameGraphOptions,
@@ -578,6 +580,19 @@ impl FrameGraph {
             shared.mutate(|reg| reg.seed_from_frame_tree(&page_key, &frames));
             page.send_timeout(&auto_attach_command(), t).await?;
             shared.settle_setups(deadline).await;
+            // Runtime.enable replays existing contexts only when it actually turns Runtime on.
+            // If someone had enabled it on this session before us, the main frame has no known
+            // context now: cycle Runtime off and on to get the replay.
+            let main_has_context = {
+                let reg = shared.lock();
+                reg.main_frame_id()
+                    .and_then(|m| reg.context_of(m))
+                    .is_some()
+            };
+            if !main_has_context {
+                page.send_timeout(&runtime::Disable, t).await?;
+                page.send_timeout(&runtime::Enable, t).await?;
+            }
             shared.dom_pass().await
         };
         match tokio::time::timeout_at(deadline, init).await {

@@ -20,6 +20,10 @@ async fn same_origin_frames_are_numbered_in_document_order_with_owners() {
     let browser = Browser::launch().await;
     let page = browser.new_page().await;
     goto(&page, &server.url("/")).await;
+    // Someone already enabled Runtime on this session: the graph must still learn the contexts.
+    page.call("Runtime.enable", serde_json::json!({}))
+        .await
+        .expect("Runtime.enable");
     let graph = graph(&page).await;
 
     let frames = graph.frames();
