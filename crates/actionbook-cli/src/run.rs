@@ -235,6 +235,27 @@ mod tests {
         ));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_goto_and_eval_request_roundtrips(url in "\\PC{0,60}", code in "\\PC{0,60}", t in proptest::option::of(0u64..1_000_000)) {
+            for argv in [
+                vec!["ab", "browser", "goto", url.as_str(), "--session", "s1", "--tab", "t1"],
+                vec!["ab", "browser", "eval", code.as_str(), "--session", "s1", "--tab", "t1"],
+            ] {
+                // Values starting with '-' are flags to clap; skip those.
+                let Ok(Cli { command: Some(TopCommand::Browser { command }), .. }) =
+                    Cli::try_parse_from(argv.iter().map(OsString::from).collect::<Vec<_>>())
+                else {
+                    continue;
+                };
+                let req = Request { command, timeout_ms: t };
+                let s = serde_json::to_string(&req).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                let back: Request = serde_json::from_str(&s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                proptest::prop_assert_eq!(serde_json::to_string(&back).ok(), Some(s));
+            }
+        }
+    }
+
     #[test]
     fn requests_roundtrip_through_json() {
         let cli = Cli::try_parse_from(argv(&[

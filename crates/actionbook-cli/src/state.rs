@@ -354,6 +354,31 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_atomic_writes_never_tear() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("s.json");
+        let big = "x".repeat(64 * 1024);
+        std::thread::scope(|scope| {
+            for t in 0..8u64 {
+                let (p, big) = (&p, &big);
+                scope.spawn(move || {
+                    for i in 0..20u64 {
+                        let _ = write_json(p, &serde_json::json!({ "t": t, "i": i, "pad": big }));
+                    }
+                });
+            }
+            for _ in 0..200 {
+                if let Ok(Some(v)) = read_json::<serde_json::Value>(&p) {
+                    assert_eq!(v["pad"].as_str().map(str::len), Some(64 * 1024));
+                }
+            }
+        });
+        let leftovers = fs::read_dir(dir.path())?.count();
+        assert_eq!(leftovers, 1, "temp files left behind");
+        Ok(())
+    }
+
+    #[test]
     fn atomic_write_roundtrip() -> Result<()> {
         let dir = tempfile::tempdir()?;
         let p = dir.path().join("x.json");
