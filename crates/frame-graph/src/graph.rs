@@ -478,6 +478,13 @@ impl Drop for Handle {
 ///
 /// One background task applies events from the page session and all of its OOPIF sessions;
 /// reads copy out of the shared state and never wait for the browser.
+///
+/// Frame numbering: the main frame is 0. Frames present at attach are numbered 1.. in document
+/// order (depth-first); frames appearing later take the next free number as they appear. A
+/// number is never given to another frame until the main frame navigates; then the generation
+/// bumps, numbering restarts at 1 and each new frame gets its number on first use
+/// ([`FrameGraph::index_for`], [`FrameGraph::frame`], [`FrameGraph::frames`] in depth-first
+/// order), so a snapshot walking the new document in order numbers it in document order.
 #[derive(Debug, Clone)]
 pub struct FrameGraph {
     inner: Arc<Handle>,
@@ -683,6 +690,9 @@ impl FrameGraph {
         let mut rx = shared.changed.subscribe();
         let deadline = Instant::now() + timeout;
         loop {
+            if shared.detached.load(Ordering::SeqCst) {
+                return Err(FrameGraphError::Detached);
+            }
             {
                 let reg = shared.lock();
                 if !reg.contains(frame) {
@@ -693,9 +703,6 @@ impl FrameGraph {
                 if let Some(ctx) = reg.context_of(frame) {
                     return Ok(ctx);
                 }
-            }
-            if shared.detached.load(Ordering::SeqCst) {
-                return Err(FrameGraphError::Detached);
             }
             match tokio::time::timeout_at(deadline, rx.changed()).await {
                 Ok(Ok(())) => {}

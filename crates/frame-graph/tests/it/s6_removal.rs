@@ -91,6 +91,29 @@ async fn removed_frames_leave_no_frames_or_sessions_behind() {
         .map(|a| a.iter().filter(|t| t["type"] == "iframe").count());
     assert_eq!(iframes, Some(0));
     graph.registry().check_invariants().expect("invariants");
+
+    // Closing the tab detaches the graph; waits answer at once with Detached.
+    let main = graph.main_frame().frame_id;
+    let target = page_target(&browser, &page).await;
+    browser
+        .conn
+        .browser()
+        .call("Target.closeTarget", json!({"targetId": target.as_str()}))
+        .await
+        .expect("closeTarget");
+    wait_for("graph detached", || {
+        let d = graph.is_detached();
+        async move { d.then_some(()) }
+    })
+    .await;
+    let err = graph
+        .execution_context_for(&main, Duration::from_secs(5))
+        .await
+        .expect_err("detached");
+    assert!(
+        matches!(err, frame_graph::FrameGraphError::Detached),
+        "{err}"
+    );
     graph.shutdown();
     browser.close().await;
 }
