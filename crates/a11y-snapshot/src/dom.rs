@@ -205,17 +205,24 @@ fn kind_of(n: &DomNode) -> DomKind {
 
 /// HTML elements report an upper-case nodeName in HTML documents; foreign elements keep their case.
 fn element_name(n: &DomNode) -> (Box<str>, bool) {
-    let local = if n.local_name.is_empty() {
-        n.node_name.as_str()
+    let (key, foreign) = element_key(n);
+    if foreign || !key.bytes().any(|b| b.is_ascii_uppercase()) {
+        (key.into(), foreign)
     } else {
-        n.local_name.as_str()
-    };
-    let foreign = n.node_name != n.node_name.to_ascii_uppercase()
-        && n.node_name.bytes().any(|b| b.is_ascii_alphabetic());
+        (key.to_ascii_lowercase().into_boxed_str(), false)
+    }
+}
+
+/// The element's step name without allocating (may still contain upper case for odd HTML local
+/// names; positions only need a consistent key) and whether it is foreign.
+fn element_key(n: &DomNode) -> (&str, bool) {
+    let foreign = n.node_name.bytes().any(|b| b.is_ascii_lowercase());
     if foreign {
-        (n.node_name.as_str().into(), true)
+        (n.node_name.as_str(), true)
+    } else if n.local_name.is_empty() {
+        (n.node_name.as_str(), false)
     } else {
-        (local.to_ascii_lowercase().into_boxed_str(), false)
+        (n.local_name.as_str(), false)
     }
 }
 
@@ -239,7 +246,6 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
         piece: 0,
         hidden: false,
     }];
-    let mut counts: HashMap<(DomKind, Box<str>), u32> = HashMap::new();
     while let Some(Pending {
         mut node,
         parent,
@@ -300,7 +306,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
             });
         }
         let children = node.children.take().unwrap_or_default();
-        let positions = positions_of(&children, &mut counts);
+        let positions = positions_of(&children);
         for (child, pos) in children.into_iter().zip(positions).rev() {
             stack.push(Pending {
                 node: child,
@@ -311,7 +317,7 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
             });
         }
         let shadows = node.shadow_roots.take().unwrap_or_default();
-        let positions = positions_of(&shadows, &mut counts);
+        let positions = positions_of(&shadows);
         for (child, pos) in shadows.into_iter().zip(positions).rev() {
             stack.push(Pending {
                 node: child,
@@ -330,23 +336,39 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
     DocumentPieces { root, children }
 }
 
-fn positions_of(children: &[DomNode], counts: &mut HashMap<(DomKind, Box<str>), u32>) -> Vec<u32> {
-    counts.clear();
+fn positions_of(children: &[DomNode]) -> Vec<u32> {
+    // Few children: a linear scan beats hashing; many: a map. Keys borrow the names (no allocation).
+    let mut small: Vec<(DomKind, &str, bool, u32)> = Vec::new();
+    let mut large: HashMap<(DomKind, &str, bool), u32> = HashMap::new();
+    let use_map = children.len() > 24;
     children
         .iter()
         .map(|c| {
             let kind = kind_of(c);
-            let key: Box<str> = match kind {
-                DomKind::Element => element_name(c).0,
-                _ => "".into(),
+            let (key, foreign) = match kind {
+                DomKind::Element => element_key(c),
+                _ => ("", false),
             };
-            match kind {
-                DomKind::Element | DomKind::Text | DomKind::Comment => {
-                    let n = counts.entry((kind, key)).or_insert(0);
-                    *n += 1;
-                    *n
+            if !matches!(kind, DomKind::Element | DomKind::Text | DomKind::Comment) {
+                return 0;
+            }
+            if use_map {
+                let n = large.entry((kind, key, foreign)).or_insert(0);
+                *n += 1;
+                return *n;
+            }
+            match small
+                .iter_mut()
+                .find(|(k, name, f, _)| *k == kind && *f == foreign && *name == key)
+            {
+                Some(e) => {
+                    e.3 += 1;
+                    e.3
                 }
-                _ => 0,
+                None => {
+                    small.push((kind, key, foreign, 1));
+                    1
+                }
             }
         })
         .collect()

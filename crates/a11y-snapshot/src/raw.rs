@@ -60,8 +60,10 @@ pub enum AxScalar {
     /// Absent, null, or a structured value this crate does not use.
     #[default]
     None,
-    /// A string (names, roles, tristates, URLs).
+    /// A string (names, tristates, URLs, uncommon roles).
     Str(String),
+    /// A common role name, interned while decoding (no allocation per node).
+    Role(&'static str),
     /// A boolean.
     Bool(bool),
     /// A number.
@@ -74,6 +76,7 @@ impl AxScalar {
         match self {
             AxScalar::None => Cow::Borrowed(""),
             AxScalar::Str(s) => Cow::Borrowed(s),
+            AxScalar::Role(r) => Cow::Borrowed(r),
             AxScalar::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
             AxScalar::Num(n) => Cow::Owned(if n.fract() == 0.0 && n.abs() < 1e15 {
                 format!("{}", *n as i64)
@@ -153,15 +156,18 @@ impl<'de> Visitor<'de> for AxValueVisitor {
         f.write_str("an AXValue object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AxValue, A::Error> {
-        let mut stringy = false;
+        let mut ty = ValueType::Other;
         let mut value = AxScalar::None;
         while let Some(key) = map.next_key::<Key>()? {
             match key {
-                Key::Type => stringy = map.next_value::<StringyType>()?.0,
+                Key::Type => ty = map.next_value::<ValueType>()?,
                 // Chromium writes `type` before `value`; page text then goes through the lenient path.
-                Key::Value if stringy => value = AxScalar::Str(map.next_value::<LossyString>()?.0),
+                Key::Value if ty == ValueType::Role => value = map.next_value::<RoleSeed>()?.0,
+                Key::Value if ty == ValueType::Text => {
+                    value = AxScalar::Str(map.next_value::<LossyString>()?.0)
+                }
                 Key::Value => value = map.next_value::<ScalarSeed>()?.0,
-                Key::Other => {
+                Key::Name | Key::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
@@ -177,6 +183,7 @@ impl<'de> Visitor<'de> for AxValueVisitor {
 enum Key {
     Type,
     Value,
+    Name,
     Other,
 }
 
@@ -191,6 +198,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
         Ok(match v {
             "type" => Key::Type,
             "value" => Key::Value,
+            "name" => Key::Name,
             _ => Key::Other,
         })
     }
@@ -202,27 +210,142 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// Whether an AXValue type carries text.
-struct StringyType(bool);
+/// What an AXValue's `value` holds, from its `type`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ValueType {
+    Role,
+    Text,
+    Other,
+}
 
-struct StringyVisitor;
+struct ValueTypeVisitor;
 
-impl<'de> Visitor<'de> for StringyVisitor {
-    type Value = StringyType;
+impl<'de> Visitor<'de> for ValueTypeVisitor {
+    type Value = ValueType;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an AXValue type")
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<StringyType, E> {
-        Ok(StringyType(matches!(
-            v,
-            "string" | "computedString" | "role" | "internalRole" | "token" | "tristate"
-        )))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<ValueType, E> {
+        Ok(match v {
+            "role" | "internalRole" => ValueType::Role,
+            "string" | "computedString" | "token" | "tristate" => ValueType::Text,
+            _ => ValueType::Other,
+        })
     }
 }
 
-impl<'de> Deserialize<'de> for StringyType {
+impl<'de> Deserialize<'de> for ValueType {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(StringyVisitor)
+        d.deserialize_str(ValueTypeVisitor)
+    }
+}
+
+/// Role names seen on every page, kept as static strings.
+const COMMON_ROLES: &[&str] = &[
+    "StaticText",
+    "InlineTextBox",
+    "generic",
+    "none",
+    "paragraph",
+    "link",
+    "button",
+    "listitem",
+    "list",
+    "cell",
+    "row",
+    "rowgroup",
+    "columnheader",
+    "rowheader",
+    "table",
+    "heading",
+    "textbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "option",
+    "MenuListPopup",
+    "MenuListOption",
+    "LabelText",
+    "navigation",
+    "main",
+    "banner",
+    "contentinfo",
+    "region",
+    "form",
+    "img",
+    "image",
+    "tab",
+    "tablist",
+    "tabpanel",
+    "menu",
+    "menuitem",
+    "RootWebArea",
+    "Iframe",
+    "LineBreak",
+    "ListMarker",
+    "group",
+    "article",
+    "complementary",
+    "search",
+    "dialog",
+    "strong",
+    "emphasis",
+    "code",
+    "Section",
+    "SectionWithoutName",
+    "GenericContainer",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "separator",
+    "figure",
+    "listbox",
+    "tree",
+    "treeitem",
+    "grid",
+    "gridcell",
+    "toolbar",
+    "status",
+    "alert",
+    "presentation",
+    "Pre",
+    "time",
+    "blockquote",
+    "Canvas",
+    "svg",
+];
+
+fn intern_role(b: &[u8]) -> Option<&'static str> {
+    COMMON_ROLES.iter().copied().find(|r| r.as_bytes() == b)
+}
+
+struct RoleVisitor;
+
+impl<'de> Visitor<'de> for RoleVisitor {
+    type Value = AxScalar;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a role name")
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<AxScalar, E> {
+        Ok(match intern_role(v) {
+            Some(r) => AxScalar::Role(r),
+            None => AxScalar::Str(String::from_utf8_lossy(v).into_owned()),
+        })
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<AxScalar, E> {
+        self.visit_bytes(v.as_bytes())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<AxScalar, E> {
+        Ok(AxScalar::None)
+    }
+}
+
+struct RoleSeed(AxScalar);
+
+impl<'de> Deserialize<'de> for RoleSeed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_bytes(RoleVisitor).map(RoleSeed)
     }
 }
 
@@ -290,6 +413,83 @@ pub struct AxProperty {
     pub value: AxValue,
 }
 
+/// Property names the snapshot reads.
+const WANTED_PROPERTIES: &[&str] = &[
+    "checked", "pressed", "selected", "expanded", "disabled", "focused", "required", "url",
+];
+
+struct PropName(Option<&'static str>);
+
+impl<'de> Deserialize<'de> for PropName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PropName;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a property name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PropName, E> {
+                Ok(PropName(
+                    WANTED_PROPERTIES.iter().copied().find(|w| *w == v),
+                ))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// One property, kept only when its name is wanted.
+struct MaybeProperty(Option<AxProperty>);
+
+impl<'de> Deserialize<'de> for MaybeProperty {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeProperty;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an AXProperty")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MaybeProperty, A::Error> {
+                let mut name: Option<&'static str> = None;
+                let mut value = AxValue::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Name => name = map.next_value::<PropName>()?.0,
+                        // "name" comes first on the wire, so unwanted values are skipped unread.
+                        Key::Value if name.is_some() => value = map.next_value::<AxValue>()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MaybeProperty(name.map(|n| AxProperty {
+                    name: n.to_string(),
+                    value,
+                })))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn wanted_properties<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<AxProperty>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<AxProperty>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of AXProperty")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<AxProperty>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(p) = seq.next_element::<MaybeProperty>()? {
+                out.extend(p.0);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(V)
+}
+
 /// One node of `Accessibility.getFullAXTree`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -308,8 +508,8 @@ pub struct AxNode {
     /// Value (text fields, selects, sliders).
     #[serde(default)]
     pub value: Option<AxValue>,
-    /// States and other properties.
-    #[serde(default)]
+    /// The properties this crate reads (states and `url`); the others are skipped while decoding.
+    #[serde(default, deserialize_with = "wanted_properties")]
     pub properties: Vec<AxProperty>,
     /// Parent AX node.
     #[serde(default)]
@@ -464,8 +664,14 @@ mod tests {
             name.starts_with("Go ") && name.contains('\u{fffd}'),
             "{name:?}"
         );
+        // Only the properties the snapshot reads are kept; the role is interned.
+        assert_eq!(n.properties.len(), 1);
+        assert_eq!(n.properties[0].name, "disabled");
         assert!(n.properties[0].value.value.is_true());
-        assert_eq!(n.properties[1].value.value.as_text(), "2");
+        assert_eq!(
+            n.role.as_ref().map(|r| r.value.clone()),
+            Some(AxScalar::Role("button"))
+        );
     }
 
     #[test]

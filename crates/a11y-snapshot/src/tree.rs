@@ -220,10 +220,10 @@ impl Snapshot {
         let mut ax_count = 0;
         let mut element_count = 0;
         let capture_time = source.capture_time;
-        for f in source.frames {
+        for mut f in source.frames {
             ax_count += f.ax.len();
             element_count += f.dom.element_count();
-            let roots = build_frame(&mut snap.nodes, &f);
+            let roots = build_frame(&mut snap.nodes, &mut f);
             snap.frames.push(SnapshotFrame {
                 frame_index: f.frame_index,
                 frame_id: f.frame_id,
@@ -455,11 +455,12 @@ fn unreachable_ref() -> Ref {
 }
 
 /// Builds one frame's pruned tree into `nodes`; returns the frame's top-level node indices.
-fn build_frame(nodes: &mut Vec<Node>, f: &FrameSource) -> Vec<u32> {
-    let ax = &f.ax;
+fn build_frame(nodes: &mut Vec<Node>, f: &mut FrameSource) -> Vec<u32> {
+    let mut ax = std::mem::take(&mut f.ax);
     if ax.is_empty() {
         return Vec::new();
     }
+    nodes.reserve(ax.len() / 2);
     let mut by_id: HashMap<i64, u32> = HashMap::with_capacity(ax.len());
     for (i, n) in ax.iter().enumerate() {
         by_id.entry(n.node_id.0).or_insert(i as u32);
@@ -468,31 +469,25 @@ fn build_frame(nodes: &mut Vec<Node>, f: &FrameSource) -> Vec<u32> {
     let mut visited = vec![false; ax.len()];
     // Post-order walk with an explicit stack; outputs of finished children accumulate on `out`.
     let mut out: Vec<u32> = Vec::new();
-    // (ax index, out.len() at entry, next child position)
-    let mut stack: Vec<(u32, usize, usize)> = vec![(root, 0, 0)];
+    // (ax index, out.len() at entry, next child position, looks at children)
+    let mut stack: Vec<(u32, usize, usize, bool)> =
+        vec![(root, 0, 0, descends(&ax[root as usize]))];
     visited[root as usize] = true;
     while let Some(top) = stack.last_mut() {
-        let (ai, start, next) = *top;
+        let (ai, start, next, descend) = *top;
         let a = &ax[ai as usize];
-        let raw_role = a
-            .role
-            .as_ref()
-            .map(|r| r.value.as_text())
-            .unwrap_or_default();
-        let (_, kind) = map_role(&raw_role);
-        let descend = !matches!(kind, RoleKind::DropSubtree | RoleKind::Text);
         if descend && next < a.child_ids.len() {
             top.2 += 1;
             if let Some(&ci) = by_id.get(&a.child_ids[next].0)
                 && !std::mem::replace(&mut visited[ci as usize], true)
             {
                 let len = out.len();
-                stack.push((ci, len, 0));
+                stack.push((ci, len, 0, descends(&ax[ci as usize])));
             }
             continue;
         }
         stack.pop();
-        finish_node(nodes, f, a, &mut out, start);
+        finish_node(nodes, f, &mut ax[ai as usize], &mut out, start);
     }
     // The frame's body (or another nameless wrapper) as the only top-level node adds a level for nothing.
     while out.len() == 1 {
@@ -506,41 +501,69 @@ fn build_frame(nodes: &mut Vec<Node>, f: &FrameSource) -> Vec<u32> {
     out
 }
 
-fn text_of(a: &Option<crate::raw::AxValue>) -> String {
-    match a {
-        Some(v) => match &v.value {
-            AxScalar::Str(s) => clean_text(s.clone()),
-            AxScalar::None => String::new(),
-            other => other.as_text().into_owned(),
-        },
-        None => String::new(),
+fn take_text(v: &mut Option<crate::raw::AxValue>) -> String {
+    match v.take() {
+        Some(crate::raw::AxValue {
+            value: AxScalar::Str(s),
+        }) => clean_text(s),
+        Some(crate::raw::AxValue {
+            value: AxScalar::None,
+        })
+        | None => String::new(),
+        Some(other) => other.value.as_text().into_owned(),
     }
 }
 
-/// Decides what an AX node becomes once its children are done: nothing, its children, or a node.
-fn finish_node(
-    nodes: &mut Vec<Node>,
-    f: &FrameSource,
-    a: &AxNode,
-    out: &mut Vec<u32>,
-    start: usize,
-) {
+/// The frame's document node (never a clickable wrapper).
+fn raw_is_root(a: &AxNode) -> bool {
+    a.role
+        .as_ref()
+        .is_some_and(|r| matches!(r.value.as_text().as_ref(), "RootWebArea" | "WebArea"))
+}
+
+/// Whether the builder looks at an AX node's children.
+fn descends(a: &AxNode) -> bool {
     let raw_role = a
         .role
         .as_ref()
         .map(|r| r.value.as_text())
         .unwrap_or_default();
-    let (mapped, kind) = map_role(&raw_role);
-    match kind {
-        RoleKind::DropSubtree => {
-            out.truncate(start);
-            return;
-        }
-        RoleKind::Transparent => return,
-        _ => {}
-    }
-    if a.ignored {
-        return; // its children (already on `out`) take its place
+    !matches!(
+        map_role(&raw_role).1,
+        RoleKind::DropSubtree | RoleKind::Text
+    )
+}
+
+/// Decides what an AX node becomes once its children are done: nothing, its children, or a node.
+/// Strings are moved out of the AX node (it is not used again).
+fn finish_node(
+    nodes: &mut Vec<Node>,
+    f: &FrameSource,
+    a: &mut AxNode,
+    out: &mut Vec<u32>,
+    start: usize,
+) {
+    let (role, kind) = {
+        let raw_role = a
+            .role
+            .as_ref()
+            .map(|r| r.value.as_text())
+            .unwrap_or_default();
+        let (mapped, kind) = map_role(&raw_role);
+        let role = if mapped.starts_with(|c: char| c.is_ascii_uppercase()) {
+            let mut r = mapped.to_string();
+            r[..1].make_ascii_lowercase();
+            r
+        } else if kind == RoleKind::Text {
+            String::new()
+        } else {
+            mapped.to_string()
+        };
+        (role, kind)
+    };
+    if kind == RoleKind::DropSubtree {
+        out.truncate(start);
+        return;
     }
     let backend = a.backend_dom_node_id.unwrap_or(0);
     let entry_idx = if backend != 0 {
@@ -549,7 +572,22 @@ fn finish_node(
         NO_ENTRY
     };
     let entry = (entry_idx != NO_ENTRY).then(|| &f.dom.entries[entry_idx as usize]);
-    let mut name = text_of(&a.name);
+    // An ignored or presentational node gives way to its children, unless a user can click it
+    // (cursor:pointer wrappers are often ignored by Chromium); then it is a generic node.
+    let clickable_wrapper = (a.ignored || kind == RoleKind::Transparent)
+        && kind != RoleKind::Text
+        && backend != 0
+        && entry.is_some_and(|e| e.cursor_interactive() && e.kind == DomKind::Element)
+        && !raw_is_root(a);
+    if (a.ignored || kind == RoleKind::Transparent) && !clickable_wrapper {
+        return;
+    }
+    let (role, kind) = if clickable_wrapper {
+        ("generic".to_string(), RoleKind::Structural)
+    } else {
+        (role, kind)
+    };
+    let mut name = take_text(&mut a.name);
     if kind == RoleKind::Text {
         out.truncate(start);
         if name.is_empty() {
@@ -574,18 +612,6 @@ fn finish_node(
         out.push((nodes.len() - 1) as u32);
         return;
     }
-    let role = if mapped.starts_with(|c: char| c.is_ascii_uppercase()) {
-        let mut r = mapped.to_string();
-        r[..1].make_ascii_lowercase();
-        r
-    } else {
-        mapped.to_string()
-    };
-    let role = if a.ignored {
-        "generic".to_string()
-    } else {
-        role
-    };
     let interactive = is_interactive_role(&role);
     if is_leaf_role(&role) {
         // Inner editor structure and decoration of form controls and images is noise.
@@ -686,7 +712,7 @@ fn finish_node(
     if url.is_none() && role == "link" {
         url = entry.and_then(|e| e.attrs.href.clone());
     }
-    let value = text_of(&a.value);
+    let value = take_text(&mut a.value);
     let tag = entry
         .filter(|e| e.kind == DomKind::Element)
         .map(|e| e.name.to_string())

@@ -79,6 +79,32 @@ fn bench(c: &mut Criterion) {
                 Some((a.len(), s.len(), n.len()))
             })
         });
+        g.bench_function("split_merge_render_only", |b| {
+            b.iter_batched(
+                || {
+                    let doc: Option<DomDocument> = serde_json::from_str(&rec.dom_json).ok();
+                    let ax: Option<AxTree> = serde_json::from_str(&rec.ax_json).ok();
+                    (doc, ax)
+                },
+                |(doc, ax)| {
+                    let (doc, ax) = (doc?, ax?);
+                    let pieces = split_document(doc.root);
+                    let src = PageSource {
+                        frames: vec![FrameSource {
+                            frame_id: "MAINFRAME".into(),
+                            dom: pieces.root,
+                            ax: ax.nodes,
+                            ..FrameSource::default()
+                        }],
+                        capture_time: std::time::Duration::ZERO,
+                    };
+                    let mut refs = RefTable::new();
+                    let snap = Snapshot::build(src, &mut refs);
+                    Some(render_actionbook(&snap, &SnapshotOptions::default()).len())
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
         g.bench_function("render_actionbook", |b| {
             b.iter(|| render_actionbook(&snap, &SnapshotOptions::default()).len())
         });
