@@ -120,7 +120,7 @@ pub struct Start {
     /// Header sent when connecting to --cdp-endpoint (repeatable).
     #[arg(long = "header", value_name = "KEY:VALUE")]
     pub headers: Vec<String>,
-    /// Semantic session id (^[a-z][a-z0-9_-]{1,63}$); attaches when it exists.
+    /// Semantic session id (`^[a-z][a-z0-9_-]{1,63}$`); attaches when it exists.
     #[arg(long, value_name = "SID")]
     pub set_session_id: Option<String>,
     /// The value of ACTIONBOOK_BROWSER_HEADLESS seen by the client (filled in by the CLI).

@@ -24,7 +24,7 @@ pub fn main() -> ExitCode {
     run(argv)
 }
 
-/// Runs the CLI with explicit arguments (argv[0] included).
+/// Runs the CLI with explicit arguments (`argv[0]` included).
 pub fn run(argv: Vec<OsString>) -> ExitCode {
     let json = argv.iter().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse_from(&argv) {
