@@ -617,3 +617,42 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args;
+
+    #[tokio::test]
+    async fn engine_runs_in_process_without_a_daemon() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let engine = Engine::new(EngineConfig {
+            home: Home::at(dir.path().join("home")),
+        })?;
+        let env = engine
+            .execute(Request {
+                command: BrowserCommand::ListSessions(args::ListSessions {}),
+                timeout_ms: None,
+            })
+            .await;
+        assert!(env.ok());
+        assert!(env.to_text().starts_with("0 sessions"));
+        let env = engine
+            .execute(Request {
+                command: BrowserCommand::Title(args::Title {
+                    target: args::TabTarget {
+                        session: "nope".into(),
+                        tab: "t1".into(),
+                    },
+                }),
+                timeout_ms: Some(1000),
+            })
+            .await;
+        assert!(!env.ok());
+        assert_eq!(
+            env.error().map(|e| e.code),
+            Some(envelope::ErrorCode::SessionNotFound)
+        );
+        Ok(())
+    }
+}
