@@ -72,7 +72,7 @@ impl DomEntry {
 pub struct FrameDom {
     /// The nodes.
     pub entries: Vec<DomEntry>,
-    index: HashMap<i64, u32>,
+    index: crate::fasthash::FastMap<i64, u32>,
 }
 
 /// A document cut at frame boundaries.

@@ -22,6 +22,7 @@
 pub mod capture;
 pub mod dom;
 pub mod error;
+pub mod fasthash;
 pub mod frames;
 pub mod ids;
 pub mod raw;

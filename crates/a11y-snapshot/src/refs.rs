@@ -36,8 +36,8 @@ pub struct RefEntry {
 pub struct RefTable {
     next: u32,
     entries: Vec<RefEntry>,
-    by_node: HashMap<(String, i64), usize>,
-    by_ref: HashMap<u32, usize>,
+    by_node: crate::fasthash::FastMap<(String, i64), usize>,
+    by_ref: crate::fasthash::FastMap<u32, usize>,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -207,7 +207,7 @@ pub struct Snapshot {
     pub metrics: SnapshotMetrics,
     /// Bounding boxes, when captured.
     pub boxes: BTreeMap<EncodedId, BoundingBox>,
-    by_id: HashMap<EncodedId, u32>,
+    by_id: crate::fasthash::FastMap<EncodedId, u32>,
 }
 
 const NO_ENTRY: u32 = u32::MAX;
@@ -461,7 +461,8 @@ fn build_frame(nodes: &mut Vec<Node>, f: &mut FrameSource) -> Vec<u32> {
         return Vec::new();
     }
     nodes.reserve(ax.len() / 2);
-    let mut by_id: HashMap<i64, u32> = HashMap::with_capacity(ax.len());
+    let mut by_id: crate::fasthash::FastMap<i64, u32> =
+        crate::fasthash::FastMap::with_capacity_and_hasher(ax.len(), Default::default());
     for (i, n) in ax.iter().enumerate() {
         by_id.entry(n.node_id.0).or_insert(i as u32);
     }
