@@ -1,7 +1,5 @@
 //! The per-tab ref table: (frame, backendNodeId) → `eN`, stable across snapshots.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::SnapshotError;
@@ -209,7 +207,7 @@ mod tests {
         #[test]
         fn persisted_table_keeps_numbers(keys in proptest::collection::vec((0u8..3, 1i64..50), 0..60)) {
             let mut t = RefTable::new();
-            let mut seen: HashMap<(u8, i64), Ref> = HashMap::new();
+            let mut seen: std::collections::HashMap<(u8, i64), Ref> = std::collections::HashMap::new();
             for (f, id) in &keys {
                 let r = t.assign(entry(&format!("F{f}"), *id));
                 let prev = *seen.entry((*f, *id)).or_insert(r);
