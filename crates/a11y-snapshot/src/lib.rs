@@ -10,13 +10,23 @@
 //! What it does not: track frames (that is `frame-graph`), speak the wire protocol (`cdp-protocol`),
 //! perform actions, or write snapshot files (the CLI does).
 //!
+//! Flow: [`take_snapshot`] (= [`capture()`] into a [`PageSource`], then [`Snapshot::build`]) →
+//! [`render_actionbook`] / [`render_simplified`] / [`node_list`] with [`SnapshotOptions`];
+//! [`resolve()`] turns a [`Target`] back into a [`ResolvedNode`]. Frames come from any [`PageFrames`]
+//! (implemented for `frame_graph::FrameGraph`, and by [`SessionFrames`] for a single session).
+//!
 //! Map:
 //! - [`ids`] — [`EncodedId`], [`Ref`].
-//! - [`refs`] — [`RefTable`], the per-tab ref numbering (serialisable).
+//! - [`refs`] — [`RefTable`], the per-tab ref numbering (serialisable; reset it on navigation).
+//! - [`frames`] — [`PageFrames`], what capture and resolution need from the frame graph.
+//! - [`mod@capture`] — CDP capture into [`PageSource`], bounding boxes.
 //! - [`raw`] — lean decode types for the CDP answers.
-//! - [`dom`] — per-frame DOM arenas and XPath steps ([`xpath`] evaluates them).
-//! - [`tree`] — the capture seam [`PageSource`] and the merged [`Snapshot`].
+//! - [`dom`] — per-frame DOM arenas and XPath steps ([`xpath`] parses and evaluates them).
+//! - [`tree`] — the capture seam [`PageSource`] and the merged [`Snapshot`] with its maps.
+//! - [`roles`] — role mapping, interactive/content role sets, name cleaning.
 //! - [`render`] — [`SnapshotOptions`] and the three renderers.
+//! - [`mod@resolve`] — refs, encoded ids, CSS and XPath back to live nodes.
+//! - [`fasthash`] — the hasher of the per-snapshot maps.
 //! - [`error`] — [`SnapshotError`].
 
 pub mod capture;
@@ -42,7 +52,9 @@ pub use render::{
     NodeStats, NodeSummary, SnapshotOptions, node_list, render_actionbook, render_simplified,
 };
 pub use resolve::{Known, ResolveOptions, ResolvedNode, Target, resolve};
-pub use tree::{FrameSource, Node, PageSource, Snapshot, SnapshotMaps};
+pub use tree::{
+    BoundingBox, FrameSource, Node, PageSource, Snapshot, SnapshotMaps, SnapshotMetrics,
+};
 
 #[cfg(test)]
 mod tree_tests;
