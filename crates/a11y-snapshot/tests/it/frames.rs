@@ -186,5 +186,47 @@ async fn iframe_content_is_nested_and_resolvable() {
     .await
     .unwrap();
     assert!(xsite.frame_index > 0);
+
+    // Stale nodes inside the OOPIF: an identical re-render is recovered through the stored XPath on
+    // the OOPIF's session; a different element at the same place is reported stale.
+    let x_btn = ref_of(&snap, "button", "CrossSiteFrame button");
+    let x_in = ref_of(&snap, "textbox", "CrossSiteFrame input");
+    let rerender = "function () { const b = document.getElementById('x-btn'); const n = b.cloneNode(true); n.id = 'x-btn2'; b.replaceWith(n); \
+                    const i = document.getElementById('x-in'); const t = document.createElement('input'); t.id = 'x-other'; t.setAttribute('aria-label', 'Something else'); i.replaceWith(t); }";
+    tab.call_on(&xsite.session, &xsite.object_id, rerender)
+        .await;
+    let known = Known {
+        refs: Some(&tab.refs),
+        snapshot: Some(&snap),
+    };
+    let again = resolve(
+        &tab.frames,
+        &Target::Ref(x_btn),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert!(again.recovered);
+    assert_eq!(
+        tab.call_on(
+            &again.session,
+            &again.object_id,
+            "function () { return this.id; }"
+        )
+        .await,
+        serde_json::json!("x-btn2")
+    );
+    let stale = resolve(
+        &tab.frames,
+        &Target::Ref(x_in),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await;
+    assert!(
+        matches!(stale, Err(a11y_snapshot::SnapshotError::Stale { .. })),
+        "{stale:?}"
+    );
     tab.close().await;
 }
