@@ -27,7 +27,7 @@ fn mode_of(m: Mode) -> BrowserMode {
 fn state_of(s: SessionStatus) -> SessionState {
     match s {
         SessionStatus::Running => SessionState::Running,
-        SessionStatus::Crashed => SessionState::Disconnected,
+        SessionStatus::Crashed => SessionState::Crashed,
         SessionStatus::Closed => SessionState::Closed,
     }
 }

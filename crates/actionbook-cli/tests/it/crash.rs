@@ -86,7 +86,7 @@ fn killed_browser_gives_a_clear_error_and_restart_recovers() {
         "{v}"
     );
     let v = env.json(&["browser", "status", "--session", &sid]);
-    assert_eq!(v["data"]["session"]["status"], "disconnected", "{v}");
+    assert_eq!(v["data"]["session"]["status"], "crashed", "{v}");
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(
         v["data"]["total_sessions"], 1,

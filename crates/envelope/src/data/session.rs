@@ -44,18 +44,21 @@ pub enum SessionState {
     /// The browser is up and connected.
     #[default]
     Running,
-    /// The browser connection was lost (crash or external close).
+    /// The connection to the browser was lost while its process may still be running.
     Disconnected,
+    /// The browser process is gone (crashed or killed); `browser restart` brings it back.
+    Crashed,
     /// The session was closed.
     Closed,
 }
 
 impl SessionState {
-    /// The wire string (`running`, `disconnected`, `closed`).
+    /// The wire string (`running`, `disconnected`, `crashed`, `closed`).
     pub const fn as_str(self) -> &'static str {
         match self {
             SessionState::Running => "running",
             SessionState::Disconnected => "disconnected",
+            SessionState::Crashed => "crashed",
             SessionState::Closed => "closed",
         }
     }

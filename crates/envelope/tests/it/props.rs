@@ -52,6 +52,7 @@ fn session_info() -> impl Strategy<Value = SessionInfo> {
         select(vec![
             SessionState::Running,
             SessionState::Disconnected,
+            SessionState::Crashed,
             SessionState::Closed,
         ]),
         any::<bool>(),
