@@ -488,3 +488,73 @@ proptest! {
         prop_assert_eq!(lines(&snap, &opts).len() >= list.len(), true);
     }
 }
+
+#[test]
+fn compact_drops_empty_wrappers_and_ignored_clickables_stay() {
+    // generic(div) > [generic(div) > [button A, button B], text], and an ignored clickable div.
+    let mut clicky = el(40, "div", vec![txt(41)]);
+    clicky.attributes = DomAttrs {
+        onclick: true,
+        ..DomAttrs::default()
+    };
+    let body = el(
+        3,
+        "body",
+        vec![
+            el(
+                10,
+                "div",
+                vec![
+                    el(
+                        11,
+                        "div",
+                        vec![el(12, "button", vec![]), el(13, "button", vec![])],
+                    ),
+                    txt(14),
+                ],
+            ),
+            clicky,
+        ],
+    );
+    let pieces = split_document(doc(1, vec![el(2, "html", vec![body])]));
+    let mut ignored = ax(8, "none", "", 40, &[9]);
+    ignored.ignored = true;
+    let nodes = with_parents(vec![
+        ax(1, "RootWebArea", "", 1, &[2]),
+        ax(2, "generic", "", 3, &[3, 8]),
+        ax(3, "generic", "", 10, &[4, 7]),
+        ax(4, "generic", "", 11, &[5, 6]),
+        ax(5, "button", "A", 12, &[]),
+        ax(6, "button", "B", 13, &[]),
+        ax(7, "StaticText", "tail", 14, &[]),
+        ignored,
+        ax(9, "StaticText", "Press me", 41, &[]),
+    ]);
+    let src = PageSource {
+        frames: vec![FrameSource {
+            frame_id: "M".into(),
+            dom: pieces.root,
+            ax: nodes,
+            ..FrameSource::default()
+        }],
+        ..PageSource::default()
+    };
+    let mut refs = RefTable::new();
+    let snap = Snapshot::build(src, &mut refs);
+    let full = render_actionbook(&snap, &SnapshotOptions::default());
+    assert_eq!(
+        full,
+        "- generic:\n  - generic:\n    - button \"A\" [ref=e1]\n    - button \"B\" [ref=e2]\n  - text: tail\n- generic \"Press me\" [ref=e3] [cursor=pointer]"
+    );
+    let compact = render_actionbook(
+        &snap,
+        &SnapshotOptions {
+            compact: true,
+            ..SnapshotOptions::default()
+        },
+    );
+    assert_eq!(
+        compact,
+        "- button \"A\" [ref=e1]\n- button \"B\" [ref=e2]\n- text: tail\n- generic \"Press me\" [ref=e3] [cursor=pointer]"
+    );
+}
