@@ -305,6 +305,7 @@ pub async fn capture<P: PageFrames>(
     };
     let (docs, axs, scans) = futures::join!(docs, axs, scans);
 
+    let mut warnings = Vec::new();
     let mut doms: HashMap<String, FrameDom> = HashMap::new();
     for ((_, _, root_frame), doc) in sessions.iter().zip(docs) {
         match doc {
@@ -316,7 +317,7 @@ pub async fn capture<P: PageFrames>(
             }
             // The page's own document is required; a vanished OOPIF is not.
             Err(e) if *root_frame == handles[0].frame_id => return Err(e),
-            Err(_) => {}
+            Err(e) => warnings.push(format!("document of frame {root_frame} not captured: {e}")),
         }
     }
     // Owners: iframe elements in the parent frame's document carry the child frame's id (same-process
@@ -339,7 +340,11 @@ pub async fn capture<P: PageFrames>(
         let ax = match ax {
             Ok(t) => t.nodes,
             Err(e) if i == 0 => return Err(e),
-            Err(_) => Vec::new(), // a frame detached while capturing
+            Err(e) => {
+                // Typically a frame that detached while capturing.
+                warnings.push(format!("frame {} ({}) skipped: {e}", f.frame_index, f.url));
+                Vec::new()
+            }
         };
         let mut dom = doms.remove(&f.frame_id).unwrap_or_default();
         dom.mark_cursor_pointer(&scan);
@@ -359,6 +364,7 @@ pub async fn capture<P: PageFrames>(
     Ok(PageSource {
         frames: out,
         capture_time: started.elapsed(),
+        warnings,
     })
 }
 

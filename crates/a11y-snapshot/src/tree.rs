@@ -46,6 +46,8 @@ pub struct PageSource {
     pub frames: Vec<FrameSource>,
     /// Wall time the capture took.
     pub capture_time: Duration,
+    /// Parts that could not be captured (a frame that went away meanwhile, ...), for `meta.warnings`.
+    pub warnings: Vec<String>,
 }
 
 /// Boolean states of a node.
@@ -207,6 +209,8 @@ pub struct Snapshot {
     pub metrics: SnapshotMetrics,
     /// Bounding boxes, when captured.
     pub boxes: BTreeMap<EncodedId, BoundingBox>,
+    /// Parts of the page that could not be captured.
+    pub warnings: Vec<String>,
     by_id: crate::fasthash::FastMap<EncodedId, u32>,
 }
 
@@ -220,6 +224,7 @@ impl Snapshot {
         let mut ax_count = 0;
         let mut element_count = 0;
         let capture_time = source.capture_time;
+        snap.warnings = source.warnings;
         for mut f in source.frames {
             ax_count += f.ax.len();
             element_count += f.dom.element_count();

@@ -196,6 +196,7 @@ fn fixture() -> PageSource {
             },
         ],
         capture_time: std::time::Duration::ZERO,
+        warnings: Vec::new(),
     }
 }
 

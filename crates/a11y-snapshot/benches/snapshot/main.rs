@@ -29,6 +29,7 @@ fn build(rec: &synthetic::Recorded, refs: &mut RefTable) -> Option<Snapshot> {
             ..FrameSource::default()
         }],
         capture_time: std::time::Duration::ZERO,
+        warnings: Vec::new(),
     };
     Some(Snapshot::build(src, refs))
 }
@@ -97,6 +98,7 @@ fn bench(c: &mut Criterion) {
                             ..FrameSource::default()
                         }],
                         capture_time: std::time::Duration::ZERO,
+                        warnings: Vec::new(),
                     };
                     let mut refs = RefTable::new();
                     let snap = Snapshot::build(src, &mut refs);
