@@ -161,15 +161,31 @@ async fn session_document(
         )
         .await?;
     let mut pieces = split_document(doc.root);
-    // Each round fetches the next `depth` levels below every truncated node, all at once.
+    // Each round fetches the next `depth` levels below every truncated node, and the document of every
+    // frame owner whose content was cut off, all at once.
+    let mut asked_frames: std::collections::HashSet<String> = std::collections::HashSet::new();
     for _round in 0..10_000 {
         let mut wanted: Vec<(usize, i64)> = Vec::new();
+        let have: std::collections::HashSet<&str> =
+            pieces.children.iter().map(|(id, _)| id.as_str()).collect();
+        let mut missing: Vec<String> = Vec::new();
         for (pi, dom) in std::iter::once(&pieces.root)
             .chain(pieces.children.iter().map(|(_, d)| d))
             .enumerate()
         {
             wanted.extend(dom.truncated().map(|e| (pi, e.backend_node_id)));
+            for e in &dom.entries {
+                if let Some(fid) = &e.child_frame_id
+                    && !have.contains(fid.as_str())
+                    && !asked_frames.contains(fid)
+                {
+                    // An OOPIF owner answers without a document: asked once, then left alone.
+                    missing.push(fid.clone());
+                    wanted.push((pi, e.backend_node_id));
+                }
+            }
         }
+        asked_frames.extend(missing);
         if wanted.is_empty() {
             break;
         }
@@ -247,7 +263,7 @@ async fn cursor_scan<P: PageFrames>(
     opts: &CaptureOptions,
 ) -> Vec<(u32, String)> {
     let Ok(ctx) = frames
-        .execution_context(&f.frame_id, opts.timeout.min(Duration::from_secs(2)))
+        .execution_context(&f.frame_id, opts.timeout.min(Duration::from_millis(500)))
         .await
     else {
         return Vec::new();

@@ -378,10 +378,7 @@ fn positions_of(children: &[DomNode]) -> Vec<u32> {
 /// Returns false when the node is unknown. Frame documents found inside are returned as extra pieces.
 pub fn graft(dom: &mut FrameDom, described: DomNode) -> Option<Vec<(String, FrameDom)>> {
     let at = dom.find(described.backend_node_id)?;
-    let mut sub = split_document(DomNode {
-        node_type: 11,
-        ..described
-    });
+    let mut sub = split_document(described);
     // sub.root.entries[0] stands for the described node itself; re-home its descendants under `at`.
     let base = dom.entries.len() as u32;
     let mut first = true;

@@ -9,12 +9,26 @@ async fn thousand_deep_dom() {
       let el = document.getElementById('top');
       for (let i = 0; i < 1000; i++) { const d = document.createElement('div'); el.appendChild(d); el = d; }
       const b = document.createElement('button'); b.id = 'deepest'; b.textContent = 'Deepest button'; el.appendChild(b);
+      const f = document.createElement('iframe'); f.src = 'inner.html'; f.title = 'Deep frame'; el.appendChild(f);
     </script><button id=after>After</button>"#;
-    let mut tab = Tab::open(&[("/deep.html", page)], "/deep.html").await;
+    let inner = "<!doctype html><button id=inner>Inner deep button</button>";
+    let mut tab = Tab::open(
+        &[("/deep.html", page), ("/inner.html", inner)],
+        "/deep.html",
+    )
+    .await;
     let snap = tab.snapshot().await;
     let t = text(&snap);
     assert!(t.contains("- button \"Deepest button\" [ref=e1]"), "{t}");
-    assert!(t.contains("- button \"After\" [ref=e2]"), "{t}");
+    assert!(t.contains("- button \"After\""), "{t}");
+    // The iframe 1,000 levels down: its document is fetched too, with XPaths for its nodes.
+    assert!(t.contains("- iframe \"Deep frame\""), "{t}");
+    let inner_ref = crate::support::ref_of(&snap, "button", "Inner deep button");
+    let inner_node = snap.node_by_ref(inner_ref).unwrap();
+    assert_eq!(
+        snap.xpath(inner_node.encoded_id()).as_deref(),
+        Some("/html[1]/body[1]/button[1]")
+    );
     let known = Known {
         refs: Some(&tab.refs),
         snapshot: Some(&snap),
