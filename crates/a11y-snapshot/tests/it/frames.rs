@@ -13,7 +13,8 @@ const FRAME_A: &str = r#"<!doctype html><p>Inside frame A</p><label for=a-in>Fra
 const FRAME_C: &str = r#"<!doctype html><p>Inside frame C</p><button id=c-btn>FrameC button</button><iframe src="frame_nested.html" title="Nested" width=300 height=120></iframe>"#;
 const NESTED: &str =
     r#"<!doctype html><p>Nested frame text</p><button id=nested-btn>NestedFrame button</button>"#;
-const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in>"#;
+const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in><iframe src="oopif_inner.html" title="Inside OOPIF" width=300 height=80></iframe>"#;
+const OOPIF_INNER: &str = r#"<!doctype html><button id=oi-btn>OOPIF nested button</button>"#;
 
 fn indent_of(t: &str, needle: &str) -> usize {
     let line = t
@@ -32,6 +33,7 @@ async fn iframe_content_is_nested_and_resolvable() {
             ("/frame_c.html", FRAME_C),
             ("/frame_nested.html", NESTED),
             ("/oopif_child.html", OOPIF),
+            ("/oopif_inner.html", OOPIF_INNER),
         ],
         "/main.html",
     )
@@ -45,7 +47,7 @@ async fn iframe_content_is_nested_and_resolvable() {
     assert_eq!(oopifs, 1, "the cross-site iframe is out of process");
     let snap = tab.snapshot().await;
     let t = text(&snap);
-    assert_eq!(snap.frames.len(), 5, "{t}");
+    assert_eq!(snap.frames.len(), 6, "{t}");
 
     // Same-origin frame content is all there, one level below its iframe line.
     let a = indent_of(&t, "- iframe \"Frame A\"");
@@ -83,6 +85,7 @@ async fn iframe_content_is_nested_and_resolvable() {
         ("button", "NestedFrame button", "nested-btn"),
         ("button", "CrossSiteFrame button", "x-btn"),
         ("textbox", "CrossSiteFrame input", "x-in"),
+        ("button", "OOPIF nested button", "oi-btn"),
         ("iframe", "Frame A", "fa"),
     ] {
         let r = ref_of(&snap, role, name);
@@ -109,7 +112,15 @@ async fn iframe_content_is_nested_and_resolvable() {
             "{enc} has an xpath"
         );
     }
-    assert_eq!(frame_indices.len(), 5, "refs spread over all five frames");
+    assert_eq!(frame_indices.len(), 6, "refs spread over all six frames");
+    // A same-site frame inside the OOPIF (same process as the OOPIF, no session of its own).
+    let inner = indent_of(&t, "- iframe \"Inside OOPIF\"");
+    assert_eq!(inner, x + 2, "{t}");
+    assert_eq!(
+        indent_of(&t, "button \"OOPIF nested button\""),
+        inner + 2,
+        "{t}"
+    );
 
     // CSS in the main frame only by default; inside frames when asked.
     let main_only = resolve(
