@@ -255,3 +255,41 @@ async fn form_roles_names_values_and_refs() {
     assert!(sub.contains("Submit") && !sub.contains("heading"), "{sub}");
     tab.close().await;
 }
+
+/// The single-session frame provider gives the same snapshot as frame-graph on a same-process page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_frames_match_frame_graph() {
+    let page = r#"<!doctype html><h1>Two providers</h1><button>One</button>
+      <iframe src="inner.html" title="Inner"></iframe>"#;
+    let inner = "<!doctype html><input aria-label=Field><a href=/x>Link</a>";
+    let mut tab = Tab::open(&[("/p.html", page), ("/inner.html", inner)], "/p.html").await;
+    let via_graph = text(&tab.snapshot().await);
+    let frames = a11y_snapshot::SessionFrames::new(tab.session.clone())
+        .await
+        .unwrap();
+    let mut refs = a11y_snapshot::RefTable::new();
+    let snap = a11y_snapshot::take_snapshot(
+        &frames,
+        &mut refs,
+        &a11y_snapshot::CaptureOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&snap), via_graph);
+    assert!(via_graph.contains("  - textbox \"Field\""), "{via_graph}");
+    let known = Known {
+        refs: Some(&refs),
+        snapshot: Some(&snap),
+    };
+    let link = ref_of(&snap, "link", "Link");
+    let node = resolve(
+        &frames,
+        &Target::Ref(link),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(node.frame_index, 1);
+    tab.close().await;
+}
