@@ -33,6 +33,35 @@ pub struct Request {
     pub timeout_ms: Option<u64>,
 }
 
+impl Request {
+    /// Parses the words after `actionbook` (`["browser", "goto", URL, "--session", "s1", ...]`)
+    /// into a request, exactly as the binary does; `--timeout` is honoured, `--json` ignored.
+    /// For programs that drive the [`Engine`] in-process.
+    pub fn from_args<I, S>(args: I) -> std::result::Result<Request, CliError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<std::ffi::OsString>,
+    {
+        use clap::Parser as _;
+        let argv = std::iter::once(std::ffi::OsString::from("actionbook"))
+            .chain(args.into_iter().map(Into::into));
+        let cli = crate::args::Cli::try_parse_from(argv).map_err(|e| {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            CliError::InvalidArgument(first.trim_start_matches("error: ").to_string())
+        })?;
+        match cli.command {
+            Some(crate::args::TopCommand::Browser { command }) => Ok(Request {
+                command,
+                timeout_ms: cli.global.timeout,
+            }),
+            _ => Err(CliError::InvalidArgument(
+                "expected a `browser ...` command".to_string(),
+            )),
+        }
+    }
+}
+
 /// What a handler returns: its data plus optional context override and warnings.
 #[derive(Debug)]
 pub(crate) struct Done<D> {

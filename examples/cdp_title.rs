@@ -1,7 +1,7 @@
-//! The main job for now: launch Chromium, open a bundled page served on 127.0.0.1, print its
+//! The bottom layer alone (cdp-protocol): launch Chromium, open a bundled page served on 127.0.0.1, print its
 //! title, close the browser cleanly.
 //!
-//! Run with `./scripts/demo.sh` (or `cargo run --release --example demo`).
+//! Run with `cargo run --release --example cdp_title`.
 
 use cdp_protocol::{Browser, LaunchOptions, page, runtime, target};
 use std::error::Error;
