@@ -1,0 +1,233 @@
+//! The whole stack in-process, as an embedding program uses it: the engine of `actionbook-cli`
+//! (no daemon) over a real headless Chromium, on a page served here with an out-of-process iframe.
+
+use actionbook_cli::commands::BrowserCommand;
+use actionbook_cli::state::Home;
+use actionbook_cli::{Engine, EngineConfig, Request};
+use cdp_protocol::testing::{FixtureServer, chromium_available};
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const MAIN: &str = r#"<!doctype html><html><head><title>embedding</title></head><body>
+<h1>Embedding</h1>
+<label>Name <input id="name"></label>
+<iframe id="child" title="Child frame" src="CHILD" style="border:7px solid;padding:3px"></iframe>
+<script>
+  window.addEventListener('message', e => { document.title = String(e.data); });
+</script>
+</body></html>"#;
+
+const CHILD: &str = r#"<!doctype html><html><body>
+<label>Inner <input id="inner"></label>
+<button id="go" onclick="parent.postMessage('child got ' + document.getElementById('inner').value, '*')">Send</button>
+</body></html>"#;
+
+/// Runs one command through the engine and returns its envelope as JSON.
+async fn run(engine: &Engine, words: &[&str], executable: &Path) -> Value {
+    let mut request = match Request::from_args(words.iter().copied()) {
+        Ok(r) => r,
+        Err(e) => panic!("{words:?} should parse: {e}"),
+    };
+    if let BrowserCommand::Start(start) = &mut request.command {
+        start.env_executable = Some(executable.display().to_string());
+    }
+    let envelope = engine.execute(request).await;
+    match serde_json::from_str(&envelope.to_json()) {
+        Ok(v) => v,
+        Err(e) => panic!("envelope JSON: {e}"),
+    }
+}
+
+/// A Chromium wrapper that adds site isolation, so the localhost iframe is out of process.
+fn wrapper(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("chromium-site-isolated.sh");
+    let script = "#!/bin/sh\nexec /usr/bin/chromium --site-per-process \"$@\"\n";
+    std::fs::write(&path, script).expect("write wrapper");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod wrapper");
+    path
+}
+
+/// Pids of processes whose command line mentions `needle` (the test's own home directory).
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+fn kill_all(pids: &[u32]) {
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+}
+
+fn ref_of(snapshot: &str, line_start: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.trim_start().starts_with(line_start))
+        .unwrap_or_else(|| panic!("no line starting with {line_start:?} in:\n{snapshot}"));
+    let at = line
+        .find("[ref=")
+        .unwrap_or_else(|| panic!("no ref on {line:?}"));
+    let rest = &line[at + 5..];
+    format!("@{}", &rest[..rest.find(']').unwrap_or(rest.len())])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
+    if !chromium_available() {
+        panic!("/usr/bin/chromium is required (apt-get install -y chromium)");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let needle = home.display().to_string();
+    let exe = wrapper(dir.path());
+    let server = FixtureServer::start().await;
+    server.route("/child.html", "text/html", CHILD);
+    server.route(
+        "/main.html",
+        "text/html",
+        MAIN.replace("CHILD", &server.cross_site_url("/child.html")),
+    );
+    let engine = Engine::new(EngineConfig {
+        home: Home::at(&home),
+    })
+    .expect("engine");
+
+    let result = tokio::time::timeout(Duration::from_secs(120), async {
+        let url = server.url("/main.html");
+        let v = run(
+            &engine,
+            &[
+                "browser",
+                "start",
+                "--headless",
+                "--set-session-id",
+                "emb",
+                "--open-url",
+                &url,
+            ],
+            &exe,
+        )
+        .await;
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["context"]["session_id"], "emb");
+        assert_eq!(v["context"]["tab_id"], "t1");
+        assert_eq!(v["context"]["title"], "embedding");
+
+        let tab = ["--session", "emb", "--tab", "t1"];
+        let v = run(
+            &engine,
+            &[&["browser", "snapshot"][..], &tab].concat(),
+            &exe,
+        )
+        .await;
+        assert_eq!(v["ok"], true, "{v}");
+        let path = v["data"]["path"].as_str().expect("snapshot path");
+        let text = std::fs::read_to_string(path).expect("snapshot file");
+        // The OOPIF's controls are nested under the iframe line, with refs.
+        let iframe_line = text
+            .lines()
+            .position(|l| l.contains("iframe \"Child frame\""))
+            .unwrap_or_else(|| panic!("iframe line missing:\n{text}"));
+        let inner = ref_of(&text, "- textbox \"Inner\"");
+        let send = ref_of(&text, "- button \"Send\"");
+        let inner_line = text
+            .lines()
+            .position(|l| l.contains(&format!("[ref={}]", &inner[1..])))
+            .unwrap_or(0);
+        assert!(
+            inner_line > iframe_line,
+            "OOPIF content must come under its iframe:\n{text}"
+        );
+
+        let v = run(
+            &engine,
+            &[&["browser", "fill", &inner, "across sites"][..], &tab].concat(),
+            &exe,
+        )
+        .await;
+        assert_eq!(v["ok"], true, "{v}");
+        let v = run(
+            &engine,
+            &[&["browser", "click", &send][..], &tab].concat(),
+            &exe,
+        )
+        .await;
+        assert_eq!(v["ok"], true, "{v}");
+        // The child posts its input's value to the parent, which puts it in the title.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = run(&engine, &[&["browser", "title"][..], &tab].concat(), &exe).await;
+            if v["data"]["value"] == "child got across sites" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the click in the OOPIF did not land: {v}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        // Bad input answers with an envelope and the right code; the session stays usable.
+        assert!(
+            Request::from_args(["browser", "goto"]).is_err(),
+            "a missing URL is a usage error"
+        );
+        let v = run(
+            &engine,
+            &["browser", "title", "--session", "nope", "--tab", "t1"],
+            &exe,
+        )
+        .await;
+        assert_eq!(v["error"]["code"], "SESSION_NOT_FOUND", "{v}");
+        let v = run(
+            &engine,
+            &[
+                &["browser", "click", "#missing", "--timeout", "300"][..],
+                &tab,
+            ]
+            .concat(),
+            &exe,
+        )
+        .await;
+        assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+        let v = run(
+            &engine,
+            &[&["browser", "eval", "1 + 1"][..], &tab].concat(),
+            &exe,
+        )
+        .await;
+        assert_eq!(v["data"]["value"], 2, "{v}");
+
+        let v = run(&engine, &["browser", "close", "--session", "emb"], &exe).await;
+        assert_eq!(v["ok"], true, "{v}");
+    })
+    .await;
+
+    // Every browser process of this test is gone after close (and is killed if the test failed).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut left = processes_mentioning(&needle);
+    while !left.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = processes_mentioning(&needle);
+    }
+    kill_all(&left);
+    result.expect("the embedded session finished within its time limit");
+    assert!(
+        left.is_empty(),
+        "browser processes left after close: {left:?}"
+    );
+}
