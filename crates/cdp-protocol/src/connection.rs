@@ -304,7 +304,8 @@ impl Connection {
         }
     }
 
-    /// Sends one call and decodes its `result` straight from the response text into `T`.
+    /// Sends one call and decodes its `result` straight from the response text into `T`
+    /// (retrying once with lone surrogate escapes replaced by U+FFFD if that fails).
     pub(crate) async fn call_typed<T: serde::de::DeserializeOwned, P: Serialize + ?Sized>(
         &self,
         session: Option<&SessionId>,
@@ -313,7 +314,8 @@ impl Connection {
         timeout: Duration,
     ) -> Result<T, CdpError> {
         let text = self.call_raw(session, method, params, timeout).await?;
-        serde_json::from_str::<ResultOf<T>>(text.as_str())
+        // Lenient only on failure: page text may carry lone UTF-16 surrogate escapes.
+        crate::surrogates::from_str_lenient::<ResultOf<T>>(text.as_str())
             .map(|r| r.result)
             .map_err(|source| CdpError::Decode {
                 what: format!("response of {method}"),

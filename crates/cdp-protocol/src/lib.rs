@@ -2,7 +2,8 @@
 //!
 //! What it does: one background task owns the WebSocket to a browser; cheap clonable handles
 //! ([`Connection`], [`Session`]) send typed commands ([`Command`]) or raw ones, each with a
-//! deadline; responses are routed by id and decoded straight from the raw JSON; events are
+//! deadline; responses are routed by id and decoded straight from the raw JSON (a lone UTF-16
+//! surrogate escape in page text decodes as U+FFFD instead of failing); events are
 //! routed by session and method to bounded subscriber queues; flattened target sessions are
 //! first-class; [`Browser`] launches or [`connect`]s to Chromium.
 //!
@@ -58,6 +59,7 @@ pub mod ids;
 mod launch;
 mod protocol;
 mod session;
+mod surrogates;
 #[cfg(feature = "test-support")]
 pub mod testing;
 

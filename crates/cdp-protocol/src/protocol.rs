@@ -99,9 +99,10 @@ macro_rules! string_enum {
 
 pub(crate) use {command, event, string_enum};
 
-/// Decodes `T` from raw JSON text; the error names `what` for the message.
+/// Decodes `T` from raw JSON text (lone surrogate escapes read as U+FFFD); the error names
+/// `what` for the message.
 pub(crate) fn decode_raw<T: DeserializeOwned>(what: &str, raw: &str) -> Result<T, crate::CdpError> {
-    serde_json::from_str(raw).map_err(|source| crate::CdpError::Decode {
+    crate::surrogates::from_str_lenient(raw).map_err(|source| crate::CdpError::Decode {
         what: what.to_owned(),
         source,
     })

@@ -5,4 +5,5 @@ mod chromium;
 mod fake_peer;
 mod props;
 mod real_types;
+mod surrogates;
 mod transport;
