@@ -3,9 +3,57 @@
 //! The `<iframe>` element itself carries `frameId`, for same-process frames and OOPIFs alike
 //! (NOTES F1/F2); a same-process frame's content document hangs below it, an OOPIF's does not.
 
-use cdp_protocol::dom::Node;
-use cdp_protocol::{BackendNodeId, FrameId};
+use cdp_protocol::{BackendNodeId, Command, FrameId};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// `DOM.getDocument{depth:-1, pierce:true}` decoded into [`DomNode`]s: only what frame owners and
+/// document order need, so a large page's attribute and text strings are skipped, not copied.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GetFrameDocument {
+    depth: i64,
+    pierce: bool,
+}
+
+impl GetFrameDocument {
+    /// The whole document, piercing iframes and shadow roots.
+    pub(crate) fn whole() -> Self {
+        GetFrameDocument {
+            depth: -1,
+            pierce: true,
+        }
+    }
+}
+
+impl Command for GetFrameDocument {
+    const METHOD: &'static str = "DOM.getDocument";
+    type Response = FrameDocument;
+}
+
+/// Result of [`GetFrameDocument`].
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct FrameDocument {
+    /// The document node.
+    pub(crate) root: DomNode,
+}
+
+/// A DOM node reduced to the fields [`DomFrames::collect`] reads; every other field of
+/// `DOM.Node` is skipped while parsing.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DomNode {
+    backend_node_id: BackendNodeId,
+    #[serde(default)]
+    node_type: i64,
+    #[serde(default)]
+    frame_id: Option<FrameId>,
+    #[serde(default)]
+    children: Option<Vec<DomNode>>,
+    #[serde(default)]
+    content_document: Option<Box<DomNode>>,
+    #[serde(default)]
+    shadow_roots: Option<Vec<DomNode>>,
+}
 
 /// What one session's document says about the frames in it.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -18,9 +66,9 @@ pub struct DomFrames {
 
 impl DomFrames {
     /// Walks `root` (the document of `root_frame`) depth-first in document order.
-    pub fn collect(&mut self, root_frame: &FrameId, root: &Node) {
+    pub(crate) fn collect(&mut self, root_frame: &FrameId, root: &DomNode) {
         // (node, frame whose document the node is in)
-        let mut stack: Vec<(&Node, FrameId)> = vec![(root, root_frame.clone())];
+        let mut stack: Vec<(&DomNode, FrameId)> = vec![(root, root_frame.clone())];
         while let Some((node, frame)) = stack.pop() {
             let mut inner_frame = frame.clone();
             // The document element carries its own frame's id; only owner elements name a child.
@@ -83,7 +131,7 @@ impl DomFrames {
 mod tests {
     use super::*;
 
-    fn node(json: serde_json::Value) -> Node {
+    fn node(json: serde_json::Value) -> DomNode {
         serde_json::from_value(json).expect("valid node")
     }
 

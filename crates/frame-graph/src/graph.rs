@@ -1,7 +1,7 @@
 //! [`FrameGraph`]: the registry kept current by CDP events from the page session and every OOPIF
 //! session, through one ordered connection-level event stream applied by one background task.
 
-use crate::dom_order::DomFrames;
+use crate::dom_order::{DomFrames, GetFrameDocument};
 use crate::error::FrameGraphError;
 use crate::registry::{DetachReason, FrameRegistry, SessionKey, TreeFrame};
 use crate::types::{FrameGraphOptions, FrameIndex, FrameInfo, Rect};
@@ -288,11 +288,10 @@ impl Shared {
             let root = root?;
             let session = self.session(&s);
             Some(async move {
-                let cmd = dom::GetDocument {
-                    depth: Some(-1),
-                    pierce: Some(true),
-                };
-                (root, session.send_timeout(&cmd, t).await)
+                (
+                    root,
+                    session.send_timeout(&GetFrameDocument::whole(), t).await,
+                )
             })
         }))
         .await;
@@ -303,6 +302,10 @@ impl Shared {
                 // A session that went away mid-pass is handled by its detach event.
                 Err(e) if e.is_closed() => {}
                 Err(CdpError::Protocol { .. }) => {}
+                // A document too deep for the decoder (or otherwise unreadable) only loses the
+                // document order of its frames: they keep their tree numbering, and owners come
+                // from `DOM.getFrameOwner` as for frames attached later.
+                Err(CdpError::Decode { .. }) => {}
                 Err(e) => return Err(e.into()),
             }
         }

@@ -11,3 +11,4 @@ mod s5_navigation;
 mod s6_removal;
 mod s7_churn;
 mod s8_coordinates;
+mod s9_deep_dom;
