@@ -209,7 +209,8 @@ impl Connection {
         Session::new(self.clone(), None)
     }
 
-    /// A handle for an already attached flattened session.
+    /// A handle for an already attached flattened session. It does not know which session
+    /// attached it: detach it with [`Session::detach_from`], or make it with [`Session::child`].
     pub fn session(&self, id: SessionId) -> Session {
         Session::new(self.clone(), Some(id))
     }

@@ -9,15 +9,54 @@ use crate::target;
 use std::time::Duration;
 
 /// A cheap, clonable handle that sends calls on one session (stamping its `sessionId`).
+///
+/// A flattened session must be detached on the session that attached it. Handles made by
+/// [`Session::attach_to_target`] or [`Session::child`] remember that session, so
+/// [`Session::detach`] is right for them; for a handle from [`Connection::session`] (which does
+/// not know), `detach` assumes the root session and [`Session::detach_from`] names the parent.
 #[derive(Clone, Debug)]
 pub struct Session {
     conn: Connection,
     id: Option<SessionId>,
+    attached_by: AttachedBy,
+}
+
+/// The session a flattened session was attached on, as far as this handle knows.
+#[derive(Clone, Debug)]
+enum AttachedBy {
+    /// Unknown (a handle made from a bare id): assumed to be the root session.
+    Unknown,
+    /// Attached on this session (`None` = the root session).
+    Known(Option<SessionId>),
 }
 
 impl Session {
     pub(crate) fn new(conn: Connection, id: Option<SessionId>) -> Session {
-        Session { conn, id }
+        Session {
+            conn,
+            id,
+            attached_by: AttachedBy::Unknown,
+        }
+    }
+
+    /// A handle for `id`, a session attached on this one (e.g. auto-attached with
+    /// `Target.setAutoAttach{flatten}`, as an OOPIF is on its parent frame's session), so that
+    /// [`Session::detach`] sends on this session.
+    pub fn child(&self, id: SessionId) -> Session {
+        Session {
+            conn: self.conn.clone(),
+            id: Some(id),
+            attached_by: AttachedBy::Known(self.id.clone()),
+        }
+    }
+
+    /// The id of the session this one was attached on, when the handle knows it
+    /// (`Some(None)`: the root session).
+    pub fn attached_by(&self) -> Option<Option<&SessionId>> {
+        match &self.attached_by {
+            AttachedBy::Unknown => None,
+            AttachedBy::Known(parent) => Some(parent.as_ref()),
+        }
     }
 
     /// The session id; `None` for the root (browser) session.
@@ -105,14 +144,26 @@ impl Session {
                 flatten: Some(true),
             })
             .await?;
-        Ok(self.conn.session(resp.session_id))
+        Ok(self.child(resp.session_id))
     }
 
-    /// Detaches this flattened session (no-op for the root session).
+    /// Detaches this flattened session (`Target.detachFromTarget`) on the session that attached
+    /// it: the one remembered by [`Session::attach_to_target`] / [`Session::child`], else the
+    /// root session (right for sessions the root attached; for an auto-attached child session
+    /// from [`Connection::session`], use [`Session::detach_from`]). No-op for the root session.
     pub async fn detach(&self) -> Result<(), CdpError> {
+        let parent = match &self.attached_by {
+            AttachedBy::Known(Some(parent)) => self.conn.session(parent.clone()),
+            AttachedBy::Known(None) | AttachedBy::Unknown => self.conn.browser(),
+        };
+        self.detach_from(&parent).await
+    }
+
+    /// Detaches this flattened session on `parent`, the session that attached it (for an
+    /// auto-attached OOPIF: its parent frame's session). No-op for the root session.
+    pub async fn detach_from(&self, parent: &Session) -> Result<(), CdpError> {
         let Some(id) = &self.id else { return Ok(()) };
-        self.conn
-            .browser()
+        parent
             .send(&target::DetachFromTarget {
                 session_id: Some(id.clone()),
                 target_id: None,

@@ -2,6 +2,7 @@
 //! the types and routing, and real headless Chromium for launch/connect.
 
 mod chromium;
+mod detach;
 mod fake_peer;
 mod props;
 mod real_types;
