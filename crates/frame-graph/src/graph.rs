@@ -75,15 +75,11 @@ impl Shared {
         };
         self.changed.send_replace(version);
         for (child, parent) in released {
-            // Detach on the session that auto-attached it; fails harmlessly if already gone.
-            let session = self.session(&parent);
+            // Detached on the session that auto-attached it; fails harmlessly if already gone.
+            let child = self.session(&parent).child(child);
             let t = self.options.command_timeout;
             tokio::spawn(async move {
-                let cmd = target::DetachFromTarget {
-                    session_id: Some(child),
-                    target_id: None,
-                };
-                let _ = session.send_timeout(&cmd, t).await;
+                let _ = tokio::time::timeout(t, child.detach()).await;
             });
         }
         for (frame, session) in lookups {
