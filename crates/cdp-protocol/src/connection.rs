@@ -4,6 +4,7 @@ use crate::error::CdpError;
 use crate::events::{EventFilter, EventStream, RawEvent, Subscriber};
 use crate::ids::SessionId;
 use crate::session::Session;
+use crate::wire::FrameBoundary;
 use futures::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -26,6 +27,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How many detached session ids the socket task remembers.
 const MAX_CLOSED_SESSIONS: usize = 10_000;
+/// Messages at least this long make the socket task drop tungstenite's read buffer after them.
+const SHED_AFTER: usize = 1 << 20;
+/// Read-ahead below the frame-boundary cut (keeps small messages at one syscall each).
+const READ_BUFFER: usize = 64 * 1024;
+/// The socket the task owns.
+type Socket =
+    tokio_tungstenite::WebSocketStream<FrameBoundary<tokio::io::BufReader<tokio::net::TcpStream>>>;
 /// How many queued calls the socket task writes before flushing.
 const WRITE_BATCH: usize = 128;
 
@@ -177,18 +185,16 @@ impl Connection {
         let config = WebSocketConfig::default()
             .max_message_size(Some(options.max_message_size))
             .max_frame_size(Some(options.max_message_size));
-        let (ws, _response) = tokio::time::timeout(
-            options.default_timeout,
-            tokio_tungstenite::connect_async_with_config(request, Some(config), true),
-        )
-        .await
-        .map_err(|_| {
-            connect_err(format!(
-                "handshake timed out after {:?}",
-                options.default_timeout
-            ))
-        })?
-        .map_err(|e| connect_err(e.to_string()))?;
+        let (ws, _response) =
+            tokio::time::timeout(options.default_timeout, open_socket(request, config))
+                .await
+                .map_err(|_| {
+                    connect_err(format!(
+                        "handshake timed out after {:?}",
+                        options.default_timeout
+                    ))
+                })?
+                .map_err(|e| connect_err(e.to_string()))?;
 
         let (tx, rx) = mpsc::unbounded_channel();
         let (closed_tx, closed_rx) = watch::channel(false);
@@ -361,13 +367,11 @@ enum Flow {
     Stop,
 }
 
-async fn run_socket<S>(
-    mut ws: tokio_tungstenite::WebSocketStream<S>,
+async fn run_socket(
+    mut ws: Socket,
     mut rx: mpsc::UnboundedReceiver<ToActor>,
     closed_tx: watch::Sender<bool>,
-) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
-{
+) {
     let mut router = Router::default();
     loop {
         tokio::select! {
@@ -396,7 +400,11 @@ async fn run_socket<S>(
                 }
             }
             frame = ws.next() => match frame {
-                Some(Ok(Message::Text(text))) => router.incoming(text),
+                Some(Ok(Message::Text(text))) => {
+                    let len = text.len();
+                    router.incoming(text);
+                    ws = shed_read_buffer(ws, len).await;
+                }
                 Some(Ok(Message::Binary(bytes))) => {
                     if let Ok(text) = Utf8Bytes::try_from(bytes) {
                         router.incoming(text);
@@ -421,6 +429,55 @@ async fn run_socket<S>(
     while let Ok(msg) = rx.try_recv() {
         drop(msg);
     }
+}
+
+/// Connects TCP and performs the opening handshake, reads cut at frame boundaries (`wire`).
+async fn open_socket(
+    request: tokio_tungstenite::tungstenite::handshake::client::Request,
+    config: WebSocketConfig,
+) -> Result<
+    (
+        Socket,
+        tokio_tungstenite::tungstenite::handshake::client::Response,
+    ),
+    String,
+> {
+    let uri = request.uri();
+    if uri.scheme_str() != Some("ws") {
+        return Err(format!(
+            "unsupported URL scheme in {uri} (only ws:// is supported)"
+        ));
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| format!("no host in {uri}"))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = uri.port_u16().unwrap_or(80);
+    let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+    let stream = FrameBoundary::new(tokio::io::BufReader::with_capacity(READ_BUFFER, tcp));
+    tokio_tungstenite::client_async_with_config(request, stream, Some(config))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Rebuilds the WebSocket around its stream when that drops a large read buffer and loses
+/// nothing: tungstenite keeps the buffer of its largest frame for the life of the connection.
+async fn shed_read_buffer(ws: Socket, message_len: usize) -> Socket {
+    if message_len < SHED_AFTER || !ws.get_ref().at_end_of_message(message_len) {
+        return ws;
+    }
+    let config = *ws.get_config();
+    tokio_tungstenite::WebSocketStream::from_raw_socket(
+        ws.into_inner(),
+        tokio_tungstenite::tungstenite::protocol::Role::Client,
+        Some(config),
+    )
+    .await
 }
 
 /// The id of a message that starts `{"id":N,"result":`, if it does.

@@ -62,6 +62,7 @@ mod session;
 mod surrogates;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod wire;
 
 pub use connection::{ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_TIMEOUT};
 pub use domains::{

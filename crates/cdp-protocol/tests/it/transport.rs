@@ -537,3 +537,47 @@ async fn dropping_a_waiting_call_forgets_it() {
     peer.send(echo(&next));
     assert!(c2.await.unwrap().is_ok());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_messages_followed_at_once_by_more_arrive_intact() {
+    // Each answer is followed on the wire by two events, so bytes past a large message are
+    // already in flight when the socket task drops its read buffer after it.
+    let peer = FakePeer::start(|call: &Value| {
+        let ev = json!({"method": "Test.after", "params": {"n": call["params"]["n"]}}).to_string();
+        vec![echo(call), ev.clone(), ev]
+    })
+    .await;
+    let conn = connect(&peer).await;
+    let mut events = conn.events(EventFilter::methods(&["Test.after"]).capacity(1000));
+    const ROUNDS: usize = 6;
+    for round in 0..ROUNDS {
+        let big = "x".repeat((1 << 20) * (1 + round % 3) + round);
+        let root = conn.browser();
+        let (a, b) = tokio::join!(
+            root.call("Test.echo", json!({"n": round, "s": big})),
+            root.call("Test.echo", json!({"n": 100 + round}))
+        );
+        let a = a.expect("large answer");
+        assert_eq!(a["params"]["n"], json!(round));
+        assert_eq!(
+            a["params"]["s"].as_str().map(str::len),
+            Some(big.len()),
+            "round {round}"
+        );
+        assert_eq!(b.expect("small answer")["params"]["n"], json!(100 + round));
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 4 * ROUNDS {
+        let ev = tokio::time::timeout(Duration::from_secs(5), events.recv())
+            .await
+            .expect("every event arrives")
+            .expect("stream open");
+        seen.push(ev.to_value().expect("event decodes")["n"].clone());
+    }
+    for round in 0..ROUNDS {
+        for n in [json!(round), json!(100 + round)] {
+            assert_eq!(seen.iter().filter(|v| **v == n).count(), 2, "events of {n}");
+        }
+    }
+    assert_eq!(events.dropped(), 0);
+}
