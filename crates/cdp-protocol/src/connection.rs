@@ -33,7 +33,7 @@ const SHED_AFTER: usize = 1 << 20;
 const READ_BUFFER: usize = 64 * 1024;
 /// The socket the task owns.
 type Socket =
-    tokio_tungstenite::WebSocketStream<FrameBoundary<tokio::io::BufReader<tokio::net::TcpStream>>>;
+    tokio_tungstenite::WebSocketStream<FrameBoundary<tokio::io::BufReader<crate::tls::Stream>>>;
 /// How many queued calls the socket task writes before flushing.
 const WRITE_BATCH: usize = 128;
 
@@ -46,6 +46,8 @@ pub struct ConnectOptions {
     pub max_message_size: usize,
     /// Deadline of calls made without an explicit one, and of the handshake (default 30 s).
     pub default_timeout: Duration,
+    /// Extra trusted root certificates (DER) for `wss://`/`https://`, on top of webpki-roots.
+    pub root_certificates: Vec<Vec<u8>>,
 }
 
 impl Default for ConnectOptions {
@@ -54,6 +56,7 @@ impl Default for ConnectOptions {
             headers: Vec::new(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             default_timeout: DEFAULT_TIMEOUT,
+            root_certificates: Vec::new(),
         }
     }
 }
@@ -80,6 +83,12 @@ impl ConnectOptions {
     /// Sets the default call deadline.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = timeout;
+        self
+    }
+
+    /// Trusts one more root certificate (DER) for TLS endpoints (private or self-signed CAs).
+    pub fn add_root_certificate(mut self, der: Vec<u8>) -> Self {
+        self.root_certificates.push(der);
         self
     }
 }
@@ -185,16 +194,18 @@ impl Connection {
         let config = WebSocketConfig::default()
             .max_message_size(Some(options.max_message_size))
             .max_frame_size(Some(options.max_message_size));
-        let (ws, _response) =
-            tokio::time::timeout(options.default_timeout, open_socket(request, config))
-                .await
-                .map_err(|_| {
-                    connect_err(format!(
-                        "handshake timed out after {:?}",
-                        options.default_timeout
-                    ))
-                })?
-                .map_err(|e| connect_err(e.to_string()))?;
+        let (ws, _response) = tokio::time::timeout(
+            options.default_timeout,
+            open_socket(request, config, &options.root_certificates),
+        )
+        .await
+        .map_err(|_| {
+            connect_err(format!(
+                "handshake timed out after {:?}",
+                options.default_timeout
+            ))
+        })?
+        .map_err(|e| connect_err(e.to_string()))?;
 
         let (tx, rx) = mpsc::unbounded_channel();
         let (closed_tx, closed_rx) = watch::channel(false);
@@ -431,10 +442,12 @@ async fn run_socket(
     }
 }
 
-/// Connects TCP and performs the opening handshake, reads cut at frame boundaries (`wire`).
+/// Connects TCP (and TLS for `wss://`, trusting webpki-roots plus `extra_roots`) and performs
+/// the opening handshake, reads cut at frame boundaries (`wire`).
 async fn open_socket(
     request: tokio_tungstenite::tungstenite::handshake::client::Request,
     config: WebSocketConfig,
+    extra_roots: &[Vec<u8>],
 ) -> Result<
     (
         Socket,
@@ -443,22 +456,23 @@ async fn open_socket(
     String,
 > {
     let uri = request.uri();
-    if uri.scheme_str() != Some("ws") {
-        return Err(format!(
-            "unsupported URL scheme in {uri} (only ws:// is supported)"
-        ));
-    }
+    let secure = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
+        _ => {
+            return Err(format!(
+                "unsupported URL scheme in {uri} (only ws:// and wss:// are supported)"
+            ));
+        }
+    };
     let host = uri
         .host()
         .ok_or_else(|| format!("no host in {uri}"))?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_owned();
-    let port = uri.port_u16().unwrap_or(80);
-    let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let tcp = crate::tls::connect(&host, port, secure.then_some(extra_roots)).await?;
     let stream = FrameBoundary::new(tokio::io::BufReader::with_capacity(READ_BUFFER, tcp));
     tokio_tungstenite::client_async_with_config(request, stream, Some(config))
         .await

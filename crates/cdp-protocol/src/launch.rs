@@ -620,11 +620,25 @@ fn stderr_tail(path: &Path) -> String {
     }
 }
 
-/// Connects to a running browser: `http://host:port` (resolved via `GET /json/version`) or a
-/// `ws://` URL directly, with extra handshake headers. Returns the connection and the WebSocket URL.
+/// Connects to a running browser: `http://host:port` or `https://host:port` (resolved via
+/// `GET /json/version`) or a `ws://`/`wss://` URL directly, with extra handshake headers.
+/// Returns the connection and the WebSocket URL.
 pub async fn connect(
     endpoint: &str,
     headers: &[(String, String)],
+) -> Result<(Connection, String), CdpError> {
+    connect_with(
+        endpoint,
+        ConnectOptions::default().headers(headers.to_vec()),
+    )
+    .await
+}
+
+/// [`connect`] with full [`ConnectOptions`]: headers (sent to `/json/version` too), extra
+/// trusted root certificates for TLS endpoints, message size and deadline.
+pub async fn connect_with(
+    endpoint: &str,
+    options: ConnectOptions,
 ) -> Result<(Connection, String), CdpError> {
     let connect_err = |reason: String| CdpError::Connect {
         url: endpoint.to_owned(),
@@ -633,25 +647,23 @@ pub async fn connect(
     let parsed = url::Url::parse(endpoint).map_err(|e| connect_err(e.to_string()))?;
     let ws_url = match parsed.scheme() {
         "ws" | "wss" => endpoint.to_owned(),
-        "http" => resolve_ws_url(&parsed, headers).await?,
+        "http" => resolve_ws_url(&parsed, &options.headers, None).await?,
         "https" => {
-            return Err(connect_err(
-                "https endpoints are not supported (no TLS built in); pass the ws:// URL"
-                    .to_owned(),
-            ));
+            resolve_ws_url(&parsed, &options.headers, Some(&options.root_certificates)).await?
         }
         other => return Err(connect_err(format!("unsupported scheme {other:?}"))),
     };
-    let options = ConnectOptions::default().headers(headers.to_vec());
     let conn = Connection::connect(&ws_url, options).await?;
     Ok((conn, ws_url))
 }
 
-/// `GET /json/version` over a plain TCP stream (Chromium ignores HTTP/1.0 and keeps 1.1
-/// connections open, so the body is read by `Content-Length`).
+/// `GET /json/version` over plain TCP, or TLS when `tls_roots` (extra trusted roots) is given
+/// (Chromium ignores HTTP/1.0 and keeps 1.1 connections open, so the body is read by
+/// `Content-Length`).
 async fn resolve_ws_url(
     endpoint: &url::Url,
     headers: &[(String, String)],
+    tls_roots: Option<&[Vec<u8>]>,
 ) -> Result<String, CdpError> {
     const TIMEOUT: Duration = Duration::from_secs(10);
     let url_str = endpoint.as_str().to_owned();
@@ -674,8 +686,14 @@ async fn resolve_ws_url(
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
-    let addr = format!("{host}:{port}");
-    let body = tokio::time::timeout(TIMEOUT, http_get(&addr, &request))
+    let tcp_host = host.trim_start_matches('[').trim_end_matches(']');
+    let fetch = async {
+        let stream = crate::tls::connect(tcp_host, port, tls_roots)
+            .await
+            .map_err(std::io::Error::other)?;
+        http_get(stream, &request).await
+    };
+    let body = tokio::time::timeout(TIMEOUT, fetch)
         .await
         .map_err(|_| err(format!("no answer from /json/version within {TIMEOUT:?}")))?
         .map_err(|e| err(format!("GET /json/version: {e}")))?;
@@ -685,15 +703,14 @@ async fn resolve_ws_url(
         .get("webSocketDebuggerUrl")
         .and_then(|v| v.as_str())
         .ok_or_else(|| err("/json/version has no webSocketDebuggerUrl".to_owned()))?;
-    Ok(rewrite_loopback_host(ws, &host, port))
+    Ok(rewrite_loopback_host(ws, &host, port, tls_roots.is_some()))
 }
 
 /// Sends `request` and returns the body of a 200 answer (Content-Length, chunked or until EOF).
-async fn http_get(addr: &str, request: &str) -> std::io::Result<Vec<u8>> {
+async fn http_get(mut stream: crate::tls::Stream, request: &str) -> std::io::Result<Vec<u8>> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     const LIMIT: usize = 1024 * 1024;
     let bad = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, m);
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
     stream.write_all(request.as_bytes()).await?;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -765,8 +782,9 @@ fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// Browsers behind a port mapping report their own loopback address; use the one we reached.
-fn rewrite_loopback_host(ws: &str, host: &str, port: u16) -> String {
+/// Browsers behind a port mapping (or a TLS-terminating proxy, `secure`) report their own
+/// loopback address; use the one we reached, over `wss://` when we reached it over TLS.
+fn rewrite_loopback_host(ws: &str, host: &str, port: u16, secure: bool) -> String {
     let Ok(mut url) = url::Url::parse(ws) else {
         return ws.to_owned();
     };
@@ -774,8 +792,12 @@ fn rewrite_loopback_host(ws: &str, host: &str, port: u16) -> String {
         url.host_str(),
         Some("127.0.0.1" | "localhost" | "0.0.0.0" | "[::1]" | "::1")
     );
-    if loopback && (url.host_str() != Some(host) || url.port() != Some(port)) {
-        if url.set_host(Some(host)).is_err() || url.set_port(Some(port)).is_err() {
+    let plain_behind_tls = secure && url.scheme() == "ws";
+    if loopback && (url.host_str() != Some(host) || url.port() != Some(port) || plain_behind_tls) {
+        if (plain_behind_tls && url.set_scheme("wss").is_err())
+            || url.set_host(Some(host)).is_err()
+            || url.set_port(Some(port)).is_err()
+        {
             return ws.to_owned();
         }
         return url.to_string();

@@ -47,7 +47,8 @@
 //!   [`browser`], [`fetch`].
 //! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
-//! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`]: launching and connecting.
+//! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`], [`connect_with`]:
+//!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls).
 //! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
@@ -62,6 +63,7 @@ mod session;
 mod surrogates;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod tls;
 mod wire;
 
 pub use connection::{ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_TIMEOUT};
@@ -76,7 +78,7 @@ pub use events::{
 pub use ids::*;
 pub use launch::{
     BROWSER_NAMES, BROWSER_PATH_ENV, Browser, DetachedBrowser, LaunchOptions, STANDARD_FLAGS,
-    connect, find_executable, running_as_root,
+    connect, connect_with, find_executable, running_as_root,
 };
 pub use protocol::{Command, Empty, Event};
 pub use session::Session;

@@ -7,4 +7,5 @@ mod fake_peer;
 mod props;
 mod real_types;
 mod surrogates;
+mod tls;
 mod transport;
