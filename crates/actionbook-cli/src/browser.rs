@@ -254,6 +254,108 @@ pub(crate) async fn close_target(live: &Live, target_id: &str, call: &Call) -> R
     Ok(())
 }
 
+/// Chromium's window id of a target (`Browser.getWindowForTarget`).
+pub(crate) async fn window_of_target(live: &Live, target_id: &str, call: &Call) -> Result<i64> {
+    let v = live
+        .browser()
+        .call_timeout(
+            "Browser.getWindowForTarget",
+            json!({ "targetId": target_id }),
+            bounded(call, Duration::from_secs(5)),
+        )
+        .await?;
+    v["windowId"]
+        .as_i64()
+        .ok_or_else(|| CliError::internal("Browser.getWindowForTarget returned no windowId"))
+}
+
+/// Opens a blank tab in the window of `opener` (a page target) and returns its target id.
+///
+/// `Target.createTarget` always opens in the most recently created window, so the tab is opened
+/// from the page itself: `window.open(<unique about:blank URL>, '_blank', 'noopener')` with a user
+/// gesture opens a tab in the opener's window. The new target is found by its unique URL; when it did
+/// not land in `native_window` it is closed and UNSUPPORTED_OPERATION reported.
+pub(crate) async fn open_in_window(
+    live: &Live,
+    opener: &str,
+    native_window: i64,
+    window_id: &str,
+    call: &Call,
+) -> Result<String> {
+    static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let marker = format!(
+        "about:blank#actionbook-{}-{nanos}-{}",
+        std::process::id(),
+        NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let page = match tokio::time::timeout(
+        bounded(call, Duration::from_secs(10)),
+        live.browser().attach_to_target(&TargetId::from(opener)),
+    )
+    .await
+    {
+        Err(_) => return Err(call.timeout("attaching to a tab of the window")),
+        Ok(r) => r?,
+    };
+    let opened = page
+        .call_timeout(
+            "Runtime.evaluate",
+            json!({
+                "expression": format!("void window.open({}, '_blank', 'noopener')", json!(marker)),
+                "userGesture": true,
+            }),
+            bounded(call, Duration::from_secs(5)),
+        )
+        .await;
+    let _ = page.detach().await;
+    let opened = opened?;
+    if let Some(ex) = opened.get("exceptionDetails").filter(|e| !e.is_null()) {
+        return Err(CliError::Unsupported(format!(
+            "cannot open a tab in window {window_id}: window.open failed in its page ({})",
+            ex["exception"]["description"]
+                .as_str()
+                .or_else(|| ex["text"].as_str())
+                .unwrap_or("exception")
+        )));
+    }
+    // The new target shows up in Target.getTargets with its URL; poll (bounded).
+    let until = tokio::time::Instant::now() + bounded(call, Duration::from_secs(5));
+    let target_id = loop {
+        if let Some(t) = page_targets(live, call)
+            .await?
+            .into_iter()
+            .find(|t| t.url == marker)
+        {
+            break t.target_id;
+        }
+        if tokio::time::Instant::now() >= until {
+            if call.remaining() <= Duration::from_millis(1) {
+                return Err(call.timeout("opening a tab in the window"));
+            }
+            return Err(CliError::Unsupported(format!(
+                "cannot open a tab in window {window_id}: the page did not open one (popup blocked?)"
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    };
+    match window_of_target(live, &target_id, call).await {
+        Ok(w) if w == native_window => Ok(target_id),
+        other => {
+            let _ = close_target(live, &target_id, call).await;
+            match other {
+                Err(e) => Err(e),
+                Ok(_) => Err(CliError::Unsupported(format!(
+                    "cannot open a tab in window {window_id}: the browser opened it in another window"
+                ))),
+            }
+        }
+    }
+}
+
 /// The attached flat session of a tab, attaching (and enabling Page) when needed.
 pub(crate) async fn tab_session(
     slot: &Arc<SessionSlot>,

@@ -594,7 +594,7 @@ impl Engine {
                 }
             }
             let done = done?;
-            let context = match done.context {
+            let mut context = match done.context {
                 Some(c) => c,
                 None => {
                     let (url, title) = match (cx.url.take(), cx.title.take()) {
@@ -618,6 +618,9 @@ impl Engine {
                     }
                 }
             };
+            if context.window_id.is_none() {
+                context.window_id = lock(&slot.record).context_window(&tab);
+            }
             Ok::<_, CliError>(output::success(
                 name,
                 Some(context),

@@ -196,6 +196,18 @@ pub struct TabRecord {
     /// Last known title.
     #[serde(default)]
     pub title: String,
+    /// The window (`wN`) the tab is in, recorded when the tab was created or adopted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<String>,
+}
+
+/// One browser window of a session: our `wN` and Chromium's `windowId`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRecord {
+    /// `wN`.
+    pub window_id: String,
+    /// Chromium's window id (`Browser.getWindowForTarget`).
+    pub native_window_id: i64,
 }
 
 /// One session's durable facts (`sessions/<sid>/session.json`).
@@ -239,12 +251,61 @@ pub struct SessionRecord {
     pub tabs: Vec<TabRecord>,
     /// The next tab number (t1, t2 ... never reused).
     pub next_tab: u64,
+    /// Windows seen so far, in order (w0, w1 ...).
+    #[serde(default)]
+    pub windows: Vec<WindowRecord>,
+    /// The next window number (w0, w1 ... never reused).
+    #[serde(default)]
+    pub next_window: u64,
 }
 
 impl SessionRecord {
     /// The tab with this id.
     pub fn tab(&self, tab_id: &str) -> Option<&TabRecord> {
         self.tabs.iter().find(|t| t.tab_id == tab_id)
+    }
+
+    /// The `wN` of a Chromium window, allocating the next one the first time it is seen.
+    pub fn window_for_native(&mut self, native_window_id: i64) -> String {
+        if let Some(w) = self
+            .windows
+            .iter()
+            .find(|w| w.native_window_id == native_window_id)
+        {
+            return w.window_id.clone();
+        }
+        let id = format!("w{}", self.next_window);
+        self.next_window += 1;
+        self.windows.push(WindowRecord {
+            window_id: id.clone(),
+            native_window_id,
+        });
+        id
+    }
+
+    /// The window with this `wN` id.
+    pub fn window(&self, window_id: &str) -> Option<&WindowRecord> {
+        self.windows.iter().find(|w| w.window_id == window_id)
+    }
+
+    /// How many distinct windows the open tabs are in.
+    pub fn open_windows(&self) -> usize {
+        let mut ids: Vec<&str> = self
+            .tabs
+            .iter()
+            .filter_map(|t| t.window_id.as_deref())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    }
+
+    /// The tab's `wN` when the session has more than one window open (`context.window_id`).
+    pub fn context_window(&self, tab_id: &str) -> Option<String> {
+        if self.open_windows() < 2 {
+            return None;
+        }
+        self.tab(tab_id)?.window_id.clone()
     }
 
     /// Allocates the next `tN` id.
@@ -281,6 +342,13 @@ pub fn valid_tab_id(id: &str) -> bool {
     valid_session_id(id)
 }
 
+/// Validates a window id: `w` then a decimal number without leading zeros (`w0`, `w12`).
+pub fn valid_window_id(id: &str) -> bool {
+    id.strip_prefix('w').is_some_and(|n| {
+        !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'))
+    })
+}
+
 /// Validates a profile name (used as a directory name).
 pub fn valid_profile_name(name: &str) -> bool {
     !name.is_empty()
@@ -312,6 +380,20 @@ mod tests {
 
     proptest! {
         #[test]
+        fn window_ids_roundtrip(n in 0u64..u64::MAX, s in "w?[0-9a-z]{0,4}") {
+            let id = format!("w{}", n);
+            prop_assert!(valid_window_id(&id));
+            let padded = format!("w0{}", n);
+            prop_assert!(!valid_window_id(&padded));
+            // Equivalent to ^w(0|[1-9][0-9]*)$ on arbitrary short strings.
+            let expected = match s.strip_prefix('w') {
+                Some(d) => d == "0" || (!d.is_empty() && d.chars().all(|c| c.is_ascii_digit()) && !d.starts_with('0')),
+                None => false,
+            };
+            prop_assert_eq!(valid_window_id(&s), expected);
+        }
+
+        #[test]
         fn session_id_matches_regex(s in "\\PC{0,70}") {
             let expected = {
                 let b: Vec<char> = s.chars().collect();
@@ -340,6 +422,8 @@ mod tests {
             status: SessionStatus::Running,
             tabs: vec![],
             next_tab: 1,
+            windows: vec![],
+            next_window: 0,
         };
         let a = r.alloc_tab_id();
         let b = r.alloc_tab_id();
@@ -349,8 +433,53 @@ mod tests {
             target_id: "x".into(),
             url: String::new(),
             title: String::new(),
+            window_id: None,
         });
         assert_eq!(r.alloc_tab_id(), "t4");
+        assert_eq!(r.window_for_native(100), "w0");
+        assert_eq!(r.window_for_native(200), "w1");
+        assert_eq!(r.window_for_native(100), "w0");
+        r.windows.clear();
+        assert_eq!(
+            r.window_for_native(300),
+            "w2",
+            "window ids are never reused"
+        );
+        assert_eq!(r.context_window("t3"), None);
+    }
+
+    #[test]
+    fn context_window_only_with_several_open_windows() {
+        let tab = |id: &str, w: &str| TabRecord {
+            tab_id: id.into(),
+            target_id: id.into(),
+            url: String::new(),
+            title: String::new(),
+            window_id: Some(w.into()),
+        };
+        let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
+            "session_id": "s1", "mode": "local", "headless": true, "launched": true,
+            "cdp_endpoint": "ws://x", "status": "running", "next_tab": 3,
+            "tabs": [{"tab_id": "t1", "target_id": "A"}],
+        }))
+        .unwrap_or_else(|e| panic!("an old record must load: {e}"));
+        assert_eq!((r.windows.len(), r.next_window), (0, 0));
+        assert_eq!(r.tabs[0].window_id, None);
+        r.tabs = vec![tab("t1", "w0"), tab("t2", "w0")];
+        assert_eq!(r.context_window("t2"), None);
+        r.tabs.push(tab("t3", "w1"));
+        assert_eq!(r.context_window("t2").as_deref(), Some("w0"));
+        assert_eq!(r.context_window("t3").as_deref(), Some("w1"));
+    }
+
+    #[test]
+    fn window_id_rules() {
+        for ok in ["w0", "w1", "w12", "w100"] {
+            assert!(valid_window_id(ok), "{ok}");
+        }
+        for bad in ["", "w", "w01", "W1", "1", "w-1", "w1a", "t1", "w 1"] {
+            assert!(!valid_window_id(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -121,13 +121,19 @@ async fn first_tab(
             }
         }
     };
+    // The first window is w0 (an endpoint without the Browser domain leaves it unknown).
+    let native_window = browser::window_of_target(live, &target.target_id, call)
+        .await
+        .ok();
     let tab_id = slot.update(|r| {
         let id = r.alloc_tab_id();
+        let window_id = native_window.map(|n| r.window_for_native(n));
         r.tabs.push(TabRecord {
             tab_id: id.clone(),
             target_id: target.target_id.clone(),
             url: target.url.clone(),
             title: target.title.clone(),
+            window_id,
         });
         id
     })?;
@@ -227,7 +233,8 @@ impl GlobalCommand for args::Start {
                 tab.url = t.url;
                 tab.title = t.title;
             }
-            let cx = tab_context(id, &tab);
+            let mut cx = tab_context(id, &tab);
+            cx.window_id = rec.context_window(&first.tab_id);
             let mut done = Done::with_context(start_data(&rec, tab, true), cx);
             done.warnings = warnings;
             return Ok(done);
@@ -269,6 +276,8 @@ impl GlobalCommand for args::Start {
                 status: SessionStatus::Running,
                 tabs: Vec::new(),
                 next_tab: 1,
+                windows: Vec::new(),
+                next_window: 0,
             };
             (
                 record,
@@ -336,6 +345,8 @@ impl GlobalCommand for args::Start {
                 status: SessionStatus::Running,
                 tabs: Vec::new(),
                 next_tab: 1,
+                windows: Vec::new(),
+                next_window: 0,
             };
             (record, launched.live, Some(launched.browser))
         };
@@ -575,6 +586,9 @@ impl SessionCommand for args::Restart {
             r.status = SessionStatus::Running;
             r.tabs.clear();
             r.next_tab = 1;
+            // A new browser: its windows start again at w0, like its tabs at t1.
+            r.windows.clear();
+            r.next_window = 0;
         })?;
         slot.set_live(Some(live.clone()));
         slot.set_owned(owned);

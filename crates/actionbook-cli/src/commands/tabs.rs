@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::args;
-use crate::browser;
+use crate::browser::{self, Live};
 use crate::engine::{Call, Done, Engine, SessionCommand, SessionSlot};
 use crate::error::{CliError, Result};
 use crate::output::Context;
@@ -77,19 +77,53 @@ impl SessionCommand for args::NewTab {
                 )));
             }
         }
-        let mut warnings = Vec::new();
-        if self.window.is_some() {
-            warnings
-                .push("--window is not supported yet; opened in the default window".to_string());
+        if self.new_window && self.window.is_some() {
+            return Err(CliError::InvalidArgument(
+                "--new-window and --window cannot be used together".into(),
+            ));
+        }
+        if let Some(w) = &self.window
+            && !state::valid_window_id(w)
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "invalid window id '{w}': expected wN (w0, w1, ...)"
+            )));
         }
         let _ops = tokio::time::timeout(call.remaining(), slot.ops.lock())
             .await
             .map_err(|_| call.timeout("browser new-tab"))?;
         let live = slot.connect(call).await?;
+        record_windows(slot, &live, call).await?;
+        // The window the tabs go to: --window, or the one the first --new-window tab opened.
+        let mut into_window: Option<String> = None;
+        if let Some(w) = &self.window {
+            if slot.record().window(w).is_none() {
+                return Err(CliError::InvalidArgument(format!(
+                    "window '{w}' not found in session '{}'",
+                    slot.id
+                )));
+            }
+            into_window = Some(w.clone());
+        }
         let mut opened: Vec<TabInfo> = Vec::new();
         let mut failed: Vec<(String, String)> = Vec::new();
         for (i, url) in self.urls.iter().enumerate() {
-            let target_id = browser::create_target(&live, self.new_window, call).await?;
+            let (target_id, window_id) = match &into_window {
+                Some(w) => (open_in(slot, &live, w, call).await?, Some(w.clone())),
+                None => {
+                    let target_id =
+                        browser::create_target(&live, self.new_window && i == 0, call).await?;
+                    // One lookup per new tab; an endpoint without the Browser domain leaves it unknown.
+                    let window_id = match browser::window_of_target(&live, &target_id, call).await {
+                        Ok(native) => Some(slot.update(|r| r.window_for_native(native))?),
+                        Err(_) => None,
+                    };
+                    if self.new_window {
+                        into_window.clone_from(&window_id);
+                    }
+                    (target_id, window_id)
+                }
+            };
             let tab_id = slot.update(|r| {
                 let id = match self.tab_ids.get(i) {
                     Some(id) => id.clone(),
@@ -100,6 +134,7 @@ impl SessionCommand for args::NewTab {
                     target_id: target_id.clone(),
                     url: "about:blank".into(),
                     title: String::new(),
+                    window_id,
                 });
                 id
             })?;
@@ -166,12 +201,12 @@ impl SessionCommand for args::NewTab {
         let cx = Context {
             session_id: slot.id.clone(),
             tab_id: Some(last.tab_id.clone()),
-            window_id: None,
+            window_id: slot.record().context_window(&last.tab_id),
             url: Some(last.url.clone()),
             title: Some(last.title.clone()),
         };
         let many = opened.len() > 1;
-        let mut done = Done::with_context(
+        Ok(Done::with_context(
             NewTabData {
                 tab: last,
                 tabs: if many { opened } else { Vec::new() },
@@ -179,10 +214,64 @@ impl SessionCommand for args::NewTab {
                 new_window: self.new_window,
             },
             cx,
-        );
-        done.warnings = warnings;
-        Ok(done)
+        ))
     }
+}
+
+/// Records the window of every tab that has none yet (records written before window ids existed).
+async fn record_windows(slot: &Arc<SessionSlot>, live: &Live, call: &Call) -> Result<()> {
+    let missing: Vec<String> = slot
+        .record()
+        .tabs
+        .iter()
+        .filter(|t| t.window_id.is_none())
+        .map(|t| t.target_id.clone())
+        .collect();
+    for target_id in missing {
+        // A tab that is gone (or an endpoint without the Browser domain) stays without a window.
+        let Ok(native) = browser::window_of_target(live, &target_id, call).await else {
+            continue;
+        };
+        slot.update(|r| {
+            let w = r.window_for_native(native);
+            if let Some(t) = r.tabs.iter_mut().find(|t| t.target_id == target_id) {
+                t.window_id = Some(w);
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Opens a blank tab in window `window_id` (from one of its open tabs) and returns its target id.
+async fn open_in(
+    slot: &Arc<SessionSlot>,
+    live: &Live,
+    window_id: &str,
+    call: &Call,
+) -> Result<String> {
+    // Forget tabs the browser no longer has, so the opener is a live page.
+    refresh_tabs(slot, call).await;
+    let rec = slot.record();
+    let native = rec
+        .window(window_id)
+        .map(|w| w.native_window_id)
+        .ok_or_else(|| {
+            CliError::InvalidArgument(format!(
+                "window '{window_id}' not found in session '{}'",
+                slot.id
+            ))
+        })?;
+    let opener = rec
+        .tabs
+        .iter()
+        .find(|t| t.window_id.as_deref() == Some(window_id))
+        .ok_or_else(|| {
+            CliError::InvalidArgument(format!(
+                "window '{window_id}' of session '{}' has no open tabs (it was closed)",
+                slot.id
+            ))
+        })?;
+    browser::open_in_window(live, &opener.target_id, native, window_id, call).await
 }
 
 impl SessionCommand for args::CloseTab {

@@ -10,3 +10,4 @@ mod lifecycle;
 mod nav;
 mod page;
 mod parallel;
+mod windows;
