@@ -192,3 +192,18 @@ pub async fn try_launch_test_browser() -> Result<Browser, CdpError> {
 pub fn chromium_available() -> bool {
     find_executable().is_ok()
 }
+
+/// Opens a blank page target in `browser` and attaches to it (flattened): the page's session.
+pub async fn open_blank_page(
+    browser: &Browser,
+) -> Result<(crate::TargetId, crate::Session), CdpError> {
+    let root = browser.connection().browser();
+    let created = root
+        .send(&crate::target::CreateTarget {
+            url: "about:blank".into(),
+            ..Default::default()
+        })
+        .await?;
+    let session = root.attach_to_target(&created.target_id).await?;
+    Ok((created.target_id, session))
+}

@@ -6,8 +6,8 @@ use a11y_snapshot::{
     CaptureOptions, RefTable, Snapshot, SnapshotOptions, node_list, render_actionbook,
     take_snapshot,
 };
-use cdp_protocol::testing::{FixtureServer, launch_test_browser};
-use cdp_protocol::{Browser, RemoteObjectId, Session, page, runtime, target};
+use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
+use cdp_protocol::{Browser, RemoteObjectId, Session, page, runtime};
 use frame_graph::{FrameGraph, FrameGraphOptions};
 
 /// A launched browser with one tab on a fixture server, its frames tracked by frame-graph.
@@ -32,15 +32,7 @@ impl Tab {
             );
         }
         let browser = launch_test_browser().await;
-        let root = browser.connection().browser();
-        let created = root
-            .send(&target::CreateTarget {
-                url: "about:blank".into(),
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let session = root.attach_to_target(&created.target_id).await.unwrap();
+        let (_, session) = open_blank_page(&browser).await.unwrap();
         session.send(&page::Enable).await.unwrap();
         let frames = FrameGraph::attach(session.clone(), FrameGraphOptions::default())
             .await

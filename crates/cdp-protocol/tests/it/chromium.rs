@@ -1,6 +1,8 @@
 //! Real headless Chromium: launch, calls, sessions, navigation, close, connect, launch errors.
 
-use cdp_protocol::testing::{FixtureServer, chromium_available, launch_test_browser};
+use cdp_protocol::testing::{
+    FixtureServer, chromium_available, launch_test_browser, open_blank_page,
+};
 use cdp_protocol::{Browser, CdpError, LaunchOptions, browser, connect, page, runtime, target};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -85,14 +87,7 @@ async fn launch_navigate_evaluate_close_leaves_no_process() {
     );
     assert!(!version.protocol_version.is_empty());
 
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (_, tab) = open_blank_page(&b).await.unwrap();
     assert!(tab.id().is_some());
 
     let mut loads = tab.subscribe::<page::LoadEventFired>();
@@ -151,17 +146,10 @@ async fn launch_navigate_evaluate_close_leaves_no_process() {
 async fn closing_a_target_fails_its_sessions_calls_with_session_closed() {
     let b = launch_test_browser().await;
     let root = b.connection().browser();
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (target_id, tab) = open_blank_page(&b).await.unwrap();
     let mut detached = root.subscribe::<target::DetachedFromTarget>();
     root.send(&target::CloseTarget {
-        target_id: created.target_id.clone(),
+        target_id: target_id.clone(),
     })
     .await
     .unwrap();
@@ -329,15 +317,7 @@ async fn a_close_cut_short_by_a_timeout_still_kills_on_drop() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_browser_dies_pending_calls_fail_at_once() {
     let b = launch_test_browser().await;
-    let root = b.connection().browser();
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (_, tab) = open_blank_page(&b).await.unwrap();
     // A call that never completes on its own.
     let pending = {
         let tab = tab.clone();

@@ -1,6 +1,6 @@
 //! Detaching flattened sessions on the session that attached them, against a real Chromium.
 
-use cdp_protocol::testing::{FixtureServer, launch_test_browser};
+use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
 use cdp_protocol::{CdpError, page, runtime, target};
 use std::time::Duration;
 
@@ -23,14 +23,7 @@ async fn sessions_detach_on_the_session_that_attached_them() {
     let b = launch_test_browser().await;
     let conn = b.connection();
     let root = conn.browser();
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (_, tab) = open_blank_page(&b).await.unwrap();
     assert_eq!(tab.attached_by(), Some(None));
     let mut attached = tab.subscribe::<target::AttachedToTarget>();
     let mut detached = tab.subscribe::<target::DetachedFromTarget>();

@@ -1,7 +1,7 @@
 //! The hand-written types against a real Chromium: every typed command used here must decode
 //! its real response, and every real event of a typed kind must decode.
 
-use cdp_protocol::testing::{FixtureServer, launch_test_browser};
+use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
 use cdp_protocol::{
     CdpError, EventFilter, RawEvent, Session, SessionFilter, accessibility, browser, dom,
     dom_snapshot, emulation, input, log, network, page, runtime, target,
@@ -80,14 +80,7 @@ async fn typed_commands_and_events_decode_against_real_chromium() {
     .await
     .unwrap();
 
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (target_id, tab) = open_blank_page(&b).await.unwrap();
     let mut attached = tab.subscribe::<target::AttachedToTarget>();
     let mut loads = tab.subscribe::<page::LoadEventFired>();
     tab.send(&page::Enable).await.unwrap();
@@ -152,7 +145,7 @@ async fn typed_commands_and_events_decode_against_real_chromium() {
     assert!(!version.user_agent.is_empty());
     let window = root
         .send(&browser::GetWindowForTarget {
-            target_id: Some(created.target_id.clone()),
+            target_id: Some(target_id.clone()),
         })
         .await
         .unwrap();

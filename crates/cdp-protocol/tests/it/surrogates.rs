@@ -1,8 +1,8 @@
 //! Page text with a lone UTF-16 surrogate: Chromium writes it as a `\ud800` escape, which typed
 //! responses and events must still decode (as U+FFFD).
 
-use cdp_protocol::testing::{FixtureServer, launch_test_browser};
-use cdp_protocol::{dom, page, runtime, target};
+use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
+use cdp_protocol::{dom, page, runtime};
 use std::time::Duration;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>t</title></head><body><p>x</p>
@@ -26,15 +26,7 @@ async fn lone_surrogates_in_page_text_decode_as_replacement_character() {
     let server = FixtureServer::start().await;
     server.route("/lone.html", "text/html", PAGE);
     let b = launch_test_browser().await;
-    let root = b.connection().browser();
-    let created = root
-        .send(&target::CreateTarget {
-            url: "about:blank".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let tab = root.attach_to_target(&created.target_id).await.unwrap();
+    let (_, tab) = open_blank_page(&b).await.unwrap();
     let mut loads = tab.subscribe::<page::LoadEventFired>();
     let mut console = tab.subscribe::<runtime::ConsoleApiCalled>();
     tab.send(&page::Enable).await.unwrap();
