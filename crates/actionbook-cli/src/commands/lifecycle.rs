@@ -144,7 +144,9 @@ async fn first_tab(
         native_tab_id: Some(target.target_id.clone().into()),
     };
     if let Some(slot_tab) = slot.tab_slot(&tab_id) {
-        let mut state = slot_tab.state.lock().await;
+        let mut state = tokio::time::timeout(call.remaining(), slot_tab.state.lock())
+            .await
+            .map_err(|_| call.timeout("browser start"))?;
         let page = browser::tab_session(slot, &tab_id, &mut state, live, call).await?;
         if let Some(url) = open_url {
             match browser::navigate(&page, url, call, "browser start").await {

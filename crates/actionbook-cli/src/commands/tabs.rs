@@ -141,7 +141,9 @@ impl SessionCommand for args::NewTab {
             let Some(tab_slot) = slot.tab_slot(&tab_id) else {
                 continue;
             };
-            let mut state = tab_slot.state.lock().await;
+            let mut state = tokio::time::timeout(call.remaining(), tab_slot.state.lock())
+                .await
+                .map_err(|_| call.timeout("browser new-tab"))?;
             let result = async {
                 let page = browser::tab_session(slot, &tab_id, &mut state, &live, call).await?;
                 browser::navigate(&page, url, call, "browser new-tab").await?;
