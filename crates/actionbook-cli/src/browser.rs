@@ -401,6 +401,8 @@ pub(crate) async fn tab_session(
         )
         .await?;
     state.attached = Some((live.generation, session.clone()));
+    state.target_id = Some(target_id);
+    state.info_trusted = false;
     Ok(session)
 }
 

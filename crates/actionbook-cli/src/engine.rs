@@ -154,6 +154,8 @@ pub(crate) trait SessionCommand: Sized {
 pub(crate) trait TabCommand: Sized {
     /// The data type.
     type Data: Into<Data>;
+    /// Whether the command only reads the page (so the tab's URL/title stay trusted after it).
+    const READ_ONLY: bool = false;
     /// The tab addressed.
     fn target(&self) -> &TabTarget;
     /// Runs the command.
@@ -178,6 +180,26 @@ pub(crate) struct TabCx<'a> {
 }
 
 impl TabCx<'_> {
+    /// `(location.href, document.title)` of the page. Answered from the browser's announced target
+    /// info (no round trip to the page) when it was seen to agree with the page since the last
+    /// command that could change it; else read from the page, and compared to decide that.
+    /// Commands call this only before they change the page; afterwards `browser::page_info`.
+    pub async fn page_info(&mut self) -> Result<(String, String)> {
+        let browser = self.live.browser();
+        let target_id = self.state.target_id.clone().unwrap_or_default();
+        let announced = crate::page_info::announced(&browser, &target_id, &self.call);
+        if self.state.info_trusted
+            && let Some(seen) = announced.await
+        {
+            return Ok(seen);
+        }
+        let announced = crate::page_info::announced(&browser, &target_id, &self.call);
+        let (read, seen) = tokio::join!(browser::page_info(&self.page, &self.call), announced);
+        let read = read?;
+        self.state.info_trusted = seen.as_ref() == Some(&read);
+        Ok(read)
+    }
+
     /// Drops the tab's ref table (the document changed).
     pub fn forget_refs(&mut self) {
         self.state.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
@@ -201,6 +223,11 @@ pub(crate) struct TabState {
     pub attached: Option<(u64, crate::cdp::Session)>,
     /// Ref table etc., owned by the snapshot layer.
     pub extra: crate::browser::TabExtra,
+    /// The tab's target id, known once attached.
+    pub target_id: Option<String>,
+    /// Whether the browser's announced URL/title of this tab were seen to agree with the page
+    /// since the last command that could change the page (see `page_info`).
+    pub info_trusted: bool,
 }
 
 /// One tab's queue.
@@ -584,6 +611,9 @@ impl Engine {
                 title: None,
             };
             let done = cmd.run(&mut cx).await;
+            if !C::READ_ONLY || done.is_err() {
+                cx.state.info_trusted = false;
+            }
             if let Err(CliError::Cdp(e)) = &done
                 && e.is_closed()
             {
@@ -599,7 +629,7 @@ impl Engine {
                 None => {
                     let (url, title) = match (cx.url.take(), cx.title.take()) {
                         (Some(u), Some(t)) => (u, t),
-                        _ => browser::page_info(&cx.page, call).await?,
+                        _ => cx.page_info().await?,
                     };
                     let _ = slot.update_if(|r| match r.tabs.iter_mut().find(|t| t.tab_id == tab) {
                         Some(t) if t.url != url || t.title != title => {

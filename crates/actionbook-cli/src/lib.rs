@@ -34,6 +34,7 @@ pub mod error;
 pub mod ipc;
 pub mod output;
 mod page_frames;
+mod page_info;
 pub mod run;
 pub mod state;
 

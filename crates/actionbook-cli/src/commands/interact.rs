@@ -56,6 +56,7 @@ fn now_ms() -> u128 {
 
 impl TabCommand for args::Snapshot {
     type Data = SnapshotData;
+    const READ_ONLY: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
@@ -129,6 +130,7 @@ impl TabCommand for args::Click {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let (before, _) = cx.page_info().await?;
         load(cx);
         let page = cx.page.clone();
         let call = cx.call.clone();
@@ -136,7 +138,6 @@ impl TabCommand for args::Click {
         let tf = &mut cx.state.extra.frames;
         let found = page_frames::resolve(tf, &page, &self.selector, &call).await?;
         let (x, y) = page_frames::click_point(tf, &page, &found, &self.selector, &call).await?;
-        let (before, _) = browser::page_info(&page, &call).await?;
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
         // A click that navigates: wait for the new page (bounded by --timeout).

@@ -29,7 +29,7 @@ async fn history(
     mv: HistoryMove,
     kind: NavigationKind,
 ) -> Result<Done<NavData>> {
-    let (from_url, _) = browser::page_info(&cx.page, &cx.call).await?;
+    let (from_url, _) = cx.page_info().await?;
     let main_frame = cx
         .session
         .record()
@@ -57,7 +57,7 @@ impl TabCommand for args::Goto {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        let (from_url, _) = browser::page_info(&cx.page, &cx.call).await?;
+        let (from_url, _) = cx.page_info().await?;
         let page = cx.page.clone();
         browser::navigate(&page, &self.url, &cx.call, "browser goto").await?;
         cx.forget_refs();

@@ -8,13 +8,14 @@ use envelope::{EvalData, PageValueData as ValueData};
 
 impl TabCommand for args::Title {
     type Data = ValueData;
+    const READ_ONLY: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ValueData>> {
-        let (url, title) = browser::page_info(&cx.page, &cx.call).await?;
+        let (url, title) = cx.page_info().await?;
         cx.url = Some(url);
         cx.title = Some(title.clone());
         Ok(Done::data(ValueData { value: title }))
@@ -23,13 +24,14 @@ impl TabCommand for args::Title {
 
 impl TabCommand for args::Url {
     type Data = ValueData;
+    const READ_ONLY: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ValueData>> {
-        let (url, title) = browser::page_info(&cx.page, &cx.call).await?;
+        let (url, title) = cx.page_info().await?;
         cx.url = Some(url.clone());
         cx.title = Some(title);
         Ok(Done::data(ValueData { value: url }))

@@ -89,3 +89,85 @@ fn runaway_script_times_out_and_the_tab_recovers() {
     let v = env.json(&[&["browser", "title"][..], &t].concat());
     assert_eq!(v["data"]["value"], "Fixture Home");
 }
+
+/// `title`/`url` answer from the browser process once it was seen to agree with the page; these
+/// are the cases where the two differ (no title, long titles, changes made by commands and by the
+/// page itself, navigations).
+#[test]
+fn title_and_url_follow_the_page() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/untitled.html", "<!doctype html><p>no title here</p>");
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let title = || {
+        let v = env.json(&[&["browser", "title"][..], &t].concat());
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["data"]["value"], v["context"]["title"], "{v}");
+        v["data"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    let url = || {
+        let v = env.json(&[&["browser", "url"][..], &t].concat());
+        assert_eq!(v["data"]["value"], v["context"]["url"], "{v}");
+        v["data"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    let eval = |code: &str| {
+        let v = env.json(&[&["browser", "eval", code][..], &t].concat());
+        assert_eq!(v["ok"], true, "{v}");
+    };
+    // The page changes itself 200 ms after this command; reads before and after.
+    let later = |code: &str, before: &str| {
+        eval(&format!("setTimeout(() => {{ {code} }}, 200)"));
+        assert_eq!(title(), before);
+        assert_eq!(title(), before);
+        std::thread::sleep(std::time::Duration::from_millis(700));
+    };
+    // Each read twice: the first after a command goes to the page, the next may not.
+    for _ in 0..2 {
+        assert_eq!(title(), "Fixture Home");
+    }
+    eval("document.title = 'Changed by a command'");
+    for _ in 0..2 {
+        assert_eq!(title(), "Changed by a command");
+    }
+    eval("document.title = ''");
+    for _ in 0..2 {
+        assert_eq!(title(), "", "an empty title is not replaced by the URL");
+    }
+    eval("document.title = 'Before'");
+    later("document.title = 'Set by the page'", "Before");
+    for _ in 0..2 {
+        assert_eq!(title(), "Set by the page");
+    }
+    later("document.title = ''", "Set by the page");
+    for _ in 0..2 {
+        assert_eq!(title(), "", "an empty title is not replaced by the URL");
+    }
+    eval("document.title = 'Short'");
+    later("document.title = 'L'.repeat(5000)", "Short");
+    for _ in 0..2 {
+        assert_eq!(title().len(), 5000, "a long title is not truncated");
+    }
+    eval("document.title = 'Moving'");
+    later("history.pushState({}, '', '/moved.html#here')", "Moving");
+    for _ in 0..2 {
+        assert_eq!(url(), f.url("/moved.html#here"));
+        assert_eq!(title(), "Moving");
+    }
+    later("location.href = '/untitled.html'", "Moving");
+    for _ in 0..2 {
+        assert_eq!(title(), "", "the untitled page's title is not its URL");
+        assert_eq!(url(), f.url("/untitled.html"));
+    }
+    let v = env.json(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    for _ in 0..2 {
+        assert_eq!(title(), "Page Two");
+    }
+    later("location.href = '/index.html'", "Page Two");
+    for _ in 0..2 {
+        assert_eq!(title(), "Fixture Home");
+        assert_eq!(url(), f.url("/index.html"));
+    }
+}
