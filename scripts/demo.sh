@@ -10,7 +10,7 @@ if [ -z "${ACTIONBOOK_BROWSER_EXECUTABLE_PATH:-}" ] && ! command -v chromium >/d
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium
 fi
-cargo build --quiet --release -p actionbook-cli --bin actionbook
+cargo --quiet build-cli
 AB="${CARGO_TARGET_DIR:-target}/release/actionbook"
 PAGE="file://$(pwd)/crates/actionbook-cli/demo/index.html"
 

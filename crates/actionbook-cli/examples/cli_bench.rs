@@ -1,7 +1,7 @@
 //! CLI latency against raw-CDP floors measured in the same run.
 //!
 //! ```sh
-//! cargo build --release -p actionbook-cli --bin actionbook --example cli_bench
+//! cargo build-cli && cargo build --release -p actionbook-cli --example cli_bench
 //! target/release/examples/cli_bench            # or: ACTIONBOOK_BIN=/path/to/actionbook cli_bench
 //! ```
 //!
