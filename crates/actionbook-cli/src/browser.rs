@@ -393,6 +393,8 @@ pub(crate) async fn tab_session(
         }
         Ok(Err(e)) => return Err(e.into()),
     };
+    // Subscribed before anything else on the session, so no crash goes unseen.
+    let crash_events = session.events(crate::engine::CRASH_EVENTS);
     session
         .call_timeout(
             "Page.enable",
@@ -403,6 +405,8 @@ pub(crate) async fn tab_session(
     state.attached = Some((live.generation, session.clone()));
     state.target_id = Some(target_id);
     state.info_trusted = false;
+    state.crash_events = Some(crash_events);
+    state.crashed = false;
     Ok(session)
 }
 

@@ -156,6 +156,8 @@ pub(crate) trait TabCommand: Sized {
     type Data: Into<Data>;
     /// Whether the command only reads the page (so the tab's URL/title stay trusted after it).
     const READ_ONLY: bool = false;
+    /// Whether the command loads a page (so it may run on a tab whose page crashed).
+    const LOADS_PAGE: bool = false;
     /// The tab addressed.
     fn target(&self) -> &TabTarget;
     /// Runs the command.
@@ -200,6 +202,20 @@ impl TabCx<'_> {
         Ok(read)
     }
 
+    /// The URL a navigation starts from: the page's, or the last one recorded when the page crashed
+    /// (its renderer cannot answer).
+    pub async fn url_before_loading(&mut self) -> Result<String> {
+        if self.state.crashed {
+            return Ok(self
+                .session
+                .record()
+                .tab(&self.tab_id)
+                .map(|t| t.url.clone())
+                .unwrap_or_default());
+        }
+        Ok(self.page_info().await?.0)
+    }
+
     /// Drops the tab's ref table (the document changed).
     pub fn forget_refs(&mut self) {
         self.state.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
@@ -228,6 +244,39 @@ pub(crate) struct TabState {
     /// Whether the browser's announced URL/title of this tab were seen to agree with the page
     /// since the last command that could change the page (see `page_info`).
     pub info_trusted: bool,
+    /// `Inspector.targetCrashed` / `targetReloadedAfterCrash` of the attached session.
+    pub crash_events: Option<crate::cdp::EventStream>,
+    /// Whether the tab's page crashed and has not been loaded again since.
+    pub crashed: bool,
+}
+
+impl TabState {
+    /// Applies the crash events received so far (without waiting).
+    fn note_crashes(&mut self) {
+        use futures::FutureExt as _;
+        let Some(events) = self.crash_events.as_mut() else {
+            return;
+        };
+        while let Some(Some(ev)) = events.recv().now_or_never() {
+            self.crashed = ev.method == CRASHED;
+        }
+    }
+}
+
+const CRASHED: &str = "Inspector.targetCrashed";
+/// The events that tell a tab's page crashed or was loaded again after a crash.
+pub(crate) const CRASH_EVENTS: &[&str] = &[CRASHED, "Inspector.targetReloadedAfterCrash"];
+
+/// Waits for the page to crash; `false` when it was loaded again after a crash instead. Never
+/// resolves without events.
+async fn next_crash_event(events: &mut Option<crate::cdp::EventStream>) -> bool {
+    match events {
+        Some(e) => match e.recv().await {
+            Some(ev) => ev.method == CRASHED,
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
 }
 
 /// One tab's queue.
@@ -610,7 +659,41 @@ impl Engine {
                 url: None,
                 title: None,
             };
-            let done = cmd.run(&mut cx).await;
+            cx.state.note_crashes();
+            if cx.state.crashed && !C::LOADS_PAGE {
+                return Err(CliError::PageCrashed {
+                    session: session.clone(),
+                    tab: tab.clone(),
+                });
+            }
+            // A crash while the command runs ends it at once, instead of at its timeout.
+            let mut crash_events = cx.state.crash_events.take();
+            let mut reloaded = false;
+            let done = {
+                let run = cmd.run(&mut cx);
+                tokio::pin!(run);
+                loop {
+                    tokio::select! {
+                        done = &mut run => break done,
+                        crashed = next_crash_event(&mut crash_events) => {
+                            if crashed {
+                                break Err(CliError::PageCrashed {
+                                    session: session.clone(),
+                                    tab: tab.clone(),
+                                });
+                            }
+                            reloaded = true;
+                        }
+                    }
+                }
+            };
+            cx.state.crash_events = crash_events;
+            if reloaded {
+                cx.state.crashed = false;
+            }
+            if let Err(CliError::PageCrashed { .. }) = &done {
+                cx.state.crashed = true;
+            }
             if !C::READ_ONLY || done.is_err() {
                 cx.state.info_trusted = false;
             }

@@ -87,6 +87,16 @@ pub enum CliError {
         /// What was observed.
         detail: String,
     },
+    /// The page of a tab crashed (its renderer process is gone); the tab itself is still there.
+    #[error(
+        "the page in tab '{tab}' of session '{session}' crashed (its renderer process is gone); `actionbook browser reload --session {session} --tab {tab}` or `browser goto` loads it again"
+    )]
+    PageCrashed {
+        /// The session.
+        session: String,
+        /// The tab.
+        tab: String,
+    },
     /// No browser executable could be found or started.
     #[error(
         "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
@@ -126,7 +136,9 @@ impl CliError {
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
             CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
             CliError::ProfileInUse { .. } => ErrorCode::SessionAlreadyExists,
-            CliError::BrowserGone { .. } => ErrorCode::CdpConnectionFailed,
+            CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
+                ErrorCode::CdpConnectionFailed
+            }
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } => ErrorCode::Timeout,

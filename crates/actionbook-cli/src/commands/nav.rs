@@ -29,7 +29,7 @@ async fn history(
     mv: HistoryMove,
     kind: NavigationKind,
 ) -> Result<Done<NavData>> {
-    let (from_url, _) = cx.page_info().await?;
+    let from_url = cx.url_before_loading().await?;
     let main_frame = cx
         .session
         .record()
@@ -51,13 +51,14 @@ async fn history(
 
 impl TabCommand for args::Goto {
     type Data = NavData;
+    const LOADS_PAGE: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        let (from_url, _) = cx.page_info().await?;
+        let from_url = cx.url_before_loading().await?;
         let page = cx.page.clone();
         browser::navigate(&page, &self.url, &cx.call, "browser goto").await?;
         cx.forget_refs();
@@ -67,6 +68,7 @@ impl TabCommand for args::Goto {
 
 impl TabCommand for args::Back {
     type Data = NavData;
+    const LOADS_PAGE: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
@@ -79,6 +81,7 @@ impl TabCommand for args::Back {
 
 impl TabCommand for args::Forward {
     type Data = NavData;
+    const LOADS_PAGE: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target
@@ -91,6 +94,7 @@ impl TabCommand for args::Forward {
 
 impl TabCommand for args::Reload {
     type Data = NavData;
+    const LOADS_PAGE: bool = true;
 
     fn target(&self) -> &TabTarget {
         &self.target

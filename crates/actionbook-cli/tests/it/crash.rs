@@ -161,3 +161,115 @@ fn a_daemon_of_another_build_is_replaced_and_sessions_survive() {
     let v = env.json(&["browser", "url", "--session", &sid, "--tab", "t1"]);
     assert_eq!(v["data"]["value"], f.url("/index.html").as_str(), "{v}");
 }
+
+/// Crashes the renderer of a page target, as an out-of-memory kill would (`Page.crash` from a
+/// separate CDP client, so the daemon learns of it only from the browser).
+fn crash_page(cdp_endpoint: &str, target_id: &str) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let (conn, _) = cdp_protocol::connect(cdp_endpoint, &[])
+            .await
+            .expect("connect");
+        let page = conn
+            .browser()
+            .attach_to_target(&cdp_protocol::TargetId::from(target_id))
+            .await
+            .expect("attach");
+        // No answer comes from a renderer that is gone.
+        let _ = page
+            .call_timeout(
+                "Page.crash",
+                serde_json::json!({}),
+                Duration::from_millis(500),
+            )
+            .await;
+    });
+}
+
+#[test]
+fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--open-url",
+        &f.url("/index.html"),
+    ]);
+    let sid = v["context"]["session_id"]
+        .as_str()
+        .expect("sid")
+        .to_string();
+    let endpoint = v["data"]["session"]["cdp_endpoint"]
+        .as_str()
+        .expect("endpoint")
+        .to_string();
+    let target = v["data"]["tab"]["native_tab_id"]
+        .as_str()
+        .expect("target")
+        .to_string();
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let crashed = |v: &serde_json::Value| {
+        assert_eq!(v["ok"], false, "{v}");
+        assert_eq!(v["error"]["code"], "CDP_CONNECTION_FAILED", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("crashed") && m.contains("browser reload")),
+            "{v}"
+        );
+    };
+    // Attached before the crash, so the daemon's session sees it happen.
+    env.json(&[&["browser", "title"][..], &t].concat());
+
+    crash_page(&endpoint, &target);
+    // Not a wait for --timeout: the tab knows its page is gone.
+    for cmd in [
+        &["browser", "eval", "1+1"][..],
+        &["browser", "snapshot"],
+        &["browser", "title"],
+    ] {
+        crashed(&env.json(&[cmd, &t, &["--timeout", "20000"]].concat()));
+    }
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["total_tabs"], 1, "the tab stays: {v}");
+    let v = env.json(&[&["browser", "reload"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "Fixture Home", "{v}");
+    let v = env.json(&[&["browser", "eval", "6*7"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 42, "{v}");
+
+    crash_page(&endpoint, &target);
+    crashed(&env.json(&[&["browser", "url"][..], &t].concat()));
+    let v = env.json(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["from_url"], f.url("/index.html"), "{v}");
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+
+    // A crash while a command runs ends that command (the promise would settle only after 10 s).
+    let crasher = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        crash_page(&endpoint, &target);
+    });
+    let v = env.json(
+        &[
+            &[
+                "browser",
+                "eval",
+                "new Promise(r => setTimeout(() => r('late'), 10000))",
+            ][..],
+            &t,
+            &["--timeout", "20000"],
+        ]
+        .concat(),
+    );
+    crasher.join().expect("crasher");
+    crashed(&v);
+    let v = env.json(&[&["browser", "reload"][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+}
