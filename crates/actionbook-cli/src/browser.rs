@@ -363,6 +363,7 @@ pub(crate) async fn tab_session(
     state: &mut TabState,
     live: &Live,
     call: &Call,
+    loads_page: bool,
 ) -> Result<Session> {
     if let Some((generation, s)) = &state.attached
         && *generation == live.generation
@@ -379,6 +380,7 @@ pub(crate) async fn tab_session(
         })?;
     let root = live.browser();
     let tid = TargetId::from(target_id.as_str());
+    let mut crash_watch = crate::crash_watch::CrashWatch::subscribe(&live.conn);
     let attach = root.attach_to_target(&tid);
     let session = match tokio::time::timeout(bounded(call, Duration::from_secs(10)), attach).await {
         Err(_) => return Err(call.timeout("attaching to the tab")),
@@ -393,21 +395,62 @@ pub(crate) async fn tab_session(
         }
         Ok(Err(e)) => return Err(e.into()),
     };
-    // Subscribed before anything else on the session, so no crash goes unseen.
-    let crash_events = session.events(crate::engine::CRASH_EVENTS);
-    session
-        .call_timeout(
-            "Page.enable",
-            json!({}),
-            bounded(call, Duration::from_secs(5)),
-        )
-        .await?;
+    crash_watch.bind(&session);
+    // A page that crashed before we attached never answers Page.enable (until it is loaded
+    // again); it announces the crash only if this connection had seen it, so a page that does
+    // not answer in time is taken as unresponsive: only commands that load a page may run.
+    let enable = session.call_timeout(
+        "Page.enable",
+        json!({}),
+        bounded(call, Duration::from_secs(5)),
+    );
+    let (crashed, page_enabled) = tokio::select! {
+        r = enable => match r {
+            Ok(_) => (false, true),
+            Err(CdpError::Timeout { .. }) if loads_page => (false, false),
+            Err(e) => {
+                let _ = session.detach().await;
+                return Err(match e {
+                    CdpError::Timeout { .. } => CliError::PageUnresponsive {
+                        session: slot.id.clone(),
+                        tab: tab_id.to_string(),
+                    },
+                    e => e.into(),
+                });
+            }
+        },
+        true = crash_watch.next() => (true, false),
+    };
     state.attached = Some((live.generation, session.clone()));
     state.target_id = Some(target_id);
     state.info_trusted = false;
-    state.crash_events = Some(crash_events);
-    state.crashed = false;
+    state.crash_watch = Some(crash_watch);
+    state.crashed = crashed;
+    state.page_enabled = page_enabled;
     Ok(session)
+}
+
+/// Loads a page that did not answer `Page.enable` when attached (crashed before, or blocked) again:
+/// `Page.reload` recreates a crashed renderer, and only then does `Page.enable` answer; afterwards
+/// a navigation command runs on it as usual.
+pub(crate) async fn revive(page: &Session, state: &mut TabState, call: &Call) -> Result<()> {
+    let mut events = page.events(NAV_EVENTS);
+    page.call_timeout(
+        "Page.reload",
+        json!({}),
+        bounded(call, Duration::from_secs(10)),
+    )
+    .await?;
+    page.call_timeout(
+        "Page.enable",
+        json!({}),
+        bounded(call, Duration::from_secs(5)),
+    )
+    .await?;
+    wait_loaded(page, &mut events, call, "loading the crashed page again").await?;
+    state.page_enabled = true;
+    state.crashed = false;
+    Ok(())
 }
 
 /// `(location.href, document.title)` of a page.

@@ -244,38 +244,21 @@ pub(crate) struct TabState {
     /// Whether the browser's announced URL/title of this tab were seen to agree with the page
     /// since the last command that could change the page (see `page_info`).
     pub info_trusted: bool,
-    /// `Inspector.targetCrashed` / `targetReloadedAfterCrash` of the attached session.
-    pub crash_events: Option<crate::cdp::EventStream>,
+    /// Crash events of the attached session.
+    pub crash_watch: Option<crate::crash_watch::CrashWatch>,
     /// Whether the tab's page crashed and has not been loaded again since.
     pub crashed: bool,
+    /// Whether `Page.enable` answered on the attached session (not when it was attached to a page
+    /// that had already crashed).
+    pub page_enabled: bool,
 }
 
 impl TabState {
     /// Applies the crash events received so far (without waiting).
     fn note_crashes(&mut self) {
-        use futures::FutureExt as _;
-        let Some(events) = self.crash_events.as_mut() else {
-            return;
-        };
-        while let Some(Some(ev)) = events.recv().now_or_never() {
-            self.crashed = ev.method == CRASHED;
+        if let Some(crashed) = self.crash_watch.as_mut().and_then(|w| w.drain()) {
+            self.crashed = crashed;
         }
-    }
-}
-
-const CRASHED: &str = "Inspector.targetCrashed";
-/// The events that tell a tab's page crashed or was loaded again after a crash.
-pub(crate) const CRASH_EVENTS: &[&str] = &[CRASHED, "Inspector.targetReloadedAfterCrash"];
-
-/// Waits for the page to crash; `false` when it was loaded again after a crash instead. Never
-/// resolves without events.
-async fn next_crash_event(events: &mut Option<crate::cdp::EventStream>) -> bool {
-    match events {
-        Some(e) => match e.recv().await {
-            Some(ev) => ev.method == CRASHED,
-            None => std::future::pending().await,
-        },
-        None => std::future::pending().await,
     }
 }
 
@@ -647,7 +630,8 @@ impl Engine {
         };
         let result = async {
             let live = slot.connect(call).await?;
-            let page = browser::tab_session(&slot, &tab, &mut guard, &live, call).await?;
+            let page =
+                browser::tab_session(&slot, &tab, &mut guard, &live, call, C::LOADS_PAGE).await?;
             let mut cx = TabCx {
                 engine: self,
                 session: slot.clone(),
@@ -666,8 +650,11 @@ impl Engine {
                     tab: tab.clone(),
                 });
             }
+            if !cx.state.page_enabled {
+                browser::revive(&cx.page, cx.state, call).await?;
+            }
             // A crash while the command runs ends it at once, instead of at its timeout.
-            let mut crash_events = cx.state.crash_events.take();
+            let mut crash_watch = cx.state.crash_watch.take();
             let mut reloaded = false;
             let done = {
                 let run = cmd.run(&mut cx);
@@ -675,7 +662,7 @@ impl Engine {
                 loop {
                     tokio::select! {
                         done = &mut run => break done,
-                        crashed = next_crash_event(&mut crash_events) => {
+                        crashed = crate::crash_watch::next_of(&mut crash_watch) => {
                             if crashed {
                                 break Err(CliError::PageCrashed {
                                     session: session.clone(),
@@ -687,7 +674,7 @@ impl Engine {
                     }
                 }
             };
-            cx.state.crash_events = crash_events;
+            cx.state.crash_watch = crash_watch;
             if reloaded {
                 cx.state.crashed = false;
             }

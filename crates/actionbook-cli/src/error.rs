@@ -97,6 +97,16 @@ pub enum CliError {
         /// The tab.
         tab: String,
     },
+    /// The page of a tab did not answer when attached: its renderer crashed or a script blocks it.
+    #[error(
+        "the page in tab '{tab}' of session '{session}' does not answer (its renderer crashed, or a script keeps it busy); `actionbook browser reload --session {session} --tab {tab}` or `browser goto` loads it again"
+    )]
+    PageUnresponsive {
+        /// The session.
+        session: String,
+        /// The tab.
+        tab: String,
+    },
     /// No browser executable could be found or started.
     #[error(
         "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
@@ -139,6 +149,7 @@ impl CliError {
             CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
                 ErrorCode::CdpConnectionFailed
             }
+            CliError::PageUnresponsive { .. } => ErrorCode::Timeout,
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } => ErrorCode::Timeout,
@@ -158,7 +169,10 @@ impl CliError {
     pub fn retryable(&self) -> bool {
         matches!(
             self,
-            CliError::Timeout { .. } | CliError::Cdp(_) | CliError::Daemon(_)
+            CliError::Timeout { .. }
+                | CliError::PageUnresponsive { .. }
+                | CliError::Cdp(_)
+                | CliError::Daemon(_)
         )
     }
 

@@ -28,6 +28,7 @@ mod browser;
 use cdp_protocol as cdp;
 pub mod client;
 pub mod commands;
+mod crash_watch;
 pub mod daemon;
 pub mod engine;
 pub mod error;

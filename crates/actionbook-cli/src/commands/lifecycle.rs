@@ -147,7 +147,7 @@ async fn first_tab(
         let mut state = tokio::time::timeout(call.remaining(), slot_tab.state.lock())
             .await
             .map_err(|_| call.timeout("browser start"))?;
-        let page = browser::tab_session(slot, &tab_id, &mut state, live, call).await?;
+        let page = browser::tab_session(slot, &tab_id, &mut state, live, call, false).await?;
         if let Some(url) = open_url {
             match browser::navigate(&page, url, call, "browser start").await {
                 Ok(()) => {}

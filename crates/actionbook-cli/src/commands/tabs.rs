@@ -145,7 +145,8 @@ impl SessionCommand for args::NewTab {
                 .await
                 .map_err(|_| call.timeout("browser new-tab"))?;
             let result = async {
-                let page = browser::tab_session(slot, &tab_id, &mut state, &live, call).await?;
+                let page =
+                    browser::tab_session(slot, &tab_id, &mut state, &live, call, false).await?;
                 browser::navigate(&page, url, call, "browser new-tab").await?;
                 browser::page_info(&page, call).await
             }

@@ -273,3 +273,52 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
     let v = env.json(&[&["browser", "reload"][..], &t].concat());
     assert_eq!(v["context"]["title"], "Page Two", "{v}");
 }
+
+#[test]
+fn a_page_that_crashed_while_no_daemon_was_attached_is_reported_and_reloads() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--open-url",
+        &f.url("/index.html"),
+    ]);
+    let sid = v["context"]["session_id"]
+        .as_str()
+        .expect("sid")
+        .to_string();
+    let endpoint = v["data"]["session"]["cdp_endpoint"]
+        .as_str()
+        .expect("endpoint")
+        .to_string();
+    let target = v["data"]["tab"]["native_tab_id"]
+        .as_str()
+        .expect("target")
+        .to_string();
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    env.kill_daemon();
+    crash_page(&endpoint, &target);
+
+    // The new daemon attaches to a page that is already gone: nothing tells it so (no crash event
+    // for a session of another connection), the page just does not answer.
+    let v = env.json(&[&["browser", "title"][..], &t, &["--timeout", "20000"]].concat());
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not answer") && m.contains("browser reload")),
+        "{v}"
+    );
+    let v = env.json(&[&["browser", "eval", "1"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "TIMEOUT", "still not answering: {v}");
+    let v = env.json(&[&["browser", "reload"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "Fixture Home", "{v}");
+    let v = env.json(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    let v = env.json(&[&["browser", "back"][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Fixture Home", "{v}");
+}
