@@ -107,6 +107,44 @@ fn bounded(call: &Call, cap: Duration) -> Duration {
     call.remaining().min(cap)
 }
 
+/// URL schemes that run code or carry a whole document in the URL: refused, as the reference
+/// CLI does (`eval` is the way to run script).
+const BLOCKED_SCHEMES: &[&str] = &["javascript", "data", "vbscript"];
+/// Schemes written without `//` that are taken as they are.
+const OPAQUE_SCHEMES: &[&str] = &["about", "chrome", "blob", "view-source", "mailto"];
+
+/// The URL a page is loaded from, as the reference CLI reads what the user typed: a URL with a
+/// scheme as is, `//host/path` and scheme-less input (`example.com/x`, `localhost:3000`) as
+/// `https://`; `javascript:`, `data:` and `vbscript:` are refused (INVALID_ARGUMENT).
+pub(crate) fn normalize_url(input: &str) -> Result<String> {
+    let url = input.trim();
+    if url.is_empty() {
+        return Err(CliError::InvalidArgument("the URL is empty".to_string()));
+    }
+    let scheme = url
+        .split_once(':')
+        .map(|(s, _)| s.to_ascii_lowercase())
+        .filter(|s| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+    if let Some(scheme) = scheme {
+        if BLOCKED_SCHEMES.contains(&scheme.as_str()) {
+            return Err(CliError::InvalidArgument(format!(
+                "dangerous URL protocol blocked: {url}"
+            )));
+        }
+        if url[scheme.len() + 1..].starts_with("//") || OPAQUE_SCHEMES.contains(&scheme.as_str()) {
+            return Ok(url.to_string());
+        }
+    }
+    match url.strip_prefix("//") {
+        Some(rest) => Ok(format!("https://{rest}")),
+        None => Ok(format!("https://{url}")),
+    }
+}
+
 /// Re-connects to a recorded browser.
 pub(crate) async fn reconnect(rec: &SessionRecord, generation: u64, call: &Call) -> Result<Live> {
     let fut = crate::cdp::connect(&rec.cdp_endpoint, &rec.headers);
@@ -544,6 +582,8 @@ const NAV_EVENTS: &[&str] = &[
 
 /// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error.
 pub(crate) async fn navigate(page: &Session, url: &str, call: &Call, what: &str) -> Result<()> {
+    let url = normalize_url(url)?;
+    let url = url.as_str();
     let mut events = page.events(NAV_EVENTS);
     let r = match page
         .call_timeout("Page.navigate", json!({ "url": url }), call.remaining())
@@ -814,6 +854,50 @@ pub(crate) fn eval_value(obj: &Value) -> EvalValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_read_as_the_reference_reads_them() {
+        let n = |u: &str| normalize_url(u).map_err(|e| e.to_string());
+        assert_eq!(
+            n("http://127.0.0.1:8/p").as_deref(),
+            Ok("http://127.0.0.1:8/p")
+        );
+        assert_eq!(n("HTTP://x/").as_deref(), Ok("HTTP://x/"));
+        assert_eq!(n("file:///tmp/a.html").as_deref(), Ok("file:///tmp/a.html"));
+        assert_eq!(n("about:blank").as_deref(), Ok("about:blank"));
+        assert_eq!(n("chrome://version").as_deref(), Ok("chrome://version"));
+        assert_eq!(n(" example.com/x ").as_deref(), Ok("https://example.com/x"));
+        assert_eq!(
+            n("localhost:3000/a").as_deref(),
+            Ok("https://localhost:3000/a")
+        );
+        assert_eq!(n("127.0.0.1:8080").as_deref(), Ok("https://127.0.0.1:8080"));
+        assert_eq!(n("//host/p").as_deref(), Ok("https://host/p"));
+        assert_eq!(n("notaurl").as_deref(), Ok("https://notaurl"));
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript:1",
+            "data:text/html,<b>x</b>",
+            "vbscript:x",
+        ] {
+            assert!(
+                n(bad).is_err_and(|e| e.contains("dangerous URL protocol blocked")),
+                "{bad}"
+            );
+        }
+        assert!(n("  ").is_err());
+    }
+
+    proptest::proptest! {
+        /// Whatever is accepted comes out with a scheme, and reading it again changes nothing.
+        #[test]
+        fn normalized_urls_have_a_scheme_and_are_stable(input in "\\PC{0,40}") {
+            if let Ok(url) = normalize_url(&input) {
+                proptest::prop_assert!(url.contains(':'), "{url}");
+                proptest::prop_assert_eq!(normalize_url(&url).ok(), Some(url.clone()));
+            }
+        }
+    }
 
     #[test]
     fn eval_values() {

@@ -175,6 +175,9 @@ impl GlobalCommand for args::Start {
     type Data = StartData;
 
     async fn run(self, engine: &Engine, call: &Call) -> Result<Done<StartData>> {
+        if let Some(url) = &self.open_url {
+            browser::normalize_url(url)?; // refused before a browser is started
+        }
         let mode = self.mode.unwrap_or(if self.cdp_endpoint.is_some() {
             Mode::Cloud
         } else {

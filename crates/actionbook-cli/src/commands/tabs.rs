@@ -57,6 +57,10 @@ impl SessionCommand for args::NewTab {
         slot: &Arc<SessionSlot>,
         call: &Call,
     ) -> Result<Done<NewTabData>> {
+        // Refused URLs are refused before any tab is opened.
+        for url in &self.urls {
+            browser::normalize_url(url)?;
+        }
         if !self.tab_ids.is_empty() && self.tab_ids.len() != self.urls.len() {
             return Err(CliError::InvalidArgument(format!(
                 "--tab was given {} times for {} URLs; give it once per URL or not at all",

@@ -80,3 +80,75 @@ fn navigation_failures_and_timeouts() {
         "Page Two"
     );
 }
+
+/// URLs as typed: scheme-less input is https (as the reference CLI reads it), code-carrying
+/// schemes are refused before anything is opened.
+#[test]
+fn typed_urls_are_normalized_and_dangerous_ones_refused() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // The fixture speaks plain HTTP, so the https:// it becomes fails the TLS handshake.
+    let bare = f.url("/page2.html").replace("http://", "");
+    let v = env.json(&[&["browser", "goto", &bare][..], &t].concat());
+    assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&format!("https://{bare}")) && m.contains("net::ERR_")),
+        "{v}"
+    );
+    for bad in ["javascript:alert(1)", "data:text/html,<title>x</title>"] {
+        let v = env.json(&[&["browser", "goto", bad][..], &t].concat());
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("dangerous URL protocol blocked")),
+            "{v}"
+        );
+        let v = env.json(&[
+            "browser",
+            "new-tab",
+            &f.url("/page2.html"),
+            bad,
+            "--session",
+            &sid,
+        ]);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    }
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(
+        v["data"]["total_tabs"], 1,
+        "no tab opened for a refused URL: {v}"
+    );
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--open-url",
+        "javascript:1",
+    ]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 1, "no session started: {v}");
+    let v = env.json(
+        &[
+            &[
+                "browser",
+                "goto",
+                &f.url("/page2.html")
+                    .to_uppercase()
+                    .replace("/PAGE2.HTML", "/page2.html"),
+            ][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        v["context"]["title"], "Page Two",
+        "an upper-case scheme is a scheme: {v}"
+    );
+}
