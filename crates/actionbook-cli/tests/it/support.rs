@@ -1,44 +1,34 @@
 //! Test support: a fixture HTTP server, an isolated ACTIONBOOK_HOME with a Chromium wrapper, and a
 //! guard that kills every process a test started (daemon and browsers), even when the test fails.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use cdp_protocol::testing::FixtureServer;
 use serde_json::Value;
 
-/// One route of the fixture server.
-#[derive(Clone)]
-struct Route {
-    content_type: &'static str,
-    body: String,
-    delay: Duration,
-}
-
-/// A tiny HTTP/1.1 server on 127.0.0.1 (also reachable as `localhost`, another site for OOPIFs).
+/// The shared fixture server (`cdp_protocol::testing`) for these synchronous tests: it runs on a
+/// runtime of its own while the test thread runs CLI processes. Pages from [`Fixture::url`] that
+/// embed [`Fixture::cross_site_url`] get out-of-process iframes.
 pub struct Fixture {
-    port: u16,
-    routes: Arc<Mutex<HashMap<String, Route>>>,
+    server: FixtureServer,
+    _runtime: tokio::runtime::Runtime,
 }
 
 impl Fixture {
     /// Starts the server on a free port.
     pub fn start() -> Fixture {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind fixture server");
-        let port = listener.local_addr().expect("local addr").port();
-        let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
-        let r = routes.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let r = r.clone();
-                std::thread::spawn(move || serve(stream, &r));
-            }
-        });
-        Fixture { port, routes }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("fixture runtime");
+        let server = runtime.block_on(FixtureServer::start());
+        Fixture {
+            server,
+            _runtime: runtime,
+        }
     }
 
     /// Adds or replaces an HTML route.
@@ -48,78 +38,18 @@ impl Fixture {
 
     /// Adds a route that answers after `delay`.
     pub fn route(&self, path: &str, ct: &'static str, body: &str, delay: Duration) -> &Fixture {
-        self.routes.lock().expect("routes").insert(
-            path.to_string(),
-            Route {
-                content_type: ct,
-                body: body.to_string(),
-                delay,
-            },
-        );
+        self.server.route_delayed(path, ct, body, delay);
         self
     }
 
     /// `http://127.0.0.1:PORT/path`.
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{}", self.port, path)
+        self.server.url(path)
     }
 
     /// `http://localhost:PORT/path` (another site: an out-of-process iframe under site isolation).
     pub fn cross_site_url(&self, path: &str) -> String {
-        format!("http://localhost:{}{}", self.port, path)
-    }
-}
-
-fn serve(stream: TcpStream, routes: &Mutex<HashMap<String, Route>>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let mut reader = BufReader::new(match stream.try_clone() {
-        Ok(s) => s,
-        Err(_) => return,
-    });
-    let mut stream = stream;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-        let path = path.split('?').next().unwrap_or("/").to_string();
-        let mut content_length = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                content_length = v.trim().parse().unwrap_or(0);
-            }
-        }
-        if content_length > 0 {
-            let mut body = vec![0; content_length];
-            let _ = reader.read_exact(&mut body);
-        }
-        let route = routes.lock().ok().and_then(|r| r.get(&path).cloned());
-        let (status, ct, body) = match route {
-            Some(r) => {
-                if !r.delay.is_zero() {
-                    std::thread::sleep(r.delay);
-                }
-                ("200 OK", r.content_type, r.body)
-            }
-            None => ("404 Not Found", "text/plain", "not found".to_string()),
-        };
-        let head = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
-            body.len()
-        );
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(body.as_bytes()).is_err()
-        {
-            return;
-        }
+        self.server.cross_site_url(path)
     }
 }
 
