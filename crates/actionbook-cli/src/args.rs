@@ -105,9 +105,10 @@ pub struct Start {
     /// Browser mode.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
-    /// Run the browser headless (default from ACTIONBOOK_BROWSER_HEADLESS, else false).
-    #[arg(long)]
-    pub headless: bool,
+    /// Run the browser headless: `--headless`, `--headless true|false` (default from
+    /// ACTIONBOOK_BROWSER_HEADLESS, else false).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub headless: Option<bool>,
     /// Profile name (a persistent user-data directory under $ACTIONBOOK_HOME/profiles).
     #[arg(long)]
     pub profile: Option<String>,
@@ -204,19 +205,20 @@ pub struct Snapshot {
     #[command(flatten)]
     pub target: TabTarget,
     /// Include only interactive elements.
-    #[arg(long)]
+    #[arg(short = 'i', long)]
     pub interactive: bool,
-    /// Include cursor-interactive custom elements (always on).
-    #[arg(long)]
-    pub cursor: bool,
+    /// Include cursor-interactive custom elements (cursor:pointer, onclick, tabindex, ...): on
+    /// unless `--cursor false`.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub cursor: Option<bool>,
     /// Remove empty structural nodes.
-    #[arg(long)]
+    #[arg(short = 'c', long)]
     pub compact: bool,
     /// Limit the tree depth.
-    #[arg(long, value_name = "N")]
+    #[arg(short = 'd', long, value_name = "N")]
     pub depth: Option<usize>,
     /// Limit to the subtree of this element.
-    #[arg(long, value_name = "SELECTOR")]
+    #[arg(short = 's', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 }
 

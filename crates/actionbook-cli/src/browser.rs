@@ -622,6 +622,18 @@ pub(crate) async fn navigate(page: &Session, url: &str, call: &Call, what: &str)
     res
 }
 
+/// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
+/// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
+pub(crate) async fn forget_history(page: &Session, call: &Call) -> Result<()> {
+    page.call_timeout(
+        "Page.resetNavigationHistory",
+        json!({}),
+        bounded(call, Duration::from_secs(5)),
+    )
+    .await?;
+    Ok(())
+}
+
 /// Which history move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HistoryMove {

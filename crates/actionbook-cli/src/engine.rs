@@ -218,8 +218,7 @@ impl TabCx<'_> {
 
     /// Drops the tab's ref table (the document changed).
     pub fn forget_refs(&mut self) {
-        self.state.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
-        let _ = std::fs::remove_file(self.session.dir.join(format!("refs-{}.json", self.tab_id)));
+        self.state.forget_refs(&self.session.dir, &self.tab_id);
     }
 }
 
@@ -254,6 +253,12 @@ pub(crate) struct TabState {
 }
 
 impl TabState {
+    /// Drops the tab's ref table, in memory and on disk (the document changed).
+    pub fn forget_refs(&mut self, session_dir: &std::path::Path, tab_id: &str) {
+        self.extra.frames.refs = Some(a11y_snapshot::RefTable::new());
+        let _ = std::fs::remove_file(session_dir.join(format!("refs-{tab_id}.json")));
+    }
+
     /// Applies the crash events received so far (without waiting).
     fn note_crashes(&mut self) {
         if let Some(crashed) = self.crash_watch.as_mut().and_then(|w| w.drain()) {

@@ -107,6 +107,15 @@ pub enum CliError {
         /// The tab.
         tab: String,
     },
+    /// `new-tab` with URLs that did not load: their tabs stay open (on the error page) and are
+    /// reported, with the tabs that did load.
+    #[error("{}", open_failed_message(failed, opened))]
+    OpenFailed {
+        /// The tabs whose URL loaded.
+        opened: Vec<envelope::TabInfo>,
+        /// The URLs that did not, each with its tab and error.
+        failed: Vec<FailedOpen>,
+    },
     /// No browser executable could be found or started.
     #[error(
         "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
@@ -150,6 +159,9 @@ impl CliError {
                 ErrorCode::CdpConnectionFailed
             }
             CliError::PageUnresponsive { .. } => ErrorCode::Timeout,
+            CliError::OpenFailed { failed, .. } => failed
+                .first()
+                .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } => ErrorCode::Timeout,
@@ -190,6 +202,15 @@ impl CliError {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
             CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
+            CliError::OpenFailed { opened, failed } => Some(serde_json::json!({
+                "opened_tabs": opened,
+                "failed_urls": failed.iter().map(|f| serde_json::json!({
+                    "url": f.url,
+                    "tab_id": f.tab_id,
+                    "code": f.error.code(),
+                    "message": f.error.to_string(),
+                })).collect::<Vec<_>>(),
+            })),
             _ => None,
         }
     }
@@ -222,6 +243,41 @@ impl CliError {
     pub(crate) fn internal(msg: impl Into<String>) -> Self {
         CliError::Internal(msg.into())
     }
+}
+
+/// One URL of `new-tab` that did not load.
+#[derive(Debug)]
+pub struct FailedOpen {
+    /// The URL as given.
+    pub url: String,
+    /// The tab opened for it (showing the error page).
+    pub tab_id: String,
+    /// Why it did not load.
+    pub error: Box<CliError>,
+}
+
+fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> String {
+    let reasons = failed
+        .iter()
+        .map(|f| format!("{} (tab {}): {}", f.url, f.tab_id, f.error))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let total = failed.len() + opened.len();
+    let opened = match opened.len() {
+        0 => String::new(),
+        _ => format!(
+            "; opened: {}",
+            opened
+                .iter()
+                .map(|t| t.tab_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "{} of {total} URLs did not load: {reasons}{opened}",
+        failed.len()
+    )
 }
 
 /// The crate's result type.

@@ -143,32 +143,53 @@ async fn first_tab(
         title: target.title.clone(),
         native_tab_id: Some(target.target_id.clone().into()),
     };
-    if let Some(slot_tab) = slot.tab_slot(&tab_id) {
-        let mut state = tokio::time::timeout(call.remaining(), slot_tab.state.lock())
-            .await
-            .map_err(|_| call.timeout("browser start"))?;
-        let page = browser::tab_session(slot, &tab_id, &mut state, live, call, false).await?;
-        if let Some(url) = open_url {
-            match browser::navigate(&page, url, call, "browser start").await {
-                Ok(()) => {}
-                // The session exists and is usable: report the failed load, keep the ids.
-                Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {
-                    warnings.push(format!("--open-url: {e}"));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        let (url, title) = browser::page_info(&page, call).await?;
-        info.url = url.clone();
-        info.title = title.clone();
-        slot.update(|r| {
-            if let Some(t) = r.tabs.iter_mut().find(|t| t.tab_id == tab_id) {
-                t.url = url;
-                t.title = title;
-            }
-        })?;
-    }
+    let (url, title) = load_in_tab(slot, live, &tab_id, open_url, true, warnings, call).await?;
+    info.url = url;
+    info.title = title;
     Ok(info)
+}
+
+/// Loads `open_url` (if any) in a tab, under its queue, and returns the tab's URL and title. A
+/// failed load is a warning: the session exists and is usable. `fresh`: the tab was just opened,
+/// so its initial about:blank history entry is dropped.
+async fn load_in_tab(
+    slot: &Arc<SessionSlot>,
+    live: &Live,
+    tab_id: &str,
+    open_url: Option<&str>,
+    fresh: bool,
+    warnings: &mut Vec<String>,
+    call: &Call,
+) -> Result<(String, String)> {
+    let slot_tab = slot.tab_slot(tab_id).ok_or_else(|| CliError::TabNotFound {
+        session: slot.id.clone(),
+        tab: tab_id.to_string(),
+    })?;
+    let mut state = tokio::time::timeout(call.remaining(), slot_tab.state.lock())
+        .await
+        .map_err(|_| call.timeout("browser start"))?;
+    let page = browser::tab_session(slot, tab_id, &mut state, live, call, true).await?;
+    if let Some(url) = open_url {
+        match browser::navigate(&page, url, call, "browser start").await {
+            Ok(()) if fresh => browser::forget_history(&page, call).await?,
+            Ok(()) => {}
+            Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {
+                warnings.push(format!("--open-url: {e}"));
+            }
+            Err(e) => return Err(e),
+        }
+        // The page changed under the tab's ref table and URL/title checks.
+        state.info_trusted = false;
+        state.forget_refs(&slot.dir, tab_id);
+    }
+    let (url, title) = browser::page_info(&page, call).await?;
+    slot.update(|r| {
+        if let Some(t) = r.tabs.iter_mut().find(|t| t.tab_id == tab_id) {
+            t.url.clone_from(&url);
+            t.title.clone_from(&title);
+        }
+    })?;
+    Ok((url, title))
 }
 
 impl GlobalCommand for args::Start {
@@ -222,15 +243,36 @@ impl GlobalCommand for args::Start {
         if let Some(id) = &self.set_session_id
             && let Some(slot) = engine.session(id)
         {
-            let live = slot.connect(call).await?;
             let rec = slot.record();
+            if let Some(p) = &self.profile
+                && rec.profile.as_deref() != Some(p.as_str())
+            {
+                let bound = rec.profile.as_deref().unwrap_or("(its own)");
+                return Err(CliError::InvalidArgument(format!(
+                    "session '{id}' is bound to profile '{bound}' but --profile '{p}' was passed; omit --profile to reuse the session"
+                )));
+            }
+            let live = slot.connect(call).await?;
             let first = rec
                 .tabs
                 .first()
                 .cloned()
                 .ok_or_else(|| CliError::internal("session has no tabs"))?;
             let mut tab = tab_info(&first);
-            if let Some(t) = browser::page_targets(&live, call)
+            if self.open_url.is_some() {
+                let (url, title) = load_in_tab(
+                    &slot,
+                    &live,
+                    &first.tab_id,
+                    self.open_url.as_deref(),
+                    false,
+                    &mut warnings,
+                    call,
+                )
+                .await?;
+                tab.url = url;
+                tab.title = title;
+            } else if let Some(t) = browser::page_targets(&live, call)
                 .await?
                 .into_iter()
                 .find(|t| t.target_id == first.target_id)
@@ -252,11 +294,11 @@ impl GlobalCommand for args::Start {
                 (id, Some(n))
             }
         };
-        let headless = self.headless
-            || self
-                .env_headless
-                .or_else(headless_from_env)
-                .unwrap_or(false);
+        let headless = self
+            .headless
+            .or(self.env_headless)
+            .or_else(headless_from_env)
+            .unwrap_or(false);
 
         let (record, live, owned) = if let Some(endpoint) = &self.cdp_endpoint {
             let (conn, ws) = tokio::time::timeout(

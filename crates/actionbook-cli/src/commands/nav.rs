@@ -3,7 +3,7 @@
 use crate::args::{self, TabTarget};
 use crate::browser::{self, HistoryMove};
 use crate::engine::{Done, TabCommand, TabCx};
-use crate::error::Result;
+use crate::error::{CliError, Result};
 use envelope::{NavigationData as NavData, NavigationKind};
 
 async fn finish(
@@ -44,7 +44,17 @@ async fn history(
             .unwrap_or_default()
     );
     let page = cx.page.clone();
-    browser::history(&page, &main_frame, mv, &cx.call, &what).await?;
+    if !browser::history(&page, &main_frame, mv, &cx.call, &what).await? {
+        let which = if mv == HistoryMove::Back {
+            "previous"
+        } else {
+            "next"
+        };
+        return Err(CliError::NavigationFailed {
+            url: from_url,
+            reason: format!("no {which} page in history"),
+        });
+    }
     cx.forget_refs();
     finish(cx, kind, None, from_url).await
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::args;
 use crate::browser::{self, Live};
 use crate::engine::{Call, Done, Engine, SessionCommand, SessionSlot};
-use crate::error::{CliError, Result};
+use crate::error::{CliError, FailedOpen, Result};
 use crate::output::Context;
 use crate::state::{self, TabRecord};
 use envelope::{CloseTabData, NewTabData, TabInfo, TabListData};
@@ -110,7 +110,7 @@ impl SessionCommand for args::NewTab {
             into_window = Some(w.clone());
         }
         let mut opened: Vec<TabInfo> = Vec::new();
-        let mut failed: Vec<(String, String)> = Vec::new();
+        let mut failed: Vec<FailedOpen> = Vec::new();
         for (i, url) in self.urls.iter().enumerate() {
             let (target_id, window_id) = match &into_window {
                 Some(w) => (open_in(slot, &live, w, call).await?, Some(w.clone())),
@@ -152,6 +152,7 @@ impl SessionCommand for args::NewTab {
                 let page =
                     browser::tab_session(slot, &tab_id, &mut state, &live, call, false).await?;
                 browser::navigate(&page, url, call, "browser new-tab").await?;
+                browser::forget_history(&page, call).await?;
                 browser::page_info(&page, call).await
             }
             .await;
@@ -171,35 +172,15 @@ impl SessionCommand for args::NewTab {
                         native_tab_id: Some(target_id.into()),
                     });
                 }
-                Err(e) => {
-                    if self.urls.len() == 1 {
-                        return Err(e);
-                    }
-                    failed.push((url.clone(), e.to_string()));
-                }
+                Err(e) => failed.push(FailedOpen {
+                    url: url.clone(),
+                    tab_id,
+                    error: Box::new(e),
+                }),
             }
         }
         if !failed.is_empty() {
-            return Err(CliError::NavigationFailed {
-                url: failed
-                    .iter()
-                    .map(|(u, _)| u.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                reason: format!(
-                    "{}; opened: {}",
-                    failed
-                        .iter()
-                        .map(|(_, e)| e.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                    opened
-                        .iter()
-                        .map(|t| t.tab_id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            });
+            return Err(CliError::OpenFailed { opened, failed });
         }
         let last = opened
             .last()

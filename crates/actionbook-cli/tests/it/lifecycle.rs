@@ -224,3 +224,152 @@ fn headless_default_comes_from_the_environment() {
     // The test wrapper keeps Chromium headless; the session records what was asked for.
     assert_eq!(v["data"]["session"]["headless"], false, "{v}");
 }
+
+#[test]
+fn headless_takes_an_optional_value() {
+    need_chromium!();
+    let env = Env::new();
+    let out = env
+        .command(&["browser", "start", "--headless", "false", "--json"])
+        .env("ACTIONBOOK_BROWSER_HEADLESS", "true")
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        v["data"]["session"]["headless"], false,
+        "--headless false wins: {v}"
+    );
+    let v = env.json(&["browser", "start", "--headless", "true", "--profile", "p2"]);
+    assert_eq!(v["data"]["session"]["headless"], true, "{v}");
+    let v = env.json(&["browser", "start", "--profile", "p3", "--headless"]);
+    assert_eq!(v["data"]["session"]["headless"], true, "{v}");
+    let r = env.run(&["browser", "start", "--headless", "maybe"]);
+    assert_eq!(r.code, 2, "{r:?}");
+}
+
+/// `start --set-session-id` of an existing session: `--open-url` loads in its first tab, and a
+/// different `--profile` is refused instead of silently ignored (as the reference CLI does).
+#[test]
+fn reusing_a_session_loads_open_url_and_checks_the_profile() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--set-session-id",
+        "work",
+        "--profile",
+        "mine",
+    ]);
+    assert_eq!(v["data"]["reused"], false, "{v}");
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--set-session-id",
+        "work",
+        "--open-url",
+        &f.url("/page2.html"),
+    ]);
+    assert_eq!(v["data"]["reused"], true, "{v}");
+    assert_eq!(v["context"]["url"], f.url("/page2.html"), "{v}");
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    assert_eq!(v["data"]["tab"]["title"], "Page Two", "{v}");
+    let v = env.json(&["browser", "title", "--session", "work", "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Page Two", "{v}");
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--set-session-id",
+        "work",
+        "--profile",
+        "mine",
+    ]);
+    assert_eq!(v["data"]["reused"], true, "the same profile is fine: {v}");
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--set-session-id",
+        "work",
+        "--profile",
+        "other",
+    ]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bound to profile 'mine'")),
+        "{v}"
+    );
+}
+
+/// Several URLs, some of which do not load: non-zero exit, and both the opened tabs and the failed
+/// URLs are reported (spec 8.2); a tab opened on its first page has no history to go back to.
+#[test]
+fn new_tab_reports_opened_tabs_and_failed_urls() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let dead = "http://127.0.0.1:9/"; // discard port: connection refused
+    let r = env.run(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        dead,
+        "--session",
+        &sid,
+        "--json",
+    ]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
+    let details = &v["error"]["details"];
+    assert_eq!(details["opened_tabs"][0]["tab_id"], "t2", "{v}");
+    assert_eq!(details["opened_tabs"][0]["title"], "Page Two", "{v}");
+    assert_eq!(details["failed_urls"][0]["url"], dead, "{v}");
+    assert_eq!(details["failed_urls"][0]["tab_id"], "t3", "{v}");
+    assert_eq!(
+        details["failed_urls"][0]["code"], "NAVIGATION_FAILED",
+        "{v}"
+    );
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("1 of 2 URLs did not load"), "{v}");
+    assert_eq!(
+        message.matches(dead).count(),
+        2,
+        "the URL once as given, once in Chromium's error: {v}"
+    );
+    let r = env.run(&["browser", "new-tab", dead, "--session", &sid]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("error NAVIGATION_FAILED: 1 of 1 URLs did not load"),
+        "{r:?}"
+    );
+
+    // t2 was opened on page2: nothing before it.
+    let t2 = ["--session", sid.as_str(), "--tab", "t2"];
+    let v = env.json(&[&["browser", "back"][..], &t2].concat());
+    assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no previous page in history")),
+        "{v}"
+    );
+    let v = env.json(&[&["browser", "forward"][..], &t2].concat());
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no next page in history")),
+        "{v}"
+    );
+    let v = env.json(&[&["browser", "title"][..], &t2].concat());
+    assert_eq!(v["data"]["value"], "Page Two", "still on page two: {v}");
+    // The first tab, opened by start --open-url, likewise.
+    let v = env.json(&["browser", "back", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
+}

@@ -171,3 +171,49 @@ fn title_and_url_follow_the_page() {
         assert_eq!(url(), f.url("/index.html"));
     }
 }
+
+/// The reference CLI's short snapshot flags, and `--cursor` with an optional value.
+#[test]
+fn snapshot_short_flags() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let long = env.json(
+        &[
+            &[
+                "browser",
+                "snapshot",
+                "--interactive",
+                "--compact",
+                "--depth",
+                "3",
+                "--selector",
+                "form",
+            ][..],
+            &t,
+        ]
+        .concat(),
+    );
+    let short = env.json(
+        &[
+            &["browser", "snapshot", "-i", "-c", "-d", "3", "-s", "form"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(short["ok"], true, "{short}");
+    assert_eq!(
+        short["data"]["nodes"], long["data"]["nodes"],
+        "{short} vs {long}"
+    );
+    assert!(
+        short["data"]["nodes"]
+            .as_array()
+            .is_some_and(|n| !n.is_empty() && n.iter().all(|n| n["role"] != "heading")),
+        "only the form's controls: {short}"
+    );
+    let v = env.json(&[&["browser", "snapshot", "--cursor", "true"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+}
