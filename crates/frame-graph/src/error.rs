@@ -39,6 +39,13 @@ pub enum FrameGraphError {
         /// The frame whose owner has no box.
         frame: FrameId,
     },
+    /// The renderer process of the frame's document crashed (an out-of-process iframe); it stays
+    /// unusable until the page loads the iframe again.
+    #[error("renderer of frame {frame} crashed")]
+    FrameCrashed {
+        /// The frame asked for.
+        frame: FrameId,
+    },
     /// A bounded wait ran out.
     #[error("{what} timed out after {after:?}")]
     Timeout {

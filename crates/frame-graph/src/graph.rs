@@ -29,10 +29,13 @@ const EVENTS: &[&str] = &[
     "Target.attachedToTarget",
     "Target.detachedFromTarget",
     "Inspector.detached",
+    "Inspector.targetCrashed",
+    "Inspector.targetReloadedAfterCrash",
 ];
 
-/// Event queue size; the graph's task drains it continuously.
-const EVENT_CAPACITY: usize = 65_536;
+/// How long a found iframe target may still be waiting in the event queue before the graph
+/// takes its attach event for lost.
+const LATE_ATTACH_GRACE: Duration = Duration::from_millis(150);
 
 /// State shared by the handles, the event task and short-lived helper tasks.
 #[derive(Debug)]
@@ -43,6 +46,14 @@ struct Shared {
     detached: AtomicBool,
     /// OOPIF sessions being set up (domains enabled, resumed, frame tree read).
     setups_in_flight: AtomicUsize,
+    /// Events lost to a full queue so far.
+    dropped_events: AtomicU64,
+    /// Paused iframe targets whose `attachedToTarget` was lost and that the graph found and
+    /// brought back (diagnostics, and the proof in tests that the recovery ran).
+    recovered_targets: AtomicU64,
+    /// A recovery after lost events is running / another one was asked for meanwhile.
+    recovering: AtomicBool,
+    recover_again: AtomicBool,
     conn: Connection,
     page: Session,
     options: FrameGraphOptions,
@@ -161,6 +172,15 @@ impl Shared {
         if !self.lock().has_session(&key) {
             return;
         }
+        // A crashed renderer that loads a document again is alive (in case the
+        // targetReloadedAfterCrash event itself was lost).
+        if matches!(
+            ev.method.as_str(),
+            "Page.frameNavigated" | "Runtime.executionContextCreated"
+        ) && self.lock().is_session_crashed(&key)
+        {
+            self.mutate(|reg| reg.on_target_reloaded_after_crash(&key));
+        }
         match ev.method.as_str() {
             "Page.frameAttached" => {
                 if let Ok(e) = ev.decode::<page::FrameAttached>() {
@@ -226,6 +246,14 @@ impl Shared {
                 }
             }
             "Inspector.detached" if key == page_key => self.mark_detached(),
+            // Chromium 156 keeps a crashed OOPIF's session attached (no detachedFromTarget) and
+            // leaves calls on it unanswered until the iframe loads again.
+            "Inspector.targetCrashed" if key != page_key => {
+                self.mutate(|reg| reg.on_target_crashed(&key));
+            }
+            "Inspector.targetReloadedAfterCrash" => {
+                self.mutate(|reg| reg.on_target_reloaded_after_crash(&key));
+            }
             _ => {}
         }
     }
@@ -265,6 +293,8 @@ impl Shared {
             let sessions: Vec<(SessionKey, Option<FrameId>)> = reg
                 .sessions()
                 .into_iter()
+                // A crashed renderer never answers.
+                .filter(|s| !reg.is_session_crashed(s))
                 .map(|s| {
                     let root = if &s == reg.page_session() {
                         main.clone()
@@ -324,7 +354,13 @@ impl Shared {
         let t = self.options.command_timeout;
         let (sessions, asked_at) = {
             let reg = self.lock();
-            (reg.sessions(), reg.version())
+            let live: Vec<SessionKey> = reg
+                .sessions()
+                .into_iter()
+                // A crashed renderer never answers.
+                .filter(|s| !reg.is_session_crashed(s))
+                .collect();
+            (live, reg.version())
         };
         let trees = futures::future::join_all(sessions.into_iter().map(|s| {
             let session = self.session(&s);
@@ -335,8 +371,20 @@ impl Shared {
             match tree {
                 Ok(tree) => {
                     let frames = flatten_tree(&tree.frame_tree);
-                    let listed: HashSet<FrameId> =
+                    let mut listed: HashSet<FrameId> =
                         frames.iter().map(|f| f.frame_id.clone()).collect();
+                    // A frame that runs in another process is not in this session's tree; if
+                    // the graph lost its session (attach event dropped) it looks stale here but
+                    // is an iframe target to recover, not a frame to drop.
+                    let unlisted: Vec<FrameId> = {
+                        let reg = self.lock();
+                        reg.dfs_order()
+                            .into_iter()
+                            .filter(|f| !listed.contains(f) && reg.parent_of(f).is_some())
+                            .filter(|f| reg.session_of(f) == Some(&s))
+                            .collect()
+                    };
+                    listed.extend(self.iframe_targets(unlisted).await);
                     self.mutate(|reg| {
                         reg.seed_from_frame_tree(&s, &frames);
                         reg.prune_session(&s, &listed, asked_at);
@@ -347,6 +395,168 @@ impl Shared {
                 }
                 Err(e) if e.is_closed() => return Err(FrameGraphError::Detached),
                 Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Those of `frames` that are iframe targets of their own (`Target.getTargetInfo` with the
+    /// frame id as target id says `type: "iframe"`); same-process frames are not targets.
+    async fn iframe_targets(self: &Arc<Self>, frames: Vec<FrameId>) -> Vec<FrameId> {
+        let t = self.options.command_timeout;
+        let infos = futures::future::join_all(frames.into_iter().map(|frame| {
+            let cmd = target::GetTargetInfo {
+                target_id: Some(cdp_protocol::TargetId::new(frame.as_str())),
+            };
+            let page = self.page.clone();
+            async move { (frame, page.send_timeout(&cmd, t).await) }
+        }))
+        .await;
+        infos
+            .into_iter()
+            .filter_map(|(frame, info)| match info {
+                Ok(info) if info.target_info.r#type == "iframe" => Some(frame),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// After events were lost: re-reads the frame trees, then finds iframe targets whose
+    /// `attachedToTarget` was lost and brings them back. One recovery runs at a time; drops
+    /// during it schedule another round.
+    async fn recover_after_drop(self: Arc<Self>) {
+        loop {
+            if self.recovering.swap(true, Ordering::SeqCst) {
+                self.recover_again.store(true, Ordering::SeqCst);
+                return;
+            }
+            loop {
+                self.recover_again.store(false, Ordering::SeqCst);
+                let _ = self.reconcile_trees().await;
+                let _ = self.recover_lost_targets().await;
+                // Re-announced targets are being set up; their contexts come with that.
+                self.settle_setups(Instant::now() + self.options.command_timeout)
+                    .await;
+                let _ = self.recover_contexts().await;
+                if !self.recover_again.load(Ordering::SeqCst) {
+                    break;
+                }
+            }
+            self.recovering.store(false, Ordering::SeqCst);
+            // Wake `sync` calls waiting for the recovery to end.
+            let v = self.lock().version();
+            self.changed.send_replace(v.wrapping_add(1));
+            // A drop noticed between our last check and the store above: go again.
+            if !self.recover_again.swap(false, Ordering::SeqCst) {
+                return;
+            }
+        }
+    }
+
+    /// Finds iframe targets the graph holds as in-process frames (their `attachedToTarget` was
+    /// lost, so they sit paused before their first navigation and never load) and re-announces
+    /// them by turning auto-attach off and on again on their parent's session.
+    ///
+    /// What Chromium 156 does (measured): a paused OOPIF target is absent from
+    /// `Target.getTargets` but `Target.getTargetInfo{targetId: frameId}` reports it
+    /// (`type: "iframe"`); re-sending `setAutoAttach` detaches it without resuming or
+    /// re-announcing it; `Target.attachToTarget` + `Runtime.runIfWaitingForDebugger` on the new
+    /// session does not resume it, nor does `detachFromTarget{targetId}`. Auto-attach off resumes
+    /// it, and on again announces it (and every other child of that session) with new sessions.
+    /// The other OOPIF sessions of that parent are therefore replaced too: their root frames keep
+    /// their indices; by the registry's rules, frames nested inside them are dropped with the old
+    /// session and re-added with new numbers (not covered by a test yet).
+    async fn recover_lost_targets(self: &Arc<Self>) -> Result<(), FrameGraphError> {
+        let t = self.options.command_timeout;
+        // In-process frames (other than main frames of sessions) that could be lost targets.
+        let candidates: Vec<(FrameId, SessionKey)> = {
+            let reg = self.lock();
+            reg.dfs_order()
+                .into_iter()
+                .filter(|f| reg.parent_of(f).is_some() && !reg.is_out_of_process(f))
+                .filter(|f| reg.parked_target(f).is_none())
+                .filter_map(|f| {
+                    let s = reg.session_of(&f)?.clone();
+                    (!reg.is_session_crashed(&s)).then_some((f, s))
+                })
+                .collect()
+        };
+        let sessions: HashMap<FrameId, SessionKey> = candidates.iter().cloned().collect();
+        let found = self
+            .iframe_targets(candidates.into_iter().map(|(f, _)| f).collect())
+            .await;
+        if found.is_empty() {
+            return Ok(());
+        }
+        // An attach event still queued (not lost) looks the same for a moment: give the event
+        // task time to apply it before deciding.
+        tokio::time::sleep(LATE_ATTACH_GRACE).await;
+        let mut parents: Vec<SessionKey> = Vec::new();
+        let mut lost = 0u64;
+        for frame in found {
+            // Still lost (its attach may have been applied meanwhile)?
+            let still = {
+                let reg = self.lock();
+                reg.contains(&frame) && !reg.is_out_of_process(&frame)
+            };
+            if let (true, Some(s)) = (still, sessions.get(&frame)) {
+                lost += 1;
+                if !parents.contains(s) {
+                    parents.push(s.clone());
+                }
+            }
+        }
+        if self.conn.is_closed() {
+            return Err(FrameGraphError::Detached);
+        }
+        for s in parents {
+            let session = self.session(&s);
+            let off = target::SetAutoAttach {
+                auto_attach: false,
+                wait_for_debugger_on_start: false,
+                flatten: Some(true),
+                filter: None,
+            };
+            session.send_timeout(&off, t).await?;
+            session.send_timeout(&auto_attach_command(), t).await?;
+        }
+        self.recovered_targets.fetch_add(lost, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Re-learns every live session's execution contexts after events were lost (a lost
+    /// `executionContextCreated` would leave a frame without a context, a lost `...Destroyed`
+    /// with a dead one): forgets them and has Chromium replay the existing ones
+    /// (`Runtime.disable` + `Runtime.enable`). This releases the remote objects callers hold on
+    /// those sessions, which is why it only happens after a loss.
+    async fn recover_contexts(self: &Arc<Self>) -> Result<(), FrameGraphError> {
+        let t = self.options.command_timeout;
+        let sessions: Vec<SessionKey> = {
+            let reg = self.lock();
+            reg.sessions()
+                .into_iter()
+                .filter(|s| !reg.is_session_crashed(s))
+                .collect()
+        };
+        let results = futures::future::join_all(sessions.into_iter().map(|s| {
+            let session = self.session(&s);
+            async move {
+                session.send_timeout(&runtime::Disable, t).await?;
+                // Queued events before this point are history and may still be applied; the
+                // replay below comes after them in the same ordered stream.
+                self.mutate(|reg| reg.on_contexts_cleared(&s));
+                session.send_timeout(&runtime::Enable, t).await?;
+                Ok::<(), CdpError>(())
+            }
+        }))
+        .await;
+        for r in results {
+            match r {
+                Err(e) if e.is_closed() && self.conn.is_closed() => {
+                    return Err(FrameGraphError::Detached);
+                }
+                // A session that went away meanwhile is handled by its detach event.
+                _ => {}
             }
         }
         Ok(())
@@ -504,13 +714,18 @@ impl FrameGraph {
     ) -> Result<FrameGraph, FrameGraphError> {
         let conn = page.connection().clone();
         let page_key: SessionKey = page.id().cloned();
-        let mut events = conn.events(EventFilter::methods(EVENTS).capacity(EVENT_CAPACITY));
+        let mut events =
+            conn.events(EventFilter::methods(EVENTS).capacity(options.event_capacity.max(1)));
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             registry: Mutex::new(FrameRegistry::new(page_key.clone())),
             changed,
             detached: AtomicBool::new(false),
             setups_in_flight: AtomicUsize::new(0),
+            dropped_events: AtomicU64::new(0),
+            recovered_targets: AtomicU64::new(0),
+            recovering: AtomicBool::new(false),
+            recover_again: AtomicBool::new(false),
             conn: conn.clone(),
             page: page.clone(),
             options: options.clone(),
@@ -537,13 +752,13 @@ impl FrameGraph {
                     ev = events.recv() => match ev {
                         Some(ev) => {
                             task_shared.apply(&ev);
-                            // Events lost to a full queue: re-read the frame trees.
+                            // Events lost to a full queue: re-read the frame trees and find
+                            // targets whose attach was lost (they wait paused for us).
                             if events.dropped() > dropped {
                                 dropped = events.dropped();
+                                task_shared.dropped_events.store(dropped, Ordering::SeqCst);
                                 let shared = Arc::clone(&task_shared);
-                                tokio::spawn(async move {
-                                    let _ = shared.reconcile_trees().await;
-                                });
+                                tokio::spawn(shared.recover_after_drop());
                             }
                         }
                         None => {
@@ -673,9 +888,35 @@ impl FrameGraph {
     }
 
     /// The session owning the frame's document (the page session, or the OOPIF's session).
+    /// `None` while that session's renderer is crashed: Chromium would leave calls on it
+    /// unanswered (see [`FrameGraph::is_crashed`]).
     pub fn session_for(&self, frame: &FrameId) -> Option<Session> {
-        let key = self.shared().lock().session_of(frame).cloned()?;
+        let key = {
+            let reg = self.shared().lock();
+            let key = reg.session_of(frame).cloned()?;
+            if reg.is_session_crashed(&key) {
+                return None;
+            }
+            key
+        };
         Some(self.shared().session(&key))
+    }
+
+    /// True while the frame's document lives in a crashed renderer (an out-of-process iframe
+    /// whose process died and that was not loaded again since).
+    pub fn is_crashed(&self, frame: &FrameId) -> bool {
+        self.shared().lock().is_crashed(frame)
+    }
+
+    /// Events the graph lost to a full queue so far (it recovers by re-reading the browser).
+    pub fn dropped_events(&self) -> u64 {
+        self.shared().dropped_events.load(Ordering::SeqCst)
+    }
+
+    /// Iframe targets whose `attachedToTarget` event was lost and that the graph found paused
+    /// and brought back so far.
+    pub fn recovered_targets(&self) -> u64 {
+        self.shared().recovered_targets.load(Ordering::SeqCst)
     }
 
     /// The frame's default-world execution context, waiting up to `timeout` for one that is
@@ -696,6 +937,12 @@ impl FrameGraph {
                 let reg = shared.lock();
                 if !reg.contains(frame) {
                     return Err(FrameGraphError::FrameNotFound {
+                        frame: frame.clone(),
+                    });
+                }
+                // No context comes back until the iframe is loaded again: fail now.
+                if reg.is_crashed(frame) {
+                    return Err(FrameGraphError::FrameCrashed {
                         frame: frame.clone(),
                     });
                 }
@@ -840,7 +1087,8 @@ impl FrameGraph {
 
     /// Re-checks the graph against `Page.getFrameTree` of every session (adding frames it
     /// missed, dropping frames a session no longer has), then re-reads every session's document
-    /// for owners and document order. Bounded by `FrameGraphOptions::sync_timeout`.
+    /// for owners and document order. Waits first for a running recovery from lost events.
+    /// Bounded by `FrameGraphOptions::sync_timeout`.
     ///
     /// Note: `DOM.getDocument` resets each session's DOM-agent node ids (backendNodeIds stay valid).
     pub async fn sync(&self) -> Result<(), FrameGraphError> {
@@ -850,6 +1098,14 @@ impl FrameGraph {
         }
         let after = shared.options.sync_timeout;
         let work = async {
+            // A recovery after lost events replaces OOPIF sessions (frames fall back to their
+            // parent's session for a moment): let it finish first.
+            let mut rx = shared.changed.subscribe();
+            while shared.recovering.load(Ordering::SeqCst) {
+                if rx.changed().await.is_err() {
+                    return Err(FrameGraphError::Detached);
+                }
+            }
             shared.reconcile_trees().await?;
             shared.dom_pass().await
         };

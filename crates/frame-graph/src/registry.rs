@@ -101,6 +101,9 @@ pub struct FrameRegistry {
     removed: HashSet<FrameId>,
     /// Frames placed since the last [`FrameRegistry::take_added`].
     added: Vec<FrameId>,
+    /// OOPIF sessions whose renderer crashed and was not reloaded since: Chromium keeps such a
+    /// session attached but never answers calls on it.
+    crashed: HashSet<SessionKey>,
 }
 
 impl FrameRegistry {
@@ -130,6 +133,7 @@ impl FrameRegistry {
             version: 0,
             removed: HashSet::new(),
             added: Vec::new(),
+            crashed: HashSet::new(),
         }
     }
 
@@ -312,6 +316,7 @@ impl FrameRegistry {
         let Some(record) = self.sessions.remove(&key) else {
             return;
         };
+        self.crashed.remove(&key);
         // Nested sessions go with their parent.
         let nested: Vec<SessionId> = self
             .sessions
@@ -366,6 +371,40 @@ impl FrameRegistry {
             self.on_target_detached(&n);
         }
         self.bump();
+    }
+
+    /// `Inspector.targetCrashed` on an OOPIF session: its renderer is gone. The session's root
+    /// frame stays (its `<iframe>` element still exists in the parent) but loses its contexts;
+    /// the frames inside it are dropped (sessions nested under them become orphans). Ignored for
+    /// the page session and unknown sessions.
+    pub fn on_target_crashed(&mut self, session: &SessionKey) {
+        if session == &self.page_session {
+            return;
+        }
+        let Some(root) = self.sessions.get(session).map(|r| r.root_frame.clone()) else {
+            return;
+        };
+        self.crashed.insert(session.clone());
+        self.contexts.retain(|(s, _), _| s != session);
+        self.context_frames.retain(|(s, _), _| s != session);
+        let children = root
+            .as_ref()
+            .and_then(|r| self.frames.get(r))
+            .filter(|r| &r.session == session)
+            .map(|r| r.children.clone())
+            .unwrap_or_default();
+        for c in children {
+            self.remove_subtree(&c);
+        }
+        self.bump();
+    }
+
+    /// `Inspector.targetReloadedAfterCrash` (or any later sign of life, e.g. a navigation) on a
+    /// crashed session: it answers calls again.
+    pub fn on_target_reloaded_after_crash(&mut self, session: &SessionKey) {
+        if self.crashed.remove(session) {
+            self.bump();
+        }
     }
 
     /// Applies one session's `Page.getFrameTree` (parents listed before children): every listed
@@ -786,8 +825,27 @@ impl FrameRegistry {
         })
     }
 
+    /// True while `session`'s renderer is crashed (calls on it would never be answered).
+    pub fn is_session_crashed(&self, session: &SessionKey) -> bool {
+        self.crashed.contains(session)
+    }
+
+    /// True when `frame`'s document lives in a crashed renderer.
+    pub fn is_crashed(&self, frame: &FrameId) -> bool {
+        self.frames
+            .get(frame)
+            .is_some_and(|r| self.crashed.contains(&r.session))
+    }
+
     /// Checks the structural invariants; returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
+        if let Some(s) = self
+            .crashed
+            .iter()
+            .find(|s| !self.sessions.contains_key(*s))
+        {
+            return Err(format!("crashed session {s:?} is not a known session"));
+        }
         match &self.main_frame {
             None => {
                 if !self.frames.is_empty() {

@@ -84,6 +84,43 @@ fn main_frame_navigation_starts_fresh_numbering() {
 }
 
 #[test]
+fn crashed_oopif_keeps_its_frame_loses_its_document_and_comes_back() {
+    let mut r = page();
+    r.on_frame_attached(&sk("P"), &fid("A"), &fid("M"));
+    assert!(r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("A"), None));
+    r.on_frame_navigated(&sk("S1"), tf("A", Some("M"), "http://b/"));
+    r.on_frame_attached(&sk("S1"), &fid("A1"), &fid("A"));
+    r.on_context_created(&sk("S1"), ExecutionContextId(1), &fid("A"), true);
+    r.on_context_created(&sk("S1"), ExecutionContextId(2), &fid("A1"), true);
+    let index = r.index_of(&fid("A"));
+
+    r.on_target_crashed(&sk("S1"));
+    assert!(r.is_crashed(&fid("A")));
+    assert!(r.is_session_crashed(&sk("S1")));
+    assert!(r.contains(&fid("A")));
+    assert!(!r.contains(&fid("A1")));
+    assert_eq!(r.context_of(&fid("A")), None);
+    assert_eq!(r.index_of(&fid("A")), index);
+    assert_eq!(r.session_of(&fid("A")), Some(&sk("S1")));
+    // The page session and unknown sessions never count as crashed here.
+    r.on_target_crashed(&sk("P"));
+    r.on_target_crashed(&sk("S9"));
+    assert!(!r.is_session_crashed(&sk("P")) && !r.is_session_crashed(&sk("S9")));
+    r.check_invariants().unwrap();
+
+    r.on_target_reloaded_after_crash(&sk("S1"));
+    assert!(!r.is_crashed(&fid("A")));
+    r.on_context_created(&sk("S1"), ExecutionContextId(3), &fid("A"), true);
+    assert_eq!(r.context_of(&fid("A")), Some(ExecutionContextId(3)));
+
+    // A crashed session that detaches is forgotten.
+    r.on_target_crashed(&sk("S1"));
+    r.on_target_detached(&SessionId::from("S1"));
+    assert!(!r.is_session_crashed(&sk("S1")));
+    r.check_invariants().unwrap();
+}
+
+#[test]
 fn swap_keeps_the_frame_and_moves_it_to_the_new_session() {
     // F17: attachedToTarget (same frame id), nested child removed, then detached{swap}.
     let mut r = page();
@@ -255,6 +292,12 @@ enum Op {
         f: usize,
         swap: bool,
     },
+    TargetCrashed {
+        c: usize,
+    },
+    TargetReloaded {
+        c: usize,
+    },
     TargetAttached {
         ps: usize,
         c: usize,
@@ -317,6 +360,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (s.clone(), 1..SESSIONS, f.clone(), prop::option::of(f.clone()))
             .prop_map(|(ps, c, f, hint)| Op::TargetAttached { ps, c, f, hint }),
         2 => (1..SESSIONS).prop_map(|c| Op::TargetDetached { c }),
+        1 => (1..SESSIONS).prop_map(|c| Op::TargetCrashed { c }),
+        1 => (1..SESSIONS).prop_map(|c| Op::TargetReloaded { c }),
         1 => (s.clone(), prop::collection::vec((f.clone(), f.clone()), 0..4))
             .prop_map(|(s, frames)| Op::Seed { s, frames }),
         2 => (s.clone(), 1..4i64, f.clone(), any::<bool>())
@@ -360,6 +405,10 @@ fn apply(r: &mut FrameRegistry, op: &Op) {
             }
         }
         Op::TargetDetached { c } => r.on_target_detached(&SessionId::new(format!("S{c}"))),
+        Op::TargetCrashed { c } => r.on_target_crashed(&Some(SessionId::new(format!("S{c}")))),
+        Op::TargetReloaded { c } => {
+            r.on_target_reloaded_after_crash(&Some(SessionId::new(format!("S{c}"))))
+        }
         Op::Seed { s, frames } => {
             let list: Vec<TreeFrame> = frames
                 .iter()

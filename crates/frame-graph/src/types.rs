@@ -115,6 +115,10 @@ pub struct FrameGraphOptions {
     pub init_timeout: Duration,
     /// Upper bound for `sync` to re-check every session.
     pub sync_timeout: Duration,
+    /// Length of the graph's event queue; events arriving while it is full are lost and the
+    /// graph recovers by re-reading the browser's state. Lower it only for tests (to force that
+    /// recovery) or memory-constrained embedders.
+    pub event_capacity: usize,
 }
 
 impl Default for FrameGraphOptions {
@@ -123,6 +127,7 @@ impl Default for FrameGraphOptions {
             command_timeout: Duration::from_secs(10),
             init_timeout: Duration::from_secs(15),
             sync_timeout: Duration::from_secs(15),
+            event_capacity: 65_536,
         }
     }
 }
@@ -137,6 +142,12 @@ impl FrameGraphOptions {
     /// Sets [`Self::init_timeout`].
     pub fn init_timeout(mut self, timeout: Duration) -> Self {
         self.init_timeout = timeout;
+        self
+    }
+
+    /// Sets [`Self::event_capacity`] (at least 1).
+    pub fn event_capacity(mut self, capacity: usize) -> Self {
+        self.event_capacity = capacity.max(1);
         self
     }
 

@@ -3,6 +3,8 @@
 
 mod support;
 
+mod s10_lost_attach;
+mod s11_crash;
 mod s1_same_origin;
 mod s2_oopif;
 mod s3_nesting;
