@@ -122,6 +122,143 @@ const NAV_START: &[&str] = &[
     "Page.navigatedWithinDocument",
 ];
 
+/// The deepest focused element of the top-level document: through open shadow roots and same-origin
+/// iframes (an out-of-process iframe shows as its `<iframe>` element).
+const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement; \
+  for (let i = 0; i < 64 && a; i++) { \
+    if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; } \
+    let d = null; try { d = a.contentDocument; } catch (e) {} \
+    if (d && d.activeElement) { a = d.activeElement; continue; } \
+    break; } \
+  return a; })()";
+
+/// What a click aims at: an element, or a point of the viewport.
+enum ClickAt {
+    Element,
+    Point(f64, f64),
+}
+
+/// Parses `x,y` viewport coordinates (CSS pixels; spaces and decimals allowed). `None` when the text
+/// does not look like coordinates at all (then it is a selector: no CSS selector or XPath starts
+/// with a digit or sign and holds only digits and one comma).
+pub(crate) fn parse_coordinates(text: &str) -> Option<Result<(f64, f64)>> {
+    let (x, y) = text.split_once(',')?;
+    let (x, y) = (x.trim(), y.trim());
+    let numeric = |s: &str| {
+        !s.is_empty()
+            && s.chars().any(|c| c.is_ascii_digit())
+            && s.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
+    };
+    if !numeric(x) || !numeric(y) {
+        return None;
+    }
+    let bad = || {
+        CliError::InvalidArgument(format!(
+            "invalid coordinates {text:?}: expected x,y in viewport CSS pixels, e.g. 120,45.5"
+        ))
+    };
+    let (Ok(px), Ok(py)) = (x.parse::<f64>(), y.parse::<f64>()) else {
+        return Some(Err(bad()));
+    };
+    if !px.is_finite() || !py.is_finite() {
+        return Some(Err(bad()));
+    }
+    if px < 0.0 || py < 0.0 {
+        return Some(Err(CliError::InvalidArgument(format!(
+            "coordinates {text:?} are outside the viewport: x and y must not be negative"
+        ))));
+    }
+    Some(Ok((px, py)))
+}
+
+/// The main frame's current document (its loader id): it changes exactly when a new document loads.
+async fn main_document(page: &crate::cdp::Session, call: &crate::engine::Call) -> Option<String> {
+    page.call_timeout(
+        "Page.getFrameTree",
+        json!({}),
+        call.remaining().min(Duration::from_secs(2)),
+    )
+    .await
+    .ok()
+    .and_then(|v| {
+        v["frameTree"]["frame"]["loaderId"]
+            .as_str()
+            .map(str::to_string)
+    })
+}
+
+/// A handle on the focused element before the click (None: nothing to compare with).
+async fn focused_before(page: &crate::cdp::Session) -> Option<String> {
+    page.call_timeout(
+        "Runtime.evaluate",
+        json!({ "expression": DEEP_ACTIVE_JS, "returnByValue": false, "silent": true }),
+        Duration::from_secs(2),
+    )
+    .await
+    .ok()
+    .and_then(|v| v["result"]["objectId"].as_str().map(str::to_string))
+}
+
+/// Whether focus is now on another element than `before` (compared by identity in the page).
+async fn focus_moved(page: &crate::cdp::Session, before: Option<&str>) -> bool {
+    let r = match before {
+        Some(object_id) => {
+            let same = page
+                .call_timeout(
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object_id,
+                        "functionDeclaration": format!("function() {{ return {DEEP_ACTIVE_JS} === this; }}"),
+                        "returnByValue": true,
+                        "silent": true,
+                    }),
+                    Duration::from_secs(2),
+                )
+                .await;
+            let _ = page
+                .call_timeout(
+                    "Runtime.releaseObject",
+                    json!({ "objectId": object_id }),
+                    Duration::from_secs(1),
+                )
+                .await;
+            same
+        }
+        None => {
+            page.call_timeout(
+                "Runtime.evaluate",
+                json!({ "expression": format!("{DEEP_ACTIVE_JS} === null"), "returnByValue": true, "silent": true }),
+                Duration::from_secs(2),
+            )
+            .await
+        }
+    };
+    // An unanswerable comparison (the old object's context died) means the document changed.
+    !matches!(
+        r.ok().and_then(|v| v["result"]["value"].as_bool()),
+        Some(true)
+    )
+}
+
+/// The viewport's size in CSS pixels.
+async fn viewport(page: &crate::cdp::Session, call: &crate::engine::Call) -> Result<(f64, f64)> {
+    let v = page
+        .call_timeout(
+            "Runtime.evaluate",
+            json!({ "expression": "[window.innerWidth, window.innerHeight]", "returnByValue": true }),
+            call.remaining().min(Duration::from_secs(5)),
+        )
+        .await?;
+    let size = &v["result"]["value"];
+    match (size[0].as_f64(), size[1].as_f64()) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(CliError::Internal(format!(
+            "the page did not report its viewport size: {v}"
+        ))),
+    }
+}
+
 impl TabCommand for args::Click {
     type Data = ActionData;
 
@@ -130,14 +267,39 @@ impl TabCommand for args::Click {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let at = match parse_coordinates(&self.selector) {
+            Some(p) => {
+                let (x, y) = p?;
+                ClickAt::Point(x, y)
+            }
+            None => ClickAt::Element,
+        };
         let (before, _) = cx.page_info().await?;
         load(cx);
         let page = cx.page.clone();
         let call = cx.call.clone();
         let main = main_frame(cx);
-        let tf = &mut cx.state.extra.frames;
-        let found = page_frames::resolve(tf, &page, &self.selector, &call).await?;
-        let (x, y) = page_frames::click_point(tf, &page, &found, &self.selector, &call).await?;
+        let (x, y, target) = match at {
+            ClickAt::Point(x, y) => {
+                let (w, h) = viewport(&page, &call).await?;
+                if x >= w || y >= h {
+                    return Err(CliError::InvalidArgument(format!(
+                        "coordinates {} are outside the viewport ({w}x{h} CSS pixels)",
+                        self.selector.trim()
+                    )));
+                }
+                (x, y, Target::coordinates(self.selector.trim()))
+            }
+            ClickAt::Element => {
+                let tf = &mut cx.state.extra.frames;
+                let found = page_frames::resolve(tf, &page, &self.selector, &call).await?;
+                let (x, y) =
+                    page_frames::click_point(tf, &page, &found, &self.selector, &call).await?;
+                (x, y, Target::selector(self.selector))
+            }
+        };
+        let document = main_document(&page, &call).await;
+        let focus = focused_before(&page).await;
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
         // A click that navigates: wait for the new page (bounded by --timeout).
@@ -164,34 +326,30 @@ impl TabCommand for args::Click {
             })
             .await;
         }
+        // A new main-frame document invalidates every ref of the old one: drop them (numbering goes
+        // on, so an old ref is reported stale rather than naming a node of the new page).
+        let new_document = match (&document, main_document(&page, &call).await) {
+            (Some(a), Some(b)) => *a != b,
+            _ => false,
+        };
+        if new_document {
+            cx.state.extra.frames.drop_refs_keep_numbering();
+            save(cx)?;
+        }
+        let focus_changed = new_document || focus_moved(&page, focus.as_deref()).await;
         let (after, title) = browser::page_info(&page, &call).await?;
-        let focus = found
-            .session
-            .call_timeout(
-                "Runtime.callFunctionOn",
-                json!({
-                    "objectId": found.object_id,
-                    "functionDeclaration": "function(){ const a = this.ownerDocument && this.ownerDocument.activeElement; return !!a && (a === this || this.contains(a)); }",
-                    "returnByValue": true,
-                }),
-                Duration::from_secs(2),
-            )
-            .await
-            .ok()
-            .and_then(|v| v["result"]["value"].as_bool())
-            .unwrap_or(false);
         cx.url = Some(after.clone());
         cx.title = Some(title);
         Ok(Done::data(ActionData {
             action: ActionKind::Click,
-            target: Some(Target::selector(self.selector)),
+            target: Some(target),
             destination: None,
             keys: None,
             direction: None,
             pixels: None,
             changed: Changed {
                 url_changed: after != before,
-                focus_changed: focus,
+                focus_changed,
                 scroll_changed: None,
             },
         }))
@@ -219,5 +377,44 @@ impl TabCommand for args::Fill {
                 text_length: self.text.chars().count() as u64,
             },
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_coordinates;
+    use proptest::prelude::*;
+
+    #[test]
+    fn coordinates_forms() {
+        assert_eq!(
+            parse_coordinates("10,10").map(|r| r.ok()),
+            Some(Some((10.0, 10.0)))
+        );
+        assert_eq!(
+            parse_coordinates(" 1.5 , 20 ").map(|r| r.ok()),
+            Some(Some((1.5, 20.0)))
+        );
+        assert!(matches!(parse_coordinates("-1,5"), Some(Err(_))));
+        assert!(matches!(parse_coordinates("1..2,5"), Some(Err(_))));
+        // Selectors, not coordinates.
+        for sel in [
+            "#a,#b", "button", "a, b", "@e5", "//a[1]", "1,b", ",", "x,y",
+        ] {
+            assert!(parse_coordinates(sel).is_none(), "{sel}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_non_negative_pair_round_trips(x in 0.0f64..10000.0, y in 0.0f64..10000.0) {
+            let text = format!("{x},{y}");
+            prop_assert_eq!(parse_coordinates(&text).map(|r| r.ok()), Some(Some((x, y))));
+        }
+
+        #[test]
+        fn never_panics(s in ".{0,20}") {
+            let _ = parse_coordinates(&s);
+        }
     }
 }

@@ -6,6 +6,7 @@ mod support;
 mod cli;
 mod crash;
 mod frames;
+mod interact;
 mod lifecycle;
 mod nav;
 mod page;

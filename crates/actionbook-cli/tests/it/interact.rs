@@ -1,0 +1,334 @@
+//! `fill` only types into the element it was given, `click` takes `x,y` coordinates, and a ref from
+//! a page that a click navigated away from is reported stale, never as an internal error.
+
+use serde_json::Value;
+
+use crate::need_chromium;
+use crate::support::{Env, site};
+
+/// Runs `browser <args...>` on the tab with `--json`.
+fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
+    env.json(&[&["browser"][..], args, t].concat())
+}
+
+/// Evaluates `code` in the tab and returns its value.
+fn eval(env: &Env, t: &[&str], code: &str) -> Value {
+    let v = on(env, t, &["eval", code]);
+    assert_eq!(v["ok"], true, "eval {code}: {v}");
+    v["data"]["value"].clone()
+}
+
+#[track_caller]
+fn assert_error(v: &Value, code: &str, message_part: &str) {
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], code, "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains(message_part),
+        "message {msg:?} lacks {message_part:?}"
+    );
+}
+
+const FIELDS: &str = r#"<!doctype html><html><head><title>Fields</title></head><body>
+<input id="text" type="text"><input id="email" type="email"><input id="num" type="number">
+<input id="date" type="date"><input id="off" type="text" disabled><input id="ro" type="text" readonly value="keep">
+<input id="thief" type="text" style="display: none">
+<input id="other" type="text">
+<input id="radio" type="radio"><input id="file" type="file"><input id="range" type="range">
+<textarea id="area"></textarea>
+<div id="edit" contenteditable="true">old</div>
+<input id="controlled" type="text">
+<script>
+  // A React-style controlled input: the instance value setter records what the framework last set;
+  // an input event whose value differs from the record is the only way the app learns of typing.
+  window.seen = [];
+  const c = document.getElementById('controlled');
+  const proto = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+  let tracked = '';
+  Object.defineProperty(c, 'value', {
+    get() { return proto.get.call(this); },
+    set(v) { tracked = String(v); proto.set.call(this, v); },
+  });
+  c.addEventListener('input', () => {
+    if (c.value !== tracked) { tracked = c.value; window.seen.push(c.value); }
+  });
+</script>
+</body></html>"#;
+
+#[test]
+fn fill_refuses_elements_that_take_no_text_and_never_types_elsewhere() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/fields.html", FIELDS);
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    let v = on(&env, &t, &["fill", "#name", "abc"]);
+    assert_eq!(v["ok"], true, "{v}");
+    // The differential-run repro: focus stays on #name, the checkbox fill must not type into it.
+    let v = on(&env, &t, &["fill", "#agree", "on"]);
+    assert_error(&v, "INVALID_ARGUMENT", "<input type=checkbox>");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("use click")
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#name').value"),
+        "abc"
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#agree').checked"),
+        false
+    );
+    assert_error(
+        &on(&env, &t, &["fill", "#color", "green"]),
+        "INVALID_ARGUMENT",
+        "<select>",
+    );
+    assert_error(
+        &on(&env, &t, &["fill", "#submit", "x"]),
+        "INVALID_ARGUMENT",
+        "<button>",
+    );
+    assert_error(
+        &on(&env, &t, &["fill", "h1", "x"]),
+        "INVALID_ARGUMENT",
+        "<h1>",
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#name').value"),
+        "abc"
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#color').value"),
+        "red"
+    );
+
+    assert_eq!(on(&env, &t, &["goto", &f.url("/fields.html")])["ok"], true);
+    for (sel, what) in [
+        ("#radio", "<input type=radio>"),
+        ("#file", "<input type=file>"),
+        ("#range", "<input type=range>"),
+        ("#off", "disabled"),
+        ("#ro", "read-only"),
+    ] {
+        assert_error(
+            &on(&env, &t, &["fill", sel, "zz"]),
+            "INVALID_ARGUMENT",
+            what,
+        );
+    }
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#ro').value"),
+        "keep"
+    );
+    // A text field that cannot take focus (not rendered): focus stays on #other, and the text
+    // must not land there.
+    assert_eq!(on(&env, &t, &["fill", "#other", "first"])["ok"], true);
+    assert_error(
+        &on(&env, &t, &["fill", "#thief", "secret"]),
+        "INVALID_ARGUMENT",
+        "did not take keyboard focus",
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#other').value"),
+        "first"
+    );
+    assert_eq!(eval(&env, &t, "document.querySelector('#thief').value"), "");
+
+    // Text-like fields keep working, and a fill replaces the old content.
+    for (sel, text) in [
+        ("#text", "hello"),
+        ("#email", "a@b.example"),
+        ("#num", "42"),
+        ("#area", "two\nlines"),
+        ("#date", "2024-05-06"),
+    ] {
+        let v = on(&env, &t, &["fill", sel, text]);
+        assert_eq!(v["ok"], true, "{sel}: {v}");
+        let code = format!("document.querySelector('{sel}').value");
+        assert_eq!(eval(&env, &t, &code), text, "{sel}");
+    }
+    assert_eq!(on(&env, &t, &["fill", "#text", "again"])["ok"], true);
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#text').value"),
+        "again"
+    );
+    assert_eq!(on(&env, &t, &["fill", "#edit", "new text"])["ok"], true);
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#edit').textContent"),
+        "new text"
+    );
+    assert_error(
+        &on(&env, &t, &["fill", "#date", "not a date"]),
+        "INVALID_ARGUMENT",
+        "not a valid value",
+    );
+
+    // The controlled input sees both the typed value and the clearing.
+    assert_eq!(on(&env, &t, &["fill", "#controlled", "typed"])["ok"], true);
+    assert_eq!(on(&env, &t, &["fill", "#controlled", ""])["ok"], true);
+    assert_eq!(
+        eval(&env, &t, "JSON.stringify(window.seen)"),
+        r#"["typed",""]"#
+    );
+}
+
+const TARGETS: &str = r#"<!doctype html><html><head><title>Targets</title>
+<style>body { margin: 0 } #hit, #field, #go { position: absolute; left: 0; width: 100px; height: 40px }</style>
+</head><body>
+<button id="hit" style="top: 0" onclick="window.hits = (window.hits || 0) + 1">Hit</button>
+<input id="field" style="top: 100px" aria-label="Field">
+<a id="go" style="top: 200px; display: block" href="/page2.html">Away</a>
+</body></html>"#;
+
+#[test]
+fn click_takes_viewport_coordinates() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/targets.html", TARGETS);
+    let sid = env.start(&["--open-url", &f.url("/targets.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    let v = on(&env, &t, &["click", "10,10"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["command"], "browser click");
+    assert_eq!(
+        v["data"]["target"],
+        serde_json::json!({ "coordinates": "10,10" })
+    );
+    assert_eq!(v["data"]["changed"]["url_changed"], false);
+    assert_eq!(eval(&env, &t, "window.hits"), 1);
+    // Spaces and decimals.
+    assert_eq!(on(&env, &t, &["click", " 20.5 , 30 "])["ok"], true);
+    assert_eq!(eval(&env, &t, "window.hits"), 2);
+    let text = env
+        .run(&[&["browser", "click", "10,10"][..], &t].concat())
+        .ok();
+    assert!(
+        text.stdout.contains("ok browser click\ntarget: 10,10"),
+        "{text:?}"
+    );
+    assert_eq!(eval(&env, &t, "window.hits"), 3);
+
+    // Focus: clicking into the field moves it, clicking it again does not.
+    let v = on(&env, &t, &["click", "50,120"]);
+    assert_eq!(v["data"]["changed"]["focus_changed"], true, "{v}");
+    assert_eq!(eval(&env, &t, "document.activeElement.id"), "field");
+    let v = on(&env, &t, &["click", "50,120"]);
+    assert_eq!(v["data"]["changed"]["focus_changed"], false, "{v}");
+
+    assert_error(
+        &on(&env, &t, &["click", "99999,5"]),
+        "INVALID_ARGUMENT",
+        "outside the viewport",
+    );
+    assert_error(
+        &on(&env, &t, &["click", "1.2.3,5"]),
+        "INVALID_ARGUMENT",
+        "x,y",
+    );
+    assert_eq!(eval(&env, &t, "window.hits"), 3);
+
+    // A click at a link's position navigates: context follows, like a selector click.
+    let v = on(&env, &t, &["click", "50,220"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["url"], f.url("/page2.html").as_str());
+    assert_eq!(v["context"]["title"], "Page Two");
+    assert_eq!(v["data"]["changed"]["url_changed"], true);
+    assert_eq!(v["data"]["changed"]["focus_changed"], true);
+}
+
+/// The ref of the node with this role and name in a snapshot envelope.
+fn ref_of(snapshot: &Value, role: &str, name: &str) -> String {
+    snapshot["data"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["role"] == role && n["name"] == name)
+        .and_then(|n| n["ref"].as_str())
+        .map(|r| format!("@{r}"))
+        .unwrap_or_else(|| panic!("no {role} {name:?} in {snapshot}"))
+}
+
+fn ref_number(r: &str) -> u32 {
+    r.trim_start_matches("@e").parse().expect("ref number")
+}
+
+#[test]
+fn a_ref_from_before_a_click_navigation_is_stale() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    let snap = on(&env, &t, &["snapshot"]);
+    let submit = ref_of(&snap, "button", "Submit");
+    let link = ref_of(&snap, "link", "Go to page two");
+    let v = on(&env, &t, &["click", &link]);
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    assert_eq!(v["data"]["changed"]["focus_changed"], true, "{v}");
+
+    let v = on(&env, &t, &["click", &submit]);
+    assert_error(&v, "STALE_ELEMENT", "browser snapshot");
+    assert_eq!(v["error"]["retryable"], false, "{v}");
+    assert_error(
+        &on(&env, &t, &["fill", &submit, "x"]),
+        "STALE_ELEMENT",
+        "earlier page",
+    );
+    // A ref never handed out is simply not found.
+    assert_error(
+        &on(&env, &t, &["click", "@e9999"]),
+        "ELEMENT_NOT_FOUND",
+        "@e9999",
+    );
+    // Numbering goes on, so the new page's refs never reuse the old numbers.
+    let snap = on(&env, &t, &["snapshot"]);
+    let back = ref_of(&snap, "link", "Back home");
+    assert!(ref_number(&back) > ref_number(&link), "{back} after {link}");
+    assert_error(
+        &on(&env, &t, &["click", &submit]),
+        "STALE_ELEMENT",
+        "earlier page",
+    );
+
+    // A navigation the click did not wait for (started by script) keeps the table, and the old
+    // node is still reported stale instead of leaking the CDP error.
+    let v = on(&env, &t, &["click", &back]);
+    assert_eq!(v["context"]["title"], "Fixture Home", "{v}");
+    let snap = on(&env, &t, &["snapshot"]);
+    let submit = ref_of(&snap, "button", "Submit");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "eval",
+            "setTimeout(() => { location.href = '/page2.html'; }, 0); 1",
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while eval(&env, &t, "document.title") != "Page Two" && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let v = on(&env, &t, &["click", &submit]);
+    assert_eq!(v["ok"], false, "{v}");
+    let code = v["error"]["code"].as_str().unwrap_or_default();
+    assert!(
+        code == "STALE_ELEMENT" || code == "ELEMENT_NOT_FOUND",
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("snapshot"),
+        "{v}"
+    );
+}
