@@ -225,7 +225,7 @@ pub struct Snapshot {
 /// `browser click <selector>`.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct Click {
-    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates.
     pub selector: String,
     /// The session and tab.
     #[command(flatten)]
@@ -237,7 +237,8 @@ pub struct Click {
 pub struct Fill {
     /// `@eN`, a CSS selector or an XPath (starting with `/`).
     pub selector: String,
-    /// The text that replaces the field's value.
+    /// The text that replaces the field's value (may start with `-`: `fill '#n' -5`).
+    #[arg(allow_hyphen_values = true)]
     pub text: String,
     /// The session and tab.
     #[command(flatten)]
@@ -247,7 +248,8 @@ pub struct Fill {
 /// `browser eval <code>`.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct Eval {
-    /// A JavaScript expression; a promise is awaited.
+    /// A JavaScript expression; a promise is awaited (may start with `-`: `eval -1`).
+    #[arg(allow_hyphen_values = true)]
     pub code: String,
     /// The session and tab.
     #[command(flatten)]

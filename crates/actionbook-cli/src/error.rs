@@ -222,6 +222,11 @@ impl CliError {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
             CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            // Refs are numbered per document: after a navigation the old ones are gone.
+            CliError::ElementNotFound { selector } if selector.starts_with('@') => {
+                Some("refs come from the latest `browser snapshot` of this page; run it again")
+            }
+            CliError::Stale(_) => Some("run `browser snapshot` again for fresh refs"),
             _ => None,
         }
     }

@@ -83,7 +83,7 @@ impl TabCommand for args::Snapshot {
         };
         let opts = SnapshotOptions {
             interactive_only: self.interactive,
-            cursor: true,
+            cursor: self.cursor.unwrap_or(true),
             compact: self.compact,
             max_depth: self.depth,
             subtree,

@@ -217,3 +217,36 @@ fn snapshot_short_flags() {
     let v = env.json(&[&["browser", "snapshot", "--cursor", "true"][..], &t].concat());
     assert_eq!(v["ok"], true, "{v}");
 }
+
+/// Values that start with `-` are values, not flags; a stale or unknown ref says how to get
+/// fresh ones.
+#[test]
+fn leading_dash_values_and_ref_hints() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "eval", "-1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], -1, "{v}");
+    let v = env.json(&[&["browser", "fill", "#name", "-5"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    let v = env.json(
+        &[
+            &["browser", "eval", "document.querySelector('#name').value"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["data"]["value"], "-5", "{v}");
+    let v = env.json(&[&["browser", "click", "@e999"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("browser snapshot")),
+        "{v}"
+    );
+    let v = env.json(&[&["browser", "snapshot", "--cursor", "false"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+}
