@@ -24,7 +24,11 @@ const CHURN: &str = r#"window.churn = (insert) => {
     ch.port2.postMessage(0);
 }; 1"#;
 
-const ATTEMPTS: usize = 10;
+/// Iframes inserted per browser before trying a fresh browser.
+const ATTEMPTS: usize = 4;
+/// Browsers tried: whether the attach event is among the lost ones depends on timing, and in
+/// about one run in ten a browser kept it through every attempt (cause not found).
+const BROWSERS: usize = 3;
 
 // One runtime thread, which the test blocks for a moment: the socket task then finds the
 // piled-up events at once and offers them faster than the graph's task can take them.
@@ -38,6 +42,22 @@ async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
             &format!("<body>child{i}</body>"),
         );
     }
+    let mut dropped = Vec::new();
+    for _ in 0..BROWSERS {
+        match lose_an_attach_event(&server).await {
+            Ok(()) => return,
+            Err(n) => dropped.push(n),
+        }
+    }
+    panic!(
+        "no attach event was lost in {BROWSERS} browsers x {ATTEMPTS} attempts (events dropped: {dropped:?})"
+    );
+}
+
+/// In a fresh browser, inserts cross-site iframes amid bursts of events until the graph loses
+/// one's attach event, then checks the recovery. `Err(events dropped)` when no attach event
+/// was lost (the browser is closed either way).
+async fn lose_an_attach_event(server: &Server) -> Result<(), u64> {
     let browser = Browser::launch().await;
     let page = browser.new_page().await;
     goto(&page, &server.url("/")).await;
@@ -113,12 +133,13 @@ async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
         last = Some(frame);
         attempts += 1;
     }
+    if graph.recovered_targets() == 0 {
+        let dropped = graph.dropped_events();
+        graph.shutdown();
+        browser.close().await;
+        return Err(dropped);
+    }
     assert!(graph.dropped_events() > 0, "the queue never overflowed");
-    assert!(
-        graph.recovered_targets() > 0,
-        "no attach event was lost in {attempts} attempts ({} events dropped)",
-        graph.dropped_events()
-    );
     let last = last.expect("an iframe was inserted");
     // The iframe runs under another session than the one Chromium first announced for it: the
     // graph missed that announcement and had the target announced again.
@@ -157,4 +178,5 @@ async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
     graph.registry().check_invariants().expect("invariants");
     graph.shutdown();
     browser.close().await;
+    Ok(())
 }
