@@ -745,17 +745,24 @@ impl FrameGraph {
         }
         tokio::spawn(async move {
             let mut dropped = 0;
+            let mut to_lose = task_shared.options.lose_attach_events;
+            let mut lost = 0;
             loop {
                 tokio::select! {
                     biased;
                     _ = stop_rx.changed() => break,
                     ev = events.recv() => match ev {
                         Some(ev) => {
-                            task_shared.apply(&ev);
+                            if to_lose > 0 && ev.method == "Target.attachedToTarget" {
+                                to_lose -= 1;
+                                lost += 1;
+                            } else {
+                                task_shared.apply(&ev);
+                            }
                             // Events lost to a full queue: re-read the frame trees and find
                             // targets whose attach was lost (they wait paused for us).
-                            if events.dropped() > dropped {
-                                dropped = events.dropped();
+                            if events.dropped() + lost > dropped {
+                                dropped = events.dropped() + lost;
                                 task_shared.dropped_events.store(dropped, Ordering::SeqCst);
                                 let shared = Arc::clone(&task_shared);
                                 tokio::spawn(shared.recover_after_drop());

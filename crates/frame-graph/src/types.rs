@@ -119,6 +119,12 @@ pub struct FrameGraphOptions {
     /// graph recovers by re-reading the browser's state. Lower it only for tests (to force that
     /// recovery) or memory-constrained embedders.
     pub event_capacity: usize,
+    /// Fault injection for tests: the first this many `Target.attachedToTarget` events after
+    /// `attach` are handled as lost to a full queue (their targets stay paused until the graph
+    /// recovers them). Whether a real overflow loses that particular event depends on timing;
+    /// this makes the recovery testable deterministically. 0 (the default) in real use.
+    #[doc(hidden)]
+    pub lose_attach_events: usize,
 }
 
 impl Default for FrameGraphOptions {
@@ -128,6 +134,7 @@ impl Default for FrameGraphOptions {
             init_timeout: Duration::from_secs(15),
             sync_timeout: Duration::from_secs(15),
             event_capacity: 65_536,
+            lose_attach_events: 0,
         }
     }
 }
@@ -142,6 +149,13 @@ impl FrameGraphOptions {
     /// Sets [`Self::init_timeout`].
     pub fn init_timeout(mut self, timeout: Duration) -> Self {
         self.init_timeout = timeout;
+        self
+    }
+
+    /// Sets [`Self::lose_attach_events`] (fault injection for tests).
+    #[doc(hidden)]
+    pub fn lose_attach_events(mut self, n: usize) -> Self {
+        self.lose_attach_events = n;
         self
     }
 

@@ -30,10 +30,85 @@ const ATTEMPTS: usize = 4;
 /// about one run in ten a browser kept it through every attempt (cause not found).
 const BROWSERS: usize = 3;
 
-// One runtime thread, which the test blocks for a moment: the socket task then finds the
-// piled-up events at once and offers them faster than the graph's task can take them.
+/// The attach event of a cross-site iframe is lost (deterministically: the graph's fault
+/// injection drops it as a full queue would); the target waits paused until the graph finds it,
+/// has it announced again, resumes and tracks it.
 #[tokio::test]
 async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
+    let server = Server::start().await;
+    server.route("/", "<body>main</body>");
+    server.route("/child.html", "<body>child</body>");
+    let browser = Browser::launch().await;
+    let page = browser.new_page().await;
+    goto(&page, &server.url("/")).await;
+    let options = FrameGraphOptions::default().lose_attach_events(1);
+    let graph = FrameGraph::attach(page.clone(), options)
+        .await
+        .expect("attach graph");
+    let mut announced = browser
+        .conn
+        .events(EventFilter::methods(&["Target.attachedToTarget"]).capacity(1000));
+    let src = server.cross("/child.html");
+    eval(
+        &page,
+        &format!(
+            "const f = document.createElement('iframe'); f.id = 'x'; f.src = '{src}'; document.body.appendChild(f); 1"
+        ),
+    )
+    .await;
+    let frame = wait_for_or(
+        "the OOPIF whose attach was lost, tracked with its own session",
+        || {
+            let f = by_url(&graph, "/child.html")
+                .filter(|f| f.is_out_of_process && f.owner_backend_node_id.is_some());
+            async move { f }
+        },
+        || format!("{:#?}", graph.frames()),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(20), graph.sync())
+        .await
+        .expect("sync bounded")
+        .expect("sync");
+    assert!(
+        graph.recovered_targets() > 0,
+        "the recovery brought it back"
+    );
+    let frame = graph.frame(&frame.frame_id).expect("still tracked");
+    // Its content loaded (it is not paused) and evaluates on its own session.
+    let text = tokio::time::timeout(T, eval_in(&graph, &frame.frame_id, BODY_TEXT))
+        .await
+        .expect("evaluate in the OOPIF");
+    assert_eq!(text, "child");
+    assert_ne!(frame.session_id, sid(&page));
+    let owner = backend_id_in(&graph, &graph.main_frame().frame_id, "#x").await;
+    assert_eq!(frame.owner_backend_node_id.map(|o| o.get()), Some(owner));
+    // Chromium announced it twice: the lost announcement, then the one the recovery asked for.
+    let mut sessions = Vec::new();
+    while let Some(ev) = announced.try_recv() {
+        let e: AttachedToTarget = ev.decode().expect("attachedToTarget");
+        if e.target_info.target_id.as_str() == frame.frame_id.as_str() {
+            sessions.push(e.session_id.as_str().to_owned());
+        }
+    }
+    assert!(sessions.len() >= 2, "announced {sessions:?}");
+    assert_ne!(
+        sessions.first().map(String::as_str),
+        frame.session_id.as_ref().map(|s| s.as_str()),
+        "tracked under the re-announced session"
+    );
+    graph.registry().check_invariants().expect("invariants");
+    graph.shutdown();
+    browser.close().await;
+}
+
+// One runtime thread, which the test blocks for a moment: the socket task then finds the
+// piled-up events at once and offers them faster than the graph's task can take them.
+// Timing-dependent (whether the attach event is among the lost ones varies by machine), so it is
+// a stress test to run by hand: `cargo test -p frame-graph -- --ignored real_overflow`.
+#[tokio::test]
+#[ignore = "timing-dependent stress test; the deterministic variant runs always"]
+async fn an_oopif_whose_attach_event_was_lost_under_real_overflow_is_resumed_and_tracked() {
     let server = Server::start().await;
     server.route("/", "<body>main</body>");
     for i in 0..ATTEMPTS {

@@ -179,7 +179,9 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
         async move { (n == 1).then_some(()) }
     })
     .await;
-    eval(&page, "history.back()").await;
+    // From a task, so the evaluate answers before the (cross-site, process-swapping) navigation
+    // starts; called directly, its answer may be lost to "Inspected target navigated or closed".
+    eval(&page, "setTimeout(() => history.back(), 0); 1").await;
     let restored = wait_for_or(
         "iframe of the restored document",
         || {
