@@ -181,6 +181,9 @@ impl PageFrames for frame_graph::FrameGraph {
         let page = self.page_session();
         self.frames()
             .into_iter()
+            // A crashed renderer answers nothing: its iframe line stays (from the parent's
+            // document), its content is gone.
+            .filter(|f| !self.is_crashed(&f.frame_id))
             .map(|f| FrameHandle {
                 session: self
                     .session_for(&f.frame_id)

@@ -241,3 +241,62 @@ async fn iframe_content_is_nested_and_resolvable() {
     );
     tab.close().await;
 }
+
+/// An out-of-process iframe whose renderer crashed: the snapshot of the rest of the page still
+/// works (and does not wait for the dead frame), the iframe line stays without content.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_oopif_leaves_the_rest_of_the_snapshot() {
+    let mut tab = Tab::open(
+        &[
+            ("/main.html", MAIN),
+            ("/frame_a.html", FRAME_A),
+            ("/frame_c.html", FRAME_C),
+            ("/frame_nested.html", NESTED),
+            ("/oopif_child.html", OOPIF),
+            ("/oopif_inner.html", OOPIF_INNER),
+        ],
+        "/main.html",
+    )
+    .await;
+    let oopif = tab
+        .frames
+        .frames()
+        .into_iter()
+        .find(|f| f.is_out_of_process)
+        .expect("an OOPIF");
+    let session = tab
+        .frames
+        .session_for(&oopif.frame_id)
+        .expect("its session");
+    // Page.crash never answers: its renderer is gone.
+    let _ = session
+        .call_timeout(
+            "Page.crash",
+            serde_json::json!({}),
+            std::time::Duration::from_millis(500),
+        )
+        .await;
+    let mut crashed = false;
+    for _ in 0..100 {
+        if tab.frames.is_crashed(&oopif.frame_id) {
+            crashed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(crashed, "the graph saw the crash");
+    let snap = tokio::time::timeout(std::time::Duration::from_secs(20), tab.snapshot())
+        .await
+        .expect("the snapshot does not wait for the crashed frame");
+    let t = text(&snap);
+    assert!(t.contains("button \"Main button\""), "{t}");
+    assert!(t.contains("button \"FrameA button\""), "{t}");
+    assert!(t.contains("button \"NestedFrame button\""), "{t}");
+    assert!(t.contains("iframe \"Cross-site frame\""), "{t}");
+    assert!(
+        !t.contains("CrossSiteFrame button"),
+        "no content from the dead renderer: {t}"
+    );
+    assert!(!t.contains("OOPIF nested button"), "{t}");
+    tab.close().await;
+}
