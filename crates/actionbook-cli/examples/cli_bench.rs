@@ -8,6 +8,8 @@
 //! Reports medians of:
 //! - `actionbook browser title` round trips (a whole CLI process each) vs one `Runtime.evaluate` on an
 //!   open CDP connection;
+//! - `actionbook browser click` round trips by ref, on that page and (with
+//!   `ACTIONBOOK_BENCH_LARGE_PAGE=<url>`, e.g. large20k.html of `../shared/bench/gen_fixtures.py`) on a large one;
 //! - cold start (nothing running: daemon start, Chromium launch, `--open-url` loaded and answered) vs
 //!   launching Chromium, connecting and loading the same page directly.
 
@@ -58,6 +60,48 @@ fn run(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (Duration, Strin
         String::from_utf8_lossy(&out.stderr)
     );
     (took, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `n` clicks by ref on the first button of the tab's current page (after one snapshot).
+fn click_round_trips(bin: &PathBuf, home: &std::path::Path, n: usize) -> Vec<Duration> {
+    let (_, snap) = run(
+        bin,
+        home,
+        &[
+            "browser",
+            "snapshot",
+            "--session",
+            "s1",
+            "--tab",
+            "t1",
+            "--json",
+        ],
+    );
+    let snap: serde_json::Value = serde_json::from_str(&snap).expect("snapshot json");
+    let button = snap["data"]["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["role"] == "button"))
+        .and_then(|n| n["ref"].as_str())
+        .map(|r| format!("@{r}"))
+        .expect("a button ref");
+    (0..n)
+        .map(|_| {
+            run(
+                bin,
+                home,
+                &[
+                    "browser",
+                    "click",
+                    &button,
+                    "--session",
+                    "s1",
+                    "--tab",
+                    "t1",
+                ],
+            )
+            .0
+        })
+        .collect()
 }
 
 fn stop_daemon(home: &std::path::Path) {
@@ -142,43 +186,18 @@ async fn main() {
         title.push(t);
     }
     // Click round trips (a whole CLI process each) on the page's button, by ref.
-    let (_, snap) = run(
-        &bin,
-        &home,
-        &[
-            "browser",
-            "snapshot",
-            "--session",
-            "s1",
-            "--tab",
-            "t1",
-            "--json",
-        ],
-    );
-    let snap: serde_json::Value = serde_json::from_str(&snap).expect("snapshot json");
-    let button = snap["data"]["nodes"]
-        .as_array()
-        .and_then(|n| n.iter().find(|n| n["role"] == "button"))
-        .and_then(|n| n["ref"].as_str())
-        .map(|r| format!("@{r}"))
-        .expect("a button ref");
-    let mut click = Vec::new();
-    for _ in 0..title_rounds {
-        let (t, _) = run(
-            &bin,
-            &home,
-            &[
-                "browser",
-                "click",
-                &button,
-                "--session",
-                "s1",
-                "--tab",
-                "t1",
-            ],
-        );
-        click.push(t);
-    }
+    let click = click_round_trips(&bin, &home, title_rounds);
+    // And on a large page (e.g. large20k.html of ../shared/bench/gen_fixtures.py), when given.
+    let large = std::env::var("ACTIONBOOK_BENCH_LARGE_PAGE")
+        .ok()
+        .map(|large| {
+            run(
+                &bin,
+                &home,
+                &["browser", "goto", &large, "--session", "s1", "--tab", "t1"],
+            );
+            (large, click_round_trips(&bin, &home, 20))
+        });
     run(&bin, &home, &["browser", "close", "--session", "s1"]);
     stop_daemon(&home);
 
@@ -222,6 +241,13 @@ async fn main() {
         "browser click round trip ({title_rounds:>2})       {:<11} (target <= 40 ms)",
         ms(median(click))
     );
+    if let Some((page, click)) = large {
+        println!(
+            "browser click round trip, {page} ({:>2}) {:<11} (target <= 40 ms)",
+            click.len(),
+            ms(median(click))
+        );
+    }
     println!(
         "cold start --open-url ({rounds})           {:<11} {:<11} {:.2}x",
         ms(cold_m),

@@ -216,13 +216,18 @@ async fn focus_moved(page: &crate::cdp::Session, before: Option<&str>) -> bool {
                     Duration::from_secs(2),
                 )
                 .await;
-            let _ = page
-                .call_timeout(
-                    "Runtime.releaseObject",
-                    json!({ "objectId": object_id }),
-                    Duration::from_secs(1),
-                )
-                .await;
+            // Nobody waits for the release: it only frees the handle.
+            let releasing = page.clone();
+            let object_id = object_id.to_string();
+            tokio::spawn(async move {
+                let _ = releasing
+                    .call_timeout(
+                        "Runtime.releaseObject",
+                        json!({ "objectId": object_id }),
+                        Duration::from_secs(1),
+                    )
+                    .await;
+            });
             same
         }
         None => {
@@ -298,25 +303,46 @@ impl TabCommand for args::Click {
                 (x, y, Target::selector(self.selector))
             }
         };
-        let document = main_document(&page, &call).await;
-        let focus = focused_before(&page).await;
+        // Independent reads go out together: each is a round trip to the renderer.
+        let (document, focus) = tokio::join!(main_document(&page, &call), focused_before(&page));
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
-        // A click that navigates: wait for the new page (bounded by --timeout).
-        // A link's navigation request is reported before (or right after) the input ack.
-        let quiet = tokio::time::Instant::now() + Duration::from_millis(15);
-        let mut navigating = false;
-        while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
-            let p: serde_json::Value = serde_json::from_str(ev.params.get()).unwrap_or_default();
-            let frame = p["frameId"]
-                .as_str()
-                .or_else(|| p["frame"]["id"].as_str())
-                .unwrap_or_default();
-            if frame == main {
-                navigating = true;
-                break;
+        // A click that navigates: wait for the new page (bounded by --timeout). The renderer
+        // reports a navigation the click starts itself (link, form, a handler setting location)
+        // on the page's DevTools pipe before it answers anything sent there after the click, so
+        // one round trip is a barrier for those. A short window after it catches most that a
+        // handler starts from a timer of its own; later ones are seen by the next command. The
+        // reads of the page after the click run meanwhile and are kept when nothing navigated.
+        let _ = page
+            .call_timeout(
+                "Runtime.evaluate",
+                json!({ "expression": "0", "returnByValue": true, "silent": true }),
+                call.remaining().min(Duration::from_secs(2)),
+            )
+            .await;
+        let quiet = tokio::time::Instant::now() + Duration::from_millis(5);
+        let watch = async {
+            while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
+                let p: serde_json::Value =
+                    serde_json::from_str(ev.params.get()).unwrap_or_default();
+                let frame = p["frameId"]
+                    .as_str()
+                    .or_else(|| p["frame"]["id"].as_str())
+                    .unwrap_or_default();
+                if frame == main {
+                    return true;
+                }
             }
-        }
+            false
+        };
+        let reads = async {
+            tokio::join!(
+                main_document(&page, &call),
+                focus_moved(&page, focus.as_deref()),
+                browser::page_info(&page, &call)
+            )
+        };
+        let (navigating, (mut document_now, moved, mut info)) = tokio::join!(watch, reads);
         if navigating {
             let mut load_events = page.events(&["Page.loadEventFired"]);
             let _ = tokio::time::timeout(call.remaining(), async {
@@ -325,10 +351,16 @@ impl TabCommand for args::Click {
                 browser::wait_loaded(&page, &mut load_events, &call, "browser click").await
             })
             .await;
+            // What was read meanwhile may be of the old page.
+            // (Focus as read right after the click stands; a new document counts as moved.)
+            (document_now, info) = tokio::join!(
+                main_document(&page, &call),
+                browser::page_info(&page, &call)
+            );
         }
         // A new main-frame document invalidates every ref of the old one: drop them (numbering goes
         // on, so an old ref is reported stale rather than naming a node of the new page).
-        let new_document = match (&document, main_document(&page, &call).await) {
+        let new_document = match (&document, document_now) {
             (Some(a), Some(b)) => *a != b,
             _ => false,
         };
@@ -336,8 +368,8 @@ impl TabCommand for args::Click {
             cx.state.extra.frames.drop_refs_keep_numbering();
             save(cx)?;
         }
-        let focus_changed = new_document || focus_moved(&page, focus.as_deref()).await;
-        let (after, title) = browser::page_info(&page, &call).await?;
+        let focus_changed = new_document || moved;
+        let (after, title) = info?;
         cx.url = Some(after.clone());
         cx.title = Some(title);
         Ok(Done::data(ActionData {

@@ -332,3 +332,46 @@ fn a_ref_from_before_a_click_navigation_is_stale() {
         "{v}"
     );
 }
+
+/// Every way a click starts a navigation itself updates the context to the new page (spec 11.1):
+/// a link, a form submission, a handler setting location. Each five times: the click must not
+/// return before the navigation is seen. A handler that navigates from a timer of its own is
+/// seen by the click or, at the latest, by the next command.
+#[test]
+fn clicks_that_navigate_report_the_new_page() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/ways.html",
+        r#"<!doctype html><title>Ways</title>
+<a id="link" href="/page2.html">link</a>
+<form action="/page2.html"><button id="submit">submit</button></form>
+<button id="handler" onclick="location.href = '/page2.html'">handler</button>
+<button id="later" onclick="setTimeout(() => location.href = '/page2.html', 0)">later</button>
+<button id="stay" onclick="document.title = 'Stayed'">stay</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/ways.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for _ in 0..5 {
+        for id in ["#link", "#submit", "#handler"] {
+            on(&env, &t, &["goto", &f.url("/ways.html")]);
+            let v = on(&env, &t, &["click", id]);
+            assert_eq!(v["ok"], true, "{id}: {v}");
+            let url = v["context"]["url"].as_str().unwrap_or_default();
+            assert!(url.starts_with(&f.url("/page2.html")), "{id}: {v}");
+            assert_eq!(v["context"]["title"], "Page Two", "{id}: {v}");
+            assert_eq!(v["data"]["changed"]["url_changed"], true, "{id}: {v}");
+        }
+        on(&env, &t, &["goto", &f.url("/ways.html")]);
+        let v = on(&env, &t, &["click", "#later"]);
+        assert_eq!(v["ok"], true, "{v}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let v = on(&env, &t, &["title"]);
+        assert_eq!(v["data"]["value"], "Page Two", "{v}");
+        on(&env, &t, &["goto", &f.url("/ways.html")]);
+        let v = on(&env, &t, &["click", "#stay"]);
+        assert_eq!(v["context"]["title"], "Stayed", "{v}");
+        assert_eq!(v["data"]["changed"]["url_changed"], false, "{v}");
+    }
+}
