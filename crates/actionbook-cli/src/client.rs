@@ -16,8 +16,20 @@ use crate::state::Home;
 /// How long to wait for a freshly spawned daemon to accept connections.
 const SPAWN_WAIT: Duration = Duration::from_secs(15);
 
-/// Sends `request` to the daemon of `home` (starting it when needed) and returns the envelope's JSON.
-pub fn send(home: &Home, request: Request) -> Result<String> {
+/// The daemon's answer to one request.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The envelope's JSON, or its text rendering when that was asked for.
+    pub body: String,
+    /// Whether the command succeeded.
+    pub ok: bool,
+    /// The process exit status.
+    pub exit_code: u8,
+}
+
+/// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply: the
+/// envelope's text rendering when `text`, else its JSON.
+pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
     home.ensure()?;
     let build = ipc::build_id();
     let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -25,6 +37,7 @@ pub fn send(home: &Home, request: Request) -> Result<String> {
         v: PROTOCOL_VERSION,
         build: build.clone(),
         request,
+        text,
     };
     let mut restarts = 0;
     let mut resets = 0;
@@ -60,7 +73,18 @@ pub fn send(home: &Home, request: Request) -> Result<String> {
             }
         })?;
         match answer {
-            DaemonFrame::Reply { envelope } => return Ok(envelope),
+            DaemonFrame::Reply {
+                envelope,
+                text,
+                ok,
+                exit_code,
+            } => {
+                return Ok(Reply {
+                    body: text.unwrap_or(envelope),
+                    ok,
+                    exit_code,
+                });
+            }
             DaemonFrame::Restart { build: theirs } => {
                 restarts += 1;
                 if restarts > 3 {

@@ -159,28 +159,18 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, stop: &Not
         stop.notify_one();
         return Ok(());
     }
+    let raw_text = raw["text"].as_bool();
     let frame = match serde_json::from_value::<ClientFrame>(raw) {
         Ok(f) => f,
         Err(e) => {
             let err = CliError::Daemon(format!("cannot decode the request: {e}"));
             let env = crate::output::failure("help", None, &err);
-            ipc::write_frame_async(
-                &mut stream,
-                &DaemonFrame::Reply {
-                    envelope: env.to_json(),
-                },
-            )
-            .await?;
+            let text = raw_text.unwrap_or(false);
+            ipc::write_frame_async(&mut stream, &DaemonFrame::reply(&env, text)).await?;
             return Ok(());
         }
     };
     let env = engine.execute(frame.request).await;
-    ipc::write_frame_async(
-        &mut stream,
-        &DaemonFrame::Reply {
-            envelope: env.to_json(),
-        },
-    )
-    .await?;
+    ipc::write_frame_async(&mut stream, &DaemonFrame::reply(&env, frame.text)).await?;
     Ok(())
 }

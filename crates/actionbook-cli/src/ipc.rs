@@ -28,6 +28,10 @@ pub struct ClientFrame {
     pub build: String,
     /// The command.
     pub request: Request,
+    /// Answer with the text rendering instead of the JSON envelope: the client then prints the
+    /// reply as it is and never parses it (a 20k-element snapshot's node list is megabytes).
+    #[serde(default)]
+    pub text: bool,
 }
 
 /// What the daemon answers.
@@ -36,14 +40,38 @@ pub struct ClientFrame {
 pub enum DaemonFrame {
     /// The command's envelope.
     Reply {
-        /// The envelope as JSON text (`Envelope::to_json`), printed as is with `--json`.
+        /// The envelope as JSON text (`Envelope::to_json`), printed as is with `--json`; empty
+        /// when `text` is given.
         envelope: String,
+        /// The text rendering (`Envelope::to_text`), when the client asked for it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Whether the command succeeded (text goes to stdout, else to stderr).
+        ok: bool,
+        /// The process exit status.
+        exit_code: u8,
     },
     /// The daemon is of another build (or protocol) and is exiting; start a new one and retry.
     Restart {
         /// The daemon's build id.
         build: String,
     },
+}
+
+impl DaemonFrame {
+    /// The reply carrying `env`, rendered as the client asked.
+    pub fn reply(env: &crate::output::Envelope, text: bool) -> DaemonFrame {
+        let (envelope, text) = match text {
+            true => (String::new(), Some(env.to_text())),
+            false => (env.to_json(), None),
+        };
+        DaemonFrame::Reply {
+            envelope,
+            text,
+            ok: env.ok(),
+            exit_code: env.exit_code(),
+        }
+    }
 }
 
 fn too_big(len: usize) -> std::io::Error {

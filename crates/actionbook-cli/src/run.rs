@@ -57,15 +57,16 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         command,
         timeout_ms: cli.global.timeout,
     };
-    let result = Home::from_env()
-        .and_then(|home| client::send(&home, request))
-        .and_then(|json| match Envelope::from_json(&json) {
-            Ok(env) => Ok((env, json)),
-            Err(e) => Err(CliError::Daemon(format!("unreadable reply: {e}"))),
-        });
-    match result {
-        Ok((env, json)) => print(&env, Some(&json), cli.global.json),
-        Err(e) => print(&output::failure(name, None, &e), None, cli.global.json),
+    // The daemon renders the reply as this client prints it: the client never parses it.
+    let json = cli.global.json;
+    match Home::from_env().and_then(|home| client::send(&home, request, !json)) {
+        Ok(reply) => {
+            if let Err(e) = write_out(&reply.body, !json && !reply.ok) {
+                let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);
+            }
+            ExitCode::from(reply.exit_code)
+        }
+        Err(e) => print(&output::failure(name, None, &e), None, json),
     }
 }
 
