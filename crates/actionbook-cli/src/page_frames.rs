@@ -267,6 +267,15 @@ pub(crate) async fn click_point(
 
 /// A real left click at page coordinates, on the top-level page session.
 pub(crate) async fn mouse_click(page: &Session, x: f64, y: f64, call: &Call) -> Result<()> {
+    // A page in a background tab is hidden, and Chromium never acknowledges input events sent to
+    // a hidden page: the click would wait out its timeout and do nothing. Show the tab first, as
+    // a user switching to it would.
+    page.call_timeout(
+        "Page.bringToFront",
+        json!({}),
+        cap(call, Duration::from_secs(5)),
+    )
+    .await?;
     for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
         let mut p = json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": buttons });
         if kind != "mouseMoved" {

@@ -375,3 +375,46 @@ fn clicks_that_navigate_report_the_new_page() {
         assert_eq!(v["data"]["changed"]["url_changed"], false, "{v}");
     }
 }
+
+/// A click in a tab that is not the frontmost one (a later new-tab hid it) lands like any other:
+/// Chromium does not acknowledge input sent to a hidden page.
+#[test]
+fn click_in_a_background_tab() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    env.run(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+    ])
+    .ok();
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    assert_eq!(eval(&env, &t1, "document.visibilityState"), "hidden");
+    let v = env.json(
+        &[
+            &["browser", "click", "#submit", "--timeout", "10000"][..],
+            &t1,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "clicked", "the handler ran: {v}");
+    // And back in the other tab, which is now the hidden one.
+    let t2 = ["--session", sid.as_str(), "--tab", "t2"];
+    let v = env.json(
+        &[
+            &["browser", "click", "#back", "--timeout", "10000"][..],
+            &t2,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        v["context"]["title"], "Fixture Home",
+        "the link navigated: {v}"
+    );
+}
