@@ -235,6 +235,8 @@ pub(crate) struct PageTarget {
     pub target_id: String,
     pub url: String,
     pub title: String,
+    /// The page that opened this one (`window.open`, a `target=_blank` link), if any.
+    pub opener_id: Option<String>,
 }
 
 /// The browser's page targets (tabs), in the browser's order.
@@ -259,6 +261,7 @@ pub(crate) async fn page_targets(live: &Live, call: &Call) -> Result<Vec<PageTar
             target_id: id.to_string(),
             url: t["url"].as_str().unwrap_or_default().to_string(),
             title: t["title"].as_str().unwrap_or_default().to_string(),
+            opener_id: t["openerId"].as_str().map(str::to_string),
         });
     }
     Ok(out)

@@ -622,6 +622,10 @@ impl Engine {
             return output::failure(name, None, &CliError::SessionNotFound(session));
         };
         let err_cx = Context::tab(&session, &tab);
+        // A tab the page opened itself (a popup) is recorded when first looked for.
+        if slot.tab_slot(&tab).is_none() && slot.live().is_some() {
+            crate::commands::refresh_tabs(&slot, call).await;
+        }
         let Some(tab_slot) = slot.tab_slot(&tab) else {
             return output::failure(
                 name,

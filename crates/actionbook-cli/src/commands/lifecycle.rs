@@ -118,6 +118,7 @@ async fn first_tab(
                 target_id: id,
                 url: "about:blank".into(),
                 title: String::new(),
+                opener_id: None,
             }
         }
     };
@@ -436,7 +437,32 @@ impl GlobalCommand for args::ListSessions {
     }
 }
 
-/// Refreshes the tabs' url/title from the browser (best effort) and returns them.
+/// Records as new tabs the pages our tabs opened (`window.open`, `target=_blank` links), and the
+/// pages those opened, in the browser's order; each in its opener's window.
+fn adopt_popups(r: &mut SessionRecord, targets: &[browser::PageTarget]) {
+    loop {
+        let popup = targets.iter().find_map(|p| {
+            let opener = r
+                .tabs
+                .iter()
+                .find(|t| Some(&t.target_id) == p.opener_id.as_ref())?;
+            let known = r.tabs.iter().any(|t| t.target_id == p.target_id);
+            (!known).then(|| (p.clone(), opener.window_id.clone()))
+        });
+        let Some((p, window_id)) = popup else { return };
+        let tab_id = r.alloc_tab_id();
+        r.tabs.push(TabRecord {
+            tab_id,
+            target_id: p.target_id,
+            url: p.url,
+            title: p.title,
+            window_id,
+        });
+    }
+}
+
+/// Refreshes the tabs' url/title from the browser (best effort), records the pages our tabs
+/// opened as new tabs, and returns them.
 pub(crate) async fn refresh_tabs(slot: &Arc<SessionSlot>, call: &Call) -> Vec<TabInfo> {
     if let Some(live) = slot.live()
         && let Ok(targets) = browser::page_targets(&live, call).await
@@ -451,6 +477,7 @@ pub(crate) async fn refresh_tabs(slot: &Arc<SessionSlot>, call: &Call) -> Vec<Ta
                         t.title = p.title.clone();
                     }
                 }
+                adopt_popups(r, &targets);
             });
         }
     }

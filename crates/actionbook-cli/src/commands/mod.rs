@@ -15,7 +15,7 @@ mod nav;
 mod page;
 mod tabs;
 
-pub(crate) use lifecycle::headless_from_env;
+pub(crate) use lifecycle::{headless_from_env, refresh_tabs};
 
 macro_rules! browser_commands {
     ($( $kind:ident $variant:ident($ty:ty) = $name:literal, about = $about:literal, example = $example:literal $(, alias = $alias:literal)?; )*) => {

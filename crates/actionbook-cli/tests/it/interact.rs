@@ -418,3 +418,42 @@ fn click_in_a_background_tab() {
         "the link navigated: {v}"
     );
 }
+
+/// Pages a tab opens itself (a `target=_blank` link, `window.open`) become tabs of the session:
+/// listed by list-tabs and addressable, even before anything listed them.
+#[test]
+fn pages_a_tab_opens_become_tabs() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/opener.html",
+        r#"<!doctype html><title>Opener</title>
+<a id="blank" target="_blank" href="/page2.html">new tab</a>
+<button id="open" onclick="window.open('/index.html')">open</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/opener.html")]);
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t1, &["click", "#blank"]);
+    assert_eq!(v["ok"], true, "{v}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["total_tabs"], 2, "{v}");
+    assert_eq!(v["data"]["tabs"][1]["tab_id"], "t2", "{v}");
+    assert_eq!(v["data"]["tabs"][1]["title"], "Page Two", "{v}");
+    // Addressed directly, without a list-tabs first.
+    let v = on(&env, &t1, &["click", "#open"]);
+    assert_eq!(v["ok"], true, "{v}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let t3 = ["--session", sid.as_str(), "--tab", "t3"];
+    let v = on(&env, &t3, &["title"]);
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+    let v = on(&env, &t3, &["click", "#submit"]);
+    assert_eq!(v["context"]["title"], "clicked", "{v}");
+    let v = on(&env, &t1, &["title"]);
+    assert_eq!(v["data"]["value"], "Opener", "{v}");
+    let v = env.json(&["browser", "close-tab", "--session", &sid, "--tab", "t2"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["total_tabs"], 2, "t1 and t3 stay: {v}");
+}
