@@ -200,6 +200,23 @@ async fn focused_before(page: &crate::cdp::Session) -> Option<String> {
     .and_then(|v| v["result"]["objectId"].as_str().map(str::to_string))
 }
 
+/// Whether nothing is focused in the page (focus on the body, or nowhere); false if unknown.
+async fn focus_idle(page: &crate::cdp::Session) -> bool {
+    page.call_timeout(
+        "Runtime.evaluate",
+        json!({
+            "expression": format!("(() => {{ const a = {DEEP_ACTIVE_JS}; return !a || a === document.body; }})()"),
+            "returnByValue": true,
+            "silent": true,
+        }),
+        Duration::from_secs(2),
+    )
+    .await
+    .ok()
+    .and_then(|v| v["result"]["value"].as_bool())
+    .unwrap_or(false)
+}
+
 /// Whether focus is now on another element than `before` (compared by identity in the page).
 async fn focus_moved(page: &crate::cdp::Session, before: Option<&str>) -> bool {
     let r = match before {
@@ -304,7 +321,11 @@ impl TabCommand for args::Click {
             }
         };
         // Independent reads go out together: each is a round trip to the renderer.
-        let (document, focus) = tokio::join!(main_document(&page, &call), focused_before(&page));
+        let (document, focus, idle_before) = tokio::join!(
+            main_document(&page, &call),
+            focused_before(&page),
+            focus_idle(&page)
+        );
         let mut events = page.events(NAV_START);
         page_frames::mouse_click(&page, x, y, &call).await?;
         // A click that navigates: wait for the new page (bounded by --timeout). The renderer
@@ -368,7 +389,12 @@ impl TabCommand for args::Click {
             cx.state.extra.frames.drop_refs_keep_numbering();
             save(cx)?;
         }
-        let focus_changed = new_document || moved;
+        // Across documents: focus changed unless nothing was focused on either page (as the
+        // reference CLI reports a plain link click).
+        let focus_changed = match new_document {
+            true => !(idle_before && focus_idle(&page).await),
+            false => moved,
+        };
         let (after, title) = info?;
         cx.url = Some(after.clone());
         cx.title = Some(title);
