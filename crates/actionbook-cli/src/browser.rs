@@ -463,6 +463,7 @@ pub(crate) async fn tab_session(
         true = crash_watch.next() => (true, false),
     };
     state.attached = Some((live.generation, session.clone()));
+    state.dialogs = Some(crate::dialogs::answer_dialogs(&session));
     state.target_id = Some(target_id);
     state.info_trusted = false;
     state.crash_watch = Some(crash_watch);

@@ -247,6 +247,8 @@ pub(crate) struct TabState {
     pub crash_watch: Option<crate::crash_watch::CrashWatch>,
     /// Whether the tab's page crashed and has not been loaded again since.
     pub crashed: bool,
+    /// Answers given to the page's JavaScript dialogs, not yet reported.
+    pub dialogs: Option<crate::dialogs::DialogLog>,
     /// Whether `Page.enable` answered on the attached session (not when it was attached to a page
     /// that had already crashed).
     pub page_enabled: bool,
@@ -702,7 +704,9 @@ impl Engine {
                     return Err(gone);
                 }
             }
-            let done = done?;
+            let mut done = done?;
+            done.warnings
+                .extend(crate::dialogs::take(&cx.state.dialogs));
             let mut context = match done.context {
                 Some(c) => c,
                 None => {

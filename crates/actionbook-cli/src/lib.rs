@@ -30,6 +30,7 @@ pub mod client;
 pub mod commands;
 mod crash_watch;
 pub mod daemon;
+mod dialogs;
 pub mod engine;
 pub mod error;
 pub mod ipc;

@@ -458,3 +458,44 @@ fn pages_a_tab_opens_become_tabs() {
     let v = env.json(&["browser", "list-tabs", "--session", &sid]);
     assert_eq!(v["data"]["total_tabs"], 2, "t1 and t3 stay: {v}");
 }
+
+/// A page's JavaScript dialogs never block its tab: alerts are accepted, confirms and prompts
+/// dismissed, and the command that saw one reports it in a warning.
+#[test]
+fn dialogs_are_answered_and_reported() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/dialogs.html",
+        r#"<!doctype html><title>Dialogs</title>
+<button id="alert" onclick="alert('hello'); document.title = 'after alert'">alert</button>
+<button id="confirm" onclick="document.title = 'confirm ' + confirm('sure?')">confirm</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/dialogs.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let warned = |v: &Value, text: &str| {
+        assert!(
+            v["meta"]["warnings"].as_array().is_some_and(|w| w
+                .iter()
+                .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
+            "warning {text:?} in {v}"
+        );
+    };
+    let v = on(&env, &t, &["click", "#alert", "--timeout", "10000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "after alert", "{v}");
+    warned(&v, "alert dialog \"hello\" accepted");
+    let v = on(&env, &t, &["click", "#confirm", "--timeout", "10000"]);
+    assert_eq!(v["context"]["title"], "confirm false", "{v}");
+    warned(&v, "confirm dialog \"sure?\" dismissed");
+    let v = on(&env, &t, &["eval", "prompt('name?')", "--timeout", "10000"]);
+    assert_eq!(v["data"]["value"], Value::Null, "{v}");
+    warned(&v, "prompt dialog \"name?\" dismissed");
+    // One the page opens between commands does not block the next one.
+    eval(&env, &t, "setTimeout(() => alert('later'), 50); 1");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let v = on(&env, &t, &["title", "--timeout", "10000"]);
+    assert_eq!(v["data"]["value"], "confirm false", "{v}");
+    warned(&v, "alert dialog \"later\" accepted");
+}
