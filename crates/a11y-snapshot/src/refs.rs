@@ -81,6 +81,20 @@ impl RefTable {
         *self = RefTable::new();
     }
 
+    /// Forgets every ref but keeps the numbering (after a navigation a click caused): a ref of the
+    /// old page is then known to be stale rather than naming a node of the new one.
+    pub fn clear_keep_numbering(&mut self) {
+        *self = RefTable {
+            next: self.next,
+            ..RefTable::new()
+        };
+    }
+
+    /// The number of the next ref handed out (`e<n>`); refs below it were handed out before.
+    pub fn next_number(&self) -> u32 {
+        self.next
+    }
+
     /// Number of refs handed out since the last reset.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -173,6 +187,7 @@ impl RefTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use proptest::prelude::*;
 
     fn entry(frame: &str, id: i64) -> RefEntry {
@@ -185,6 +200,21 @@ mod tests {
             name: format!("b{id}"),
             xpath: "/html[1]".into(),
         }
+    }
+
+    #[test]
+    fn clearing_keeps_the_numbering() {
+        let mut t = RefTable::new();
+        let a = t.assign(entry("F", 1));
+        t.assign(entry("F", 2));
+        assert_eq!(t.next_number(), 3);
+        t.clear_keep_numbering();
+        assert!(t.is_empty());
+        assert_eq!(t.get("F", 1), None);
+        assert!(t.lookup(a).is_err());
+        assert_eq!(t.next_number(), 3);
+        let c = t.assign(entry("F", 1));
+        assert_eq!(c.number(), 3, "numbering goes on");
     }
 
     #[test]

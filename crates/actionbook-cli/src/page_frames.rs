@@ -98,20 +98,11 @@ pub(crate) fn cdp_error(e: CdpError, selector: &str) -> CliError {
     }
 }
 
-/// The next ref number a table will hand out (not exposed by `RefTable`; read from its file form).
-fn next_ref_number(refs: &RefTable) -> u32 {
-    serde_json::from_slice::<Value>(&refs.to_json())
-        .ok()
-        .and_then(|v| v["next"].as_u64())
-        .and_then(|n| u32::try_from(n).ok())
-        .unwrap_or(1)
-}
-
 /// The error for a ref the table does not know. Numbers below the table's counter were handed out
 /// for an earlier page and dropped when it navigated away: that is stale, not a typo.
 fn unknown_ref(refs: Option<&RefTable>, number: u32, selector: &str) -> CliError {
     match refs {
-        Some(t) if number < next_ref_number(t) => CliError::Stale(format!(
+        Some(t) if number < t.next_number() => CliError::Stale(format!(
             "ref {selector} is from an earlier page: the page navigated since that snapshot; \
              run `browser snapshot` again"
         )),
@@ -126,9 +117,9 @@ impl TabFrames {
     /// (as the reference CLI does after a click that navigates) so an old ref is recognised as stale
     /// and can never name a node of the new page.
     pub fn drop_refs_keep_numbering(&mut self) {
-        let next = self.refs.as_ref().map(next_ref_number).unwrap_or(1);
-        let empty = json!({ "next": next, "entries": [] }).to_string();
-        self.refs = Some(RefTable::from_json(empty.as_bytes()).unwrap_or_else(|_| RefTable::new()));
+        self.refs
+            .get_or_insert_with(RefTable::new)
+            .clear_keep_numbering();
     }
 
     /// The tab's frame graph, attached on first use and after the page session changed.
