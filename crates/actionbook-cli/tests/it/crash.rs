@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::need_chromium;
-use crate::support::{Env, kill, site, wait_gone};
+use crate::support::{Env, kill, site, start_with_endpoint, wait_gone};
 
 #[test]
 fn kill_9_of_the_daemon_keeps_session_tab_and_page() {
@@ -194,25 +194,7 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
     need_chromium!();
     let env = Env::new();
     let f = site();
-    let v = env.json(&[
-        "browser",
-        "start",
-        "--headless",
-        "--open-url",
-        &f.url("/index.html"),
-    ]);
-    let sid = v["context"]["session_id"]
-        .as_str()
-        .expect("sid")
-        .to_string();
-    let endpoint = v["data"]["session"]["cdp_endpoint"]
-        .as_str()
-        .expect("endpoint")
-        .to_string();
-    let target = v["data"]["tab"]["native_tab_id"]
-        .as_str()
-        .expect("target")
-        .to_string();
+    let (sid, endpoint, target) = start_with_endpoint(&env, &f.url("/index.html"));
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     let crashed = |v: &serde_json::Value| {
         assert_eq!(v["ok"], false, "{v}");
@@ -279,25 +261,7 @@ fn a_page_that_crashed_while_no_daemon_was_attached_is_reported_and_reloads() {
     need_chromium!();
     let env = Env::new();
     let f = site();
-    let v = env.json(&[
-        "browser",
-        "start",
-        "--headless",
-        "--open-url",
-        &f.url("/index.html"),
-    ]);
-    let sid = v["context"]["session_id"]
-        .as_str()
-        .expect("sid")
-        .to_string();
-    let endpoint = v["data"]["session"]["cdp_endpoint"]
-        .as_str()
-        .expect("endpoint")
-        .to_string();
-    let target = v["data"]["tab"]["native_tab_id"]
-        .as_str()
-        .expect("target")
-        .to_string();
+    let (sid, endpoint, target) = start_with_endpoint(&env, &f.url("/index.html"));
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     env.kill_daemon();
     crash_page(&endpoint, &target);

@@ -6,19 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::need_chromium;
-use crate::support::{Env, site};
-
-/// The ref of the node with this role and name in a snapshot envelope.
-fn ref_of(snapshot: &Value, role: &str, name: &str) -> String {
-    snapshot["data"]["nodes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|n| n["role"] == role && n["name"] == name)
-        .and_then(|n| n["ref"].as_str())
-        .map(|r| format!("@{r}"))
-        .unwrap_or_else(|| panic!("no {role} {name:?} in {snapshot}"))
-}
+use crate::support::{Env, ref_of, site};
 
 /// Evaluates until the value matches (frames load asynchronously).
 fn eval_until(env: &Env, t: &[&str], code: &str, want: &Value) -> Value {

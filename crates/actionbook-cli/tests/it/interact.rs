@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::need_chromium;
-use crate::support::{Env, site};
+use crate::support::{Env, ref_of, site};
 
 /// Runs `browser <args...>` on the tab with `--json`.
 fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
@@ -241,18 +241,6 @@ fn click_takes_viewport_coordinates() {
     assert_eq!(v["context"]["title"], "Page Two");
     assert_eq!(v["data"]["changed"]["url_changed"], true);
     assert_eq!(v["data"]["changed"]["focus_changed"], true);
-}
-
-/// The ref of the node with this role and name in a snapshot envelope.
-fn ref_of(snapshot: &Value, role: &str, name: &str) -> String {
-    snapshot["data"]["nodes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|n| n["role"] == role && n["name"] == name)
-        .and_then(|n| n["ref"].as_str())
-        .map(|r| format!("@{r}"))
-        .unwrap_or_else(|| panic!("no {role} {name:?} in {snapshot}"))
 }
 
 fn ref_number(r: &str) -> u32 {

@@ -355,3 +355,31 @@ pub fn site() -> Fixture {
     );
     f
 }
+
+/// The ref (`@eN`) of the node with this role and name in a snapshot envelope.
+pub fn ref_of(snapshot: &Value, role: &str, name: &str) -> String {
+    snapshot["data"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["role"] == role && n["name"] == name)
+        .and_then(|n| n["ref"].as_str())
+        .map(|r| format!("@{r}"))
+        .unwrap_or_else(|| panic!("no {role} {name:?} in {snapshot}"))
+}
+
+/// `browser start --headless --open-url <url>`: the session id, its CDP endpoint and the first
+/// tab's target id (for tests that reach the browser from a second CDP client).
+pub fn start_with_endpoint(env: &Env, url: &str) -> (String, String, String) {
+    let v = env.json(&["browser", "start", "--headless", "--open-url", url]);
+    let field = |v: &Value, what: &str| {
+        v.as_str()
+            .unwrap_or_else(|| panic!("no {what} in {v}"))
+            .to_string()
+    };
+    (
+        field(&v["context"]["session_id"], "session id"),
+        field(&v["data"]["session"]["cdp_endpoint"], "cdp endpoint"),
+        field(&v["data"]["tab"]["native_tab_id"], "target id"),
+    )
+}
