@@ -16,17 +16,9 @@ const NESTED: &str =
 const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in><iframe src="oopif_inner.html" title="Inside OOPIF" width=300 height=80></iframe>"#;
 const OOPIF_INNER: &str = r#"<!doctype html><button id=oi-btn>OOPIF nested button</button>"#;
 
-fn indent_of(t: &str, needle: &str) -> usize {
-    let line = t
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle:?} missing in\n{t}"));
-    line.len() - line.trim_start().len()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn iframe_content_is_nested_and_resolvable() {
-    let mut tab = Tab::open(
+/// A tab on the main page: two same-origin iframes (one nesting another) and an OOPIF (nesting one).
+async fn open_frames_page() -> Tab {
+    Tab::open(
         &[
             ("/main.html", MAIN),
             ("/frame_a.html", FRAME_A),
@@ -37,7 +29,20 @@ async fn iframe_content_is_nested_and_resolvable() {
         ],
         "/main.html",
     )
-    .await;
+    .await
+}
+
+fn indent_of(t: &str, needle: &str) -> usize {
+    let line = t
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} missing in\n{t}"));
+    line.len() - line.trim_start().len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iframe_content_is_nested_and_resolvable() {
+    let mut tab = open_frames_page().await;
     let oopifs = tab
         .frames
         .frames()
@@ -246,18 +251,7 @@ async fn iframe_content_is_nested_and_resolvable() {
 /// works (and does not wait for the dead frame), the iframe line stays without content.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crashed_oopif_leaves_the_rest_of_the_snapshot() {
-    let mut tab = Tab::open(
-        &[
-            ("/main.html", MAIN),
-            ("/frame_a.html", FRAME_A),
-            ("/frame_c.html", FRAME_C),
-            ("/frame_nested.html", NESTED),
-            ("/oopif_child.html", OOPIF),
-            ("/oopif_inner.html", OOPIF_INNER),
-        ],
-        "/main.html",
-    )
-    .await;
+    let mut tab = open_frames_page().await;
     let oopif = tab
         .frames
         .frames()

@@ -56,25 +56,11 @@ async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
         ),
     )
     .await;
-    let frame = wait_for_or(
-        "the OOPIF whose attach was lost, tracked with its own session",
-        || {
-            let f = by_url(&graph, "/child.html")
-                .filter(|f| f.is_out_of_process && f.owner_backend_node_id.is_some());
-            async move { f }
-        },
-        || format!("{:#?}", graph.frames()),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(20), graph.sync())
-        .await
-        .expect("sync bounded")
-        .expect("sync");
+    let frame = tracked_oopif(&graph, "/child.html").await;
     assert!(
         graph.recovered_targets() > 0,
         "the recovery brought it back"
     );
-    let frame = graph.frame(&frame.frame_id).expect("still tracked");
     // Its content loaded (it is not paused) and evaluates on its own session.
     let text = tokio::time::timeout(T, eval_in(&graph, &frame.frame_id, BODY_TEXT))
         .await
@@ -176,22 +162,8 @@ async fn lose_an_attach_event(server: &Server) -> Result<(), u64> {
         // the churn goes on: those events pile up unread.
         std::thread::sleep(Duration::from_millis(1500));
         let suffix = format!("/child{attempts}.html");
-        let frame = wait_for_or(
-            "the inserted OOPIF tracked with its own session",
-            || {
-                let f = by_url(&graph, &suffix)
-                    .filter(|f| f.is_out_of_process && f.owner_backend_node_id.is_some());
-                async move { f }
-            },
-            || format!("{:#?}", graph.frames()),
-        )
-        .await;
-        // A recovery may still be replacing sessions: sync waits for it.
-        tokio::time::timeout(Duration::from_secs(20), graph.sync())
-            .await
-            .expect("sync bounded")
-            .expect("sync");
-        let frame = graph.frame(&frame.frame_id).expect("still tracked");
+        // A recovery may still be replacing sessions: the helper syncs, which waits for it.
+        let frame = tracked_oopif(&graph, &suffix).await;
         assert!(frame.is_out_of_process, "{frame:?}");
         // Its content loaded (it is not paused) and evaluates on its own session.
         let text = tokio::time::timeout(T, eval_in(&graph, &frame.frame_id, BODY_TEXT))
@@ -254,4 +226,24 @@ async fn lose_an_attach_event(server: &Server) -> Result<(), u64> {
     graph.shutdown();
     browser.close().await;
     Ok(())
+}
+
+/// The OOPIF loaded from a URL ending in `suffix`, once the graph tracks it under its own session
+/// with its owner, after a `sync` (which waits for a running recovery).
+async fn tracked_oopif(graph: &FrameGraph, suffix: &str) -> frame_graph::FrameInfo {
+    let frame = wait_for_or(
+        "the OOPIF tracked with its own session",
+        || {
+            let f = by_url(graph, suffix)
+                .filter(|f| f.is_out_of_process && f.owner_backend_node_id.is_some());
+            async move { f }
+        },
+        || format!("{:#?}", graph.frames()),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(20), graph.sync())
+        .await
+        .expect("sync bounded")
+        .expect("sync");
+    graph.frame(&frame.frame_id).expect("still tracked")
 }
