@@ -7,6 +7,7 @@ mod cli;
 mod crash;
 mod frames;
 mod interact;
+mod layers;
 mod lifecycle;
 mod nav;
 mod page;

@@ -1,0 +1,303 @@
+//! The `actionbook` binary's side: parse ([`args`]), lower into a typed request ([`lower`]), send
+//! it to the daemon (or answer locally), print, exit code.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use envelope::{CommandName, Envelope};
+
+use crate::cli::args::{Cli, TopCommand};
+use crate::cli::help::help_text;
+use crate::daemon::{client, server};
+use crate::error::CliError;
+use crate::reply;
+use crate::store::Home;
+
+pub mod args;
+pub mod help;
+pub(crate) mod lower;
+
+/// Exit code of usage errors.
+const USAGE_EXIT: u8 = 2;
+
+/// Runs the CLI with the process's arguments and returns its exit code.
+pub fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    run(argv)
+}
+
+/// Runs the CLI with explicit arguments (`argv[0]` included).
+pub fn run(argv: Vec<OsString>) -> ExitCode {
+    let json = argv.iter().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&argv, json, e),
+    };
+    if cli.version {
+        let env = reply::success(
+            CommandName::Version,
+            None,
+            env!("CARGO_PKG_VERSION"),
+            vec![],
+        );
+        return print(&env, None, cli.global.json);
+    }
+    let command = match cli.command {
+        None | Some(TopCommand::Help) => {
+            let env = reply::success(CommandName::Help, None, help_text(), vec![]);
+            return print(&env, None, cli.global.json);
+        }
+        Some(TopCommand::Daemon) => {
+            return match Home::from_env() {
+                Ok(home) => server::run(home),
+                Err(e) => {
+                    eprintln!("actionbook daemon: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(TopCommand::Browser { command }) => command,
+    };
+    let name = command.name();
+    let request = lower::lower(command, &cli.global);
+    // The daemon renders the reply as this client prints it: the client never parses it.
+    let json = cli.global.json;
+    match Home::from_env().and_then(|home| client::send(&home, request, !json)) {
+        Ok(reply) => {
+            if let Err(e) = write_out(&reply.body, !json && !reply.ok) {
+                let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);
+            }
+            ExitCode::from(reply.exit_code)
+        }
+        Err(e) => print(&reply::failure(name, None, &e), None, json),
+    }
+}
+
+/// Best-effort normalised command name from raw argv (for usage errors).
+fn guess_command(argv: &[OsString]) -> String {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    match words.as_slice() {
+        [b, sub, ..] if b == "browser" => {
+            let sub = if sub == "open" {
+                "new-tab"
+            } else {
+                sub.as_str()
+            };
+            format!("browser {sub}")
+        }
+        [first, ..] => first.clone(),
+        [] => "actionbook".to_string(),
+    }
+}
+
+fn usage_error(argv: &[OsString], json: bool, e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = write_out(&e.render().to_string(), false);
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    if json {
+        let rendered = e.render().to_string();
+        let message = rendered
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_start_matches("error: ")
+            .to_string();
+        let err = CliError::InvalidArgument(message);
+        let guess = guess_command(argv);
+        match guess.parse::<CommandName>() {
+            Ok(name) => {
+                let _ = print(&reply::failure(name, None, &err), None, true);
+            }
+            // An unknown subcommand: named as typed, never as another command.
+            Err(_) => {
+                let _ = write_out(&reply::unknown_command_json(&guess, &err), false);
+            }
+        }
+    } else {
+        let _ = write_out(&e.render().to_string(), true);
+    }
+    ExitCode::from(USAGE_EXIT)
+}
+
+/// Writes text; a closed pipe is not an error worth reporting.
+fn write_out(text: &str, to_stderr: bool) -> std::io::Result<()> {
+    let text = if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    };
+    let r = if to_stderr {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|_| out.flush())
+    };
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Prints an envelope: JSON on stdout with `--json` (the daemon's text as is when given), else the
+/// text format, on stdout for success and stderr for failure.
+fn print(env: &Envelope, json_text: Option<&str>, json: bool) -> ExitCode {
+    let result = if json {
+        match json_text {
+            Some(t) => write_out(t, false),
+            None => write_out(&env.to_json(), false),
+        }
+    } else {
+        write_out(&env.to_text(), !env.ok())
+    };
+    if let Err(e) = result {
+        let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);
+    }
+    ExitCode::from(env.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::{COMMANDS, subcommand_name};
+
+    fn argv(s: &[&str]) -> Vec<OsString> {
+        s.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn guesses_command_names() {
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "goto", "x", "--json"])),
+            "browser goto"
+        );
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "open", "x"])),
+            "browser new-tab"
+        );
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "nope"])),
+            "browser nope"
+        );
+    }
+
+    #[test]
+    fn every_command_parses_with_its_example() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let cmd = Cli::command();
+        let browser = cmd
+            .find_subcommand("browser")
+            .map(|b| b.get_subcommands().count());
+        assert_eq!(browser, Some(COMMANDS.len()));
+        for spec in COMMANDS {
+            assert_eq!(spec.subcommand(), subcommand_name(spec.name));
+            assert!(
+                cmd.find_subcommand("browser")
+                    .and_then(|b| b.find_subcommand(spec.subcommand()))
+                    .is_some(),
+                "{} is not a subcommand",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn missing_tab_is_a_usage_error() {
+        let r = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "title",
+            "--session",
+            "s1",
+            "--json",
+        ]));
+        assert!(r.is_err());
+        let r = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "open",
+            "http://x",
+            "--session",
+            "s1",
+        ]));
+        assert!(matches!(
+            r.map(|c| c.command),
+            Ok(Some(TopCommand::Browser {
+                command: crate::commands::Command::BrowserNewTab(_)
+            }))
+        ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_goto_and_eval_request_roundtrips(url in "\\PC{0,60}", code in "\\PC{0,60}", t in proptest::option::of(0u64..1_000_000)) {
+            for argv in [
+                vec!["ab", "browser", "goto", url.as_str(), "--session", "s1", "--tab", "t1"],
+                vec!["ab", "browser", "eval", code.as_str(), "--session", "s1", "--tab", "t1"],
+            ] {
+                // Values starting with '-' are flags to clap; skip those.
+                let Ok(Cli { command: Some(TopCommand::Browser { command }), .. }) =
+                    Cli::try_parse_from(argv.iter().map(OsString::from).collect::<Vec<_>>())
+                else {
+                    continue;
+                };
+                let mut req = lower::lower(command, &args::GlobalArgs::default());
+                req.timeout_ms = t;
+                let s = serde_json::to_string(&req).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                let back: crate::engine::Request = serde_json::from_str(&s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                proptest::prop_assert_eq!(serde_json::to_string(&back).ok(), Some(s));
+            }
+        }
+    }
+
+    #[test]
+    fn requests_roundtrip_through_json() {
+        let cli = Cli::try_parse_from(argv(&[
+            "ab",
+            "browser",
+            "fill",
+            "@e2",
+            "hi",
+            "--session",
+            "s1",
+            "--tab",
+            "t1",
+        ]));
+        let Ok(Cli {
+            command: Some(TopCommand::Browser { command }),
+            ..
+        }) = cli
+        else {
+            panic!("parse failed");
+        };
+        let req = lower::lower(
+            command,
+            &args::GlobalArgs {
+                json: false,
+                timeout: Some(5),
+            },
+        );
+        let s = serde_json::to_string(&req).unwrap_or_default();
+        let back: crate::engine::Request =
+            serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}"));
+        assert_eq!(back.command.name(), CommandName::BrowserFill);
+        assert_eq!(back.timeout_ms, Some(5));
+        assert_eq!(back, req);
+    }
+}

@@ -1,0 +1,649 @@
+//! Browser lifecycle (spec 7): `browser start`, `list-sessions`, `status`, `close`, `restart`.
+
+use std::sync::Arc;
+
+use envelope::{
+    Capabilities, CloseData, RestartData, SessionInfo, SessionListData, StartData, StatusData,
+    TabInfo,
+};
+use serde::{Deserialize, Serialize};
+
+use super::{Cx, GlobalCommand, SessionCommand};
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::model::{self, Mode, SessionStatus, SessionTarget};
+use crate::page::{eval, navigation};
+use crate::reply::Done;
+use crate::session::BrowserConn;
+use crate::session::connect::connect_endpoint;
+use crate::session::launch::{self, shutdown_browser, teardown};
+use crate::session::targets::{self, PageTarget, refresh_tabs};
+use crate::store::{self, SessionRecord, TabRecord, artifacts};
+use crate::tab::{BrowserSession, attach};
+use envelope::Context;
+
+/// `browser start`: create (or attach to) a session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Start {
+    /// Browser mode.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = model::mode_parser()))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "model::mode_schema")]
+    pub mode: Option<Mode>,
+    /// Run the browser headless: `--headless`, `--headless true|false` (default from
+    /// ACTIONBOOK_BROWSER_HEADLESS, else false).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headless: Option<bool>,
+    /// Profile name (a persistent user-data directory under $ACTIONBOOK_HOME/profiles).
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Load this URL in the first tab before answering.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "URL"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_url: Option<String>,
+    /// Connect to an existing browser (http://host:port or ws://...) instead of launching one.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "URL"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cdp_endpoint: Option<String>,
+    /// Header sent when connecting to --cdp-endpoint (repeatable).
+    #[cfg_attr(feature = "cli", arg(long = "header", value_name = "KEY:VALUE"))]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+    /// Semantic session id (`^[a-z][a-z0-9_-]{1,63}$`); attaches when it exists.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_session_id: Option<String>,
+}
+
+/// `browser list-sessions`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ListSessions {}
+
+/// `browser status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Status {
+    /// The session.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: SessionTarget,
+}
+
+/// `browser close`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Close {
+    /// The session.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: SessionTarget,
+}
+
+/// `browser restart`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Restart {
+    /// The session.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: SessionTarget,
+}
+
+fn session_info(slot: &BrowserSession) -> SessionInfo {
+    let rec = slot.record();
+    SessionInfo {
+        session_id: rec.session_id.clone(),
+        mode: rec.mode,
+        status: slot.observed_status(),
+        headless: rec.headless,
+        tabs_count: Some(rec.tabs.len() as u64),
+        cdp_endpoint: None,
+    }
+}
+
+fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|h| {
+            let (k, v) = h.split_once(':').ok_or_else(|| {
+                CliError::InvalidArgument(format!("invalid header '{h}': expected KEY:VALUE"))
+            })?;
+            let k = k.trim();
+            if k.is_empty() {
+                return Err(CliError::InvalidArgument(format!(
+                    "invalid header '{h}': empty name"
+                )));
+            }
+            Ok((k.to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
+    StartData {
+        session: SessionInfo {
+            session_id: rec.session_id.clone(),
+            mode: rec.mode,
+            status: SessionStatus::Running,
+            headless: rec.headless,
+            tabs_count: None,
+            cdp_endpoint: Some(rec.cdp_endpoint.clone()),
+        },
+        tab,
+        reused,
+    }
+}
+
+fn tab_context(sid: &str, tab: &TabInfo) -> Context {
+    Context {
+        session_id: sid.to_string(),
+        tab_id: Some(tab.tab_id.clone()),
+        window_id: None,
+        url: Some(tab.url.clone()),
+        title: Some(tab.title.clone()),
+    }
+}
+
+/// Opens (or adopts) the first tab of a fresh browser and loads `open_url` in it.
+async fn first_tab(
+    slot: &Arc<BrowserSession>,
+    conn: &BrowserConn,
+    open_url: Option<&str>,
+    warnings: &mut Vec<String>,
+    deadline: &Deadline,
+) -> Result<TabInfo> {
+    let page_targets = targets::page_targets(conn, deadline).await?;
+    let target = match page_targets.into_iter().next() {
+        Some(t) => t,
+        None => {
+            let id = targets::create_target(conn, false, deadline).await?;
+            PageTarget {
+                target_id: id,
+                url: "about:blank".into(),
+                title: String::new(),
+                opener_id: None,
+            }
+        }
+    };
+    // The first window is w0 (an endpoint without the Browser domain leaves it unknown).
+    let native_window = targets::window_of_target(conn, &target.target_id, deadline)
+        .await
+        .ok();
+    let tab_id = slot.update(|r| {
+        let id = r.alloc_tab_id();
+        let window_id = native_window.map(|n| r.window_for_native(n));
+        r.tabs.push(TabRecord {
+            tab_id: id.clone(),
+            target_id: target.target_id.clone(),
+            url: target.url.clone(),
+            title: target.title.clone(),
+            window_id,
+        });
+        id
+    })?;
+    let mut info = TabInfo {
+        tab_id: tab_id.clone(),
+        url: target.url.clone(),
+        title: target.title.clone(),
+        native_tab_id: Some(target.target_id.clone().into()),
+    };
+    let (url, title) = load_in_tab(slot, conn, &tab_id, open_url, true, warnings, deadline).await?;
+    info.url = url;
+    info.title = title;
+    Ok(info)
+}
+
+/// Loads `open_url` (if any) in a tab, under its queue, and returns the tab's URL and title. A
+/// failed load is a warning: the session exists and is usable. `fresh`: the tab was just opened,
+/// so its initial about:blank history entry is dropped.
+async fn load_in_tab(
+    slot: &Arc<BrowserSession>,
+    conn: &BrowserConn,
+    tab_id: &str,
+    open_url: Option<&str>,
+    fresh: bool,
+    warnings: &mut Vec<String>,
+    deadline: &Deadline,
+) -> Result<(String, String)> {
+    let slot_tab = slot.tab_slot(tab_id).ok_or_else(|| CliError::TabNotFound {
+        session: slot.id.clone(),
+        tab: tab_id.to_string(),
+    })?;
+    let mut state = tokio::time::timeout(deadline.remaining(), slot_tab.state.lock())
+        .await
+        .map_err(|_| deadline.timeout("browser start"))?;
+    let page = attach::attach(slot, tab_id, &mut state, conn, deadline, true).await?;
+    if let Some(url) = open_url {
+        match navigation::navigate(&page, url, deadline, "browser start").await {
+            Ok(()) if fresh => navigation::forget_history(&page, deadline).await?,
+            Ok(()) => {}
+            Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {
+                warnings.push(format!("--open-url: {e}"));
+            }
+            Err(e) => return Err(e),
+        }
+        // The page changed under the tab's ref table and URL/title checks.
+        state.info_trusted = false;
+        state.forget_refs(&slot.dir, tab_id);
+    }
+    let (url, title) = eval::page_info(&page, deadline).await?;
+    slot.update(|r| {
+        if let Some(t) = r.tabs.iter_mut().find(|t| t.tab_id == tab_id) {
+            t.url.clone_from(&url);
+            t.title.clone_from(&title);
+        }
+    })?;
+    Ok((url, title))
+}
+
+impl Start {
+    /// Checks what can be checked before anything is started.
+    fn validate(&self) -> Result<Mode> {
+        if let Some(url) = &self.open_url {
+            navigation::normalize_url(url)?; // refused before a browser is started
+        }
+        let mode = self.mode.unwrap_or(if self.cdp_endpoint.is_some() {
+            Mode::Cloud
+        } else {
+            Mode::Local
+        });
+        if let Some(id) = &self.set_session_id
+            && !model::valid_session_id(id)
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "invalid session id '{id}': must match ^[a-z][a-z0-9_-]{{1,63}}$"
+            )));
+        }
+        if let Some(p) = &self.profile
+            && !model::valid_profile_name(p)
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "invalid profile name '{p}': use letters, digits, '.', '_' or '-'"
+            )));
+        }
+        if mode == Mode::Extension {
+            return Err(CliError::Unsupported(
+                "extension mode is not supported yet; use --mode local, or --cdp-endpoint to attach to a running browser".into(),
+            ));
+        }
+        if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
+            return Err(CliError::InvalidArgument(
+                "--mode cloud needs --cdp-endpoint <ws:// or http:// URL> of the remote browser"
+                    .into(),
+            ));
+        }
+        Ok(mode)
+    }
+
+    /// `--set-session-id` of a session that exists: attach to it.
+    async fn reuse(
+        &self,
+        id: &str,
+        slot: Arc<BrowserSession>,
+        mut warnings: Vec<String>,
+        deadline: &Deadline,
+    ) -> Result<Done<StartData>> {
+        let rec = slot.record();
+        if let Some(p) = &self.profile
+            && rec.profile.as_deref() != Some(p.as_str())
+        {
+            let bound = rec.profile.as_deref().unwrap_or("(its own)");
+            return Err(CliError::InvalidArgument(format!(
+                "session '{id}' is bound to profile '{bound}' but --profile '{p}' was passed; omit --profile to reuse the session"
+            )));
+        }
+        let conn = slot.connect(deadline).await?;
+        let first = rec
+            .tabs
+            .first()
+            .cloned()
+            .ok_or_else(|| CliError::internal("session has no tabs"))?;
+        let mut tab = TabInfo::from(&first);
+        if self.open_url.is_some() {
+            let (url, title) = load_in_tab(
+                &slot,
+                &conn,
+                &first.tab_id,
+                self.open_url.as_deref(),
+                false,
+                &mut warnings,
+                deadline,
+            )
+            .await?;
+            tab.url = url;
+            tab.title = title;
+        } else if let Some(t) = targets::page_targets(&conn, deadline)
+            .await?
+            .into_iter()
+            .find(|t| t.target_id == first.target_id)
+        {
+            tab.url = t.url;
+            tab.title = t.title;
+        }
+        let mut cx = tab_context(id, &tab);
+        cx.window_id = rec.context_window(&first.tab_id);
+        let mut done = Done::with_context(start_data(&rec, tab, true), cx);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl GlobalCommand for Start {
+    type Data = StartData;
+
+    async fn run(self, cx: &Cx<'_>) -> Result<Done<StartData>> {
+        let (sessions, deadline) = (cx.sessions, cx.deadline);
+        let mode = self.validate()?;
+        let headers = parse_headers(&self.headers)?;
+        let mut warnings = Vec::new();
+        if !headers.is_empty() && self.cdp_endpoint.is_none() {
+            warnings.push("--header is only used with --cdp-endpoint; ignored".to_string());
+        }
+
+        let _creating = tokio::time::timeout(deadline.remaining(), sessions.creating())
+            .await
+            .map_err(|_| deadline.timeout("browser start"))?;
+
+        if let Some(id) = &self.set_session_id
+            && let Some(slot) = sessions.get(id)
+        {
+            return self.reuse(id, slot, warnings, deadline).await;
+        }
+
+        let (session_id, auto_number) = match &self.set_session_id {
+            Some(id) => (id.clone(), None),
+            None => {
+                let (id, n) = sessions.peek_session_id()?;
+                (id, Some(n))
+            }
+        };
+        let headless = self.headless.or(cx.env.browser_headless).unwrap_or(false);
+
+        let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
+            let (conn, ws) = connect_endpoint(
+                endpoint,
+                &headers,
+                deadline::CONNECT_ENDPOINT,
+                deadline,
+                "connecting to --cdp-endpoint",
+            )
+            .await?;
+            let record = SessionRecord {
+                session_id: session_id.clone(),
+                mode,
+                profile: None,
+                profile_named: false,
+                profile_dir: None,
+                headless,
+                launched: false,
+                browser_pid: None,
+                cdp_endpoint: ws,
+                user_endpoint: Some(endpoint.clone()),
+                headers,
+                executable: None,
+                status: SessionStatus::Running,
+                tabs: Vec::new(),
+                next_tab: 1,
+                windows: Vec::new(),
+                next_window: 0,
+            };
+            (
+                record,
+                BrowserConn {
+                    conn,
+                    generation: 1,
+                },
+                None,
+            )
+        } else {
+            let (profile, named) = match &self.profile {
+                Some(p) => (p.clone(), true),
+                None => (format!("session-{session_id}"), false),
+            };
+            if let Some(holder) = sessions.all().into_iter().find(|s| {
+                s.with_record(|r| r.profile.as_deref() == Some(profile.as_str()))
+                    && s.observed_status() == SessionStatus::Running
+            }) {
+                return Err(CliError::ProfileInUse {
+                    profile,
+                    session: holder.id.clone(),
+                });
+            }
+            let profile_dir = sessions.home().profile_dir(&profile);
+            store::ensure_private_dir(&profile_dir)?;
+            let executable = cx.env.browser_executable.clone();
+            let launched =
+                match launch::launch(executable.clone(), headless, profile_dir.clone(), 1).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        if !named {
+                            let _ = std::fs::remove_dir_all(&profile_dir);
+                        }
+                        return Err(e);
+                    }
+                };
+            let record = SessionRecord {
+                session_id: session_id.clone(),
+                mode,
+                profile: Some(profile),
+                profile_named: named,
+                profile_dir: Some(profile_dir.clone()),
+                headless,
+                launched: true,
+                browser_pid: launched.pid,
+                cdp_endpoint: launched.ws_url.clone(),
+                user_endpoint: None,
+                headers: Vec::new(),
+                executable: executable.map(|p| p.display().to_string()),
+                status: SessionStatus::Running,
+                tabs: Vec::new(),
+                next_tab: 1,
+                windows: Vec::new(),
+                next_window: 0,
+            };
+            (record, launched.conn, Some(launched.browser))
+        };
+
+        if let Some(n) = auto_number {
+            sessions.commit_session_id(n)?;
+        }
+        let slot = sessions.new_session(record)?;
+        slot.set_generation(conn.generation);
+        slot.set_conn(Some(conn.clone()));
+        slot.set_owned(owned);
+        sessions.insert(slot.clone());
+        let tab = match first_tab(
+            &slot,
+            &conn,
+            self.open_url.as_deref(),
+            &mut warnings,
+            deadline,
+        )
+        .await
+        {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = teardown(sessions, &slot).await;
+                return Err(e);
+            }
+        };
+        let rec = slot.record();
+        let context = tab_context(&session_id, &tab);
+        let mut done = Done::with_context(start_data(&rec, tab, false), context);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl GlobalCommand for ListSessions {
+    type Data = SessionListData;
+
+    async fn run(self, cx: &Cx<'_>) -> Result<Done<SessionListData>> {
+        let sessions: Vec<SessionInfo> =
+            cx.sessions.all().iter().map(|s| session_info(s)).collect();
+        Ok(Done::data(SessionListData {
+            total_sessions: sessions.len() as u64,
+            sessions,
+        }))
+    }
+}
+
+impl SessionCommand for Status {
+    type Data = StatusData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<StatusData>> {
+        // Probe the browser so a crash shows up as `crashed` (best effort).
+        let _ = slot.connect(cx.deadline).await;
+        let tabs = refresh_tabs(slot, cx.deadline).await;
+        Ok(Done::data(StatusData {
+            session: session_info(slot),
+            tabs,
+            capabilities: Capabilities {
+                snapshot: true,
+                pdf: false,
+                upload: false,
+            },
+        }))
+    }
+}
+
+impl SessionCommand for Close {
+    type Data = CloseData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    /// Closing a session that does not exist succeeds, with a warning: it is closed either way.
+    fn when_missing(&self) -> Option<Done<CloseData>> {
+        let sid = self.target.session.clone();
+        let mut done = Done::with_context(
+            CloseData {
+                session_id: sid.clone(),
+                status: SessionStatus::Closed,
+                closed_tabs: 0,
+            },
+            Context::session(&sid),
+        );
+        done.warnings
+            .push("session not found — already closed".to_string());
+        Some(done)
+    }
+
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CloseData>> {
+        let deadline = cx.deadline;
+        let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
+            .await
+            .map_err(|_| deadline.timeout("browser close"))?;
+        let closed_tabs = teardown(cx.sessions, slot).await;
+        Ok(Done::with_context(
+            CloseData {
+                session_id: slot.id.clone(),
+                status: SessionStatus::Closed,
+                closed_tabs: closed_tabs as u64,
+            },
+            Context::session(&slot.id),
+        ))
+    }
+}
+
+impl SessionCommand for Restart {
+    type Data = RestartData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<RestartData>> {
+        let deadline = cx.deadline;
+        let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
+            .await
+            .map_err(|_| deadline.timeout("browser restart"))?;
+        let rec = slot.record();
+        shutdown_browser(slot, &rec).await;
+        let generation = slot.next_generation();
+        let (conn, pid, ws, owned) = if rec.launched {
+            let profile = rec
+                .profile
+                .clone()
+                .unwrap_or_else(|| format!("session-{}", rec.session_id));
+            let dir = rec
+                .profile_dir
+                .clone()
+                .unwrap_or_else(|| cx.sessions.home().profile_dir(&profile));
+            store::ensure_private_dir(&dir)?;
+            let l = launch::launch(
+                rec.executable.clone().map(Into::into),
+                rec.headless,
+                dir,
+                generation,
+            )
+            .await?;
+            (l.conn, l.pid, l.ws_url, Some(l.browser))
+        } else {
+            let endpoint = rec
+                .user_endpoint
+                .clone()
+                .unwrap_or(rec.cdp_endpoint.clone());
+            let (conn, ws) = connect_endpoint(
+                &endpoint,
+                &rec.headers,
+                deadline::CONNECT_ENDPOINT,
+                deadline,
+                "browser restart",
+            )
+            .await?;
+            (BrowserConn { conn, generation }, None, ws, None)
+        };
+        // Old refs and tabs belong to the old browser.
+        for t in &rec.tabs {
+            artifacts::remove_refs(&slot.dir, &t.tab_id);
+        }
+        slot.update(|r| {
+            r.browser_pid = pid;
+            r.cdp_endpoint = ws;
+            r.status = SessionStatus::Running;
+            r.tabs.clear();
+            r.next_tab = 1;
+            // A new browser: its windows start again at w0, like its tabs at t1.
+            r.windows.clear();
+            r.next_window = 0;
+        })?;
+        slot.set_conn(Some(conn.clone()));
+        slot.set_owned(owned);
+        let tab = first_tab(slot, &conn, None, &mut Vec::new(), deadline).await?;
+        Ok(Done::with_context(
+            RestartData {
+                session: session_info(slot),
+                reopened: true,
+            },
+            Context::tab(&slot.id, &tab.tab_id),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse() {
+        let h = parse_headers(&["Authorization: Bearer x".to_string()]).unwrap_or_default();
+        assert_eq!(
+            h,
+            vec![("Authorization".to_string(), "Bearer x".to_string())]
+        );
+        assert!(parse_headers(&["nocolon".to_string()]).is_err());
+        assert!(parse_headers(&[":v".to_string()]).is_err());
+    }
+}

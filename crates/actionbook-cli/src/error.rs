@@ -1,0 +1,366 @@
+//! The crate's error type: the one place where errors become envelope error codes, and where the
+//! errors of the lower crates (cdp-protocol, frame-graph, a11y-snapshot) convert into it.
+
+use a11y_snapshot::{RefTable, SnapshotError};
+use cdp_protocol::CdpError;
+use envelope::{ErrorCode, ErrorInfo};
+use frame_graph::FrameGraphError;
+use serde_json::Value;
+
+/// Everything a command can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// A bad argument value (bad id, bad URL, unknown mode ...).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// No session with this id.
+    #[error("session '{0}' not found")]
+    SessionNotFound(String),
+    /// No tab with this id in the session.
+    #[error("tab '{tab}' not found")]
+    TabNotFound {
+        /// The session searched.
+        session: String,
+        /// The tab asked for.
+        tab: String,
+    },
+    /// A selector matched nothing.
+    #[error("element not found: {selector}")]
+    ElementNotFound {
+        /// The selector as given.
+        selector: String,
+    },
+    /// The node went away and something else sits in its place.
+    #[error("{0}")]
+    Stale(String),
+    /// A frame could not be found.
+    #[error("frame not found: {0}")]
+    FrameNotFound(String),
+    /// The operation did not finish in time.
+    #[error("{what} timed out after {ms}ms")]
+    Timeout {
+        /// What timed out (e.g. `browser goto`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+    },
+    /// A navigation failed (Chromium's net error in `reason`).
+    #[error("navigation to {url} failed: {reason}")]
+    NavigationFailed {
+        /// The URL asked for.
+        url: String,
+        /// Chromium's error text, e.g. `net::ERR_CONNECTION_REFUSED`.
+        reason: String,
+    },
+    /// Page script threw.
+    #[error("{message}")]
+    EvalFailed {
+        /// The JavaScript error message.
+        message: String,
+        /// Structured details (error type, stack).
+        details: Option<Value>,
+    },
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    ArtifactWrite {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not supported (yet) in this mode.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A profile already belongs to a running session.
+    #[error("profile '{profile}' is already in use by session '{session}'")]
+    ProfileInUse {
+        /// The profile name.
+        profile: String,
+        /// The session holding it.
+        session: String,
+    },
+    /// The session's browser is not running any more.
+    #[error(
+        "the browser of session '{session}' is not running ({detail}); run `actionbook browser restart --session {session}` to relaunch it"
+    )]
+    BrowserGone {
+        /// The session.
+        session: String,
+        /// What was observed.
+        detail: String,
+    },
+    /// The page of a tab crashed (its renderer process is gone); the tab itself is still there.
+    #[error(
+        "the page in tab '{tab}' of session '{session}' crashed (its renderer process is gone); `actionbook browser reload --session {session} --tab {tab}` or `browser goto` loads it again"
+    )]
+    PageCrashed {
+        /// The session.
+        session: String,
+        /// The tab.
+        tab: String,
+    },
+    /// The page of a tab did not answer when attached: its renderer crashed or a script blocks it.
+    #[error(
+        "the page in tab '{tab}' of session '{session}' does not answer (its renderer crashed, or a script keeps it busy); `actionbook browser reload --session {session} --tab {tab}` or `browser goto` loads it again"
+    )]
+    PageUnresponsive {
+        /// The session.
+        session: String,
+        /// The tab.
+        tab: String,
+    },
+    /// `new-tab` with URLs that did not load: their tabs stay open (on the error page) and are
+    /// reported, with the tabs that did load.
+    #[error("{}", open_failed_message(failed, opened))]
+    OpenFailed {
+        /// The tabs whose URL loaded.
+        opened: Vec<envelope::TabInfo>,
+        /// The URLs that did not, each with its tab and error.
+        failed: Vec<FailedOpen>,
+    },
+    /// No browser executable could be found or started.
+    #[error(
+        "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
+    )]
+    BrowserNotFound {
+        /// What was tried.
+        detail: String,
+    },
+    /// Talking to the browser failed.
+    #[error("cdp: {0}")]
+    Cdp(#[from] CdpError),
+    /// The daemon could not be reached or answered nonsense.
+    #[error("daemon: {0}")]
+    Daemon(String),
+    /// Local I/O failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// A bug or an unexpected browser answer.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl CliError {
+    /// The envelope error code. The single place that maps errors to codes.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
+            CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
+            CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::Stale(_) => ErrorCode::StaleElement,
+            CliError::Timeout { .. } => ErrorCode::Timeout,
+            CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
+            CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
+            CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
+            CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
+            CliError::ProfileInUse { .. } => ErrorCode::SessionAlreadyExists,
+            CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
+                ErrorCode::CdpConnectionFailed
+            }
+            CliError::PageUnresponsive { .. } => ErrorCode::Timeout,
+            CliError::OpenFailed { failed, .. } => failed
+                .first()
+                .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
+            CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
+            CliError::Cdp(e) => match e {
+                CdpError::Timeout { .. } => ErrorCode::Timeout,
+                CdpError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
+                CdpError::ConnectionClosed
+                | CdpError::SessionClosed { .. }
+                | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
+                _ => ErrorCode::InternalError,
+            },
+            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
+                ErrorCode::InternalError
+            }
+        }
+    }
+
+    /// Whether retrying the same command may succeed.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            CliError::Timeout { .. }
+                | CliError::PageUnresponsive { .. }
+                | CliError::Cdp(_)
+                | CliError::Daemon(_)
+        )
+    }
+
+    /// Structured details for the envelope's `error.details`.
+    pub fn details(&self) -> Option<Value> {
+        match self {
+            CliError::ElementNotFound { selector } => {
+                Some(serde_json::json!({ "selector": selector }))
+            }
+            CliError::NavigationFailed { url, reason } => {
+                Some(serde_json::json!({ "url": url, "reason": reason }))
+            }
+            CliError::EvalFailed { details, .. } => details.clone(),
+            CliError::TabNotFound { session, tab } => {
+                Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
+            }
+            CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
+            CliError::OpenFailed { opened, failed } => Some(serde_json::json!({
+                "opened_tabs": opened,
+                "failed_urls": failed.iter().map(|f| serde_json::json!({
+                    "url": f.url,
+                    "tab_id": f.tab_id,
+                    "code": f.error.code(),
+                    "message": f.error.to_string(),
+                })).collect::<Vec<_>>(),
+            })),
+            _ => None,
+        }
+    }
+
+    /// A hint for the user, when there is a useful one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            CliError::SessionNotFound(_) => {
+                Some("run `actionbook browser list-sessions` to see available sessions")
+            }
+            CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            // Refs are numbered per document: after a navigation the old ones are gone.
+            CliError::ElementNotFound { selector } if selector.starts_with('@') => {
+                Some("refs come from the latest `browser snapshot` of this page; run it again")
+            }
+            CliError::Stale(_) => Some("run `browser snapshot` again for fresh refs"),
+            _ => None,
+        }
+    }
+
+    /// The envelope's `error` object.
+    pub fn to_info(&self) -> ErrorInfo {
+        let mut info =
+            ErrorInfo::new(self.code(), self.to_string()).with_retryable(self.retryable());
+        if let Some(d) = self.details() {
+            info = info.with_details(d);
+        }
+        if let Some(h) = self.hint() {
+            info = info.with_hint(h);
+        }
+        info
+    }
+
+    /// Shorthand for an internal error.
+    pub(crate) fn internal(msg: impl Into<String>) -> Self {
+        CliError::Internal(msg.into())
+    }
+}
+
+impl From<FrameGraphError> for CliError {
+    fn from(e: FrameGraphError) -> CliError {
+        match e {
+            FrameGraphError::Cdp(c) => CliError::Cdp(c),
+            FrameGraphError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            other => CliError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<SnapshotError> for CliError {
+    fn from(e: SnapshotError) -> CliError {
+        CliError::on_selector(e, "")
+    }
+}
+
+impl CliError {
+    /// A snapshot-layer error met while working on `selector` (what the user gave).
+    pub(crate) fn on_selector(e: SnapshotError, selector: &str) -> CliError {
+        match e {
+            SnapshotError::RefNotFound { .. }
+            | SnapshotError::NotFound { .. }
+            | SnapshotError::UnknownEncodedId { .. } => CliError::ElementNotFound {
+                selector: selector.to_string(),
+            },
+            SnapshotError::Stale { reason, .. } => CliError::Stale(format!(
+                "{selector} is stale ({reason}): the page changed since the snapshot that gave it; \
+                 run `browser snapshot` again"
+            )),
+            SnapshotError::InvalidSelector { .. }
+            | SnapshotError::InvalidRef { .. }
+            | SnapshotError::InvalidEncodedId { .. }
+            | SnapshotError::InvalidXPath { .. } => {
+                // Browser messages carry a JS stack; the first line says it all.
+                let msg = e.to_string();
+                CliError::InvalidArgument(msg.lines().next().unwrap_or_default().to_string())
+            }
+            SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            SnapshotError::Cdp(c) => CliError::on_node(c, selector),
+            SnapshotError::FrameGraph(FrameGraphError::Cdp(c)) => CliError::on_node(c, selector),
+            SnapshotError::FrameGraph(g) => g.into(),
+            other => CliError::Internal(other.to_string()),
+        }
+    }
+
+    /// A CDP error met while acting on the node `selector` names: a gone node
+    /// ([`cdp_protocol::ErrorKind::is_gone`]) is STALE_ELEMENT with what to do, anything else stays a
+    /// CDP error.
+    pub(crate) fn on_node(e: CdpError, selector: &str) -> CliError {
+        if e.is_gone() {
+            CliError::Stale(format!(
+                "{selector} is no longer in the page: it is from an earlier page or was removed since it \
+                 was found; run `browser snapshot` again"
+            ))
+        } else {
+            CliError::Cdp(e)
+        }
+    }
+
+    /// The error for a ref the table does not know. Numbers below the table's counter were handed
+    /// out for an earlier page and dropped when it navigated away: that is stale, not a typo.
+    pub(crate) fn unknown_ref(refs: Option<&RefTable>, number: u32, selector: &str) -> CliError {
+        match refs {
+            Some(t) if number < t.next_number() => CliError::Stale(format!(
+                "ref {selector} is from an earlier page: the page navigated since that snapshot; \
+                 run `browser snapshot` again"
+            )),
+            _ => CliError::ElementNotFound {
+                selector: selector.to_string(),
+            },
+        }
+    }
+}
+
+/// One URL of `new-tab` that did not load.
+#[derive(Debug)]
+pub struct FailedOpen {
+    /// The URL as given.
+    pub url: String,
+    /// The tab opened for it (showing the error page).
+    pub tab_id: String,
+    /// Why it did not load.
+    pub error: Box<CliError>,
+}
+
+fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> String {
+    let reasons = failed
+        .iter()
+        .map(|f| format!("{} (tab {}): {}", f.url, f.tab_id, f.error))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let total = failed.len() + opened.len();
+    let opened = match opened.len() {
+        0 => String::new(),
+        _ => format!(
+            "; opened: {}",
+            opened
+                .iter()
+                .map(|t| t.tab_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "{} of {total} URLs did not load: {reasons}{opened}",
+        failed.len()
+    )
+}
+
+/// The crate's result type.
+pub type Result<T, E = CliError> = std::result::Result<T, E>;
