@@ -67,6 +67,9 @@ pub use deadline::{DEFAULT_TIMEOUT_MS, Deadline};
 pub use engine::{Engine, EngineConfig, Request};
 pub use envelope::{self, CommandName, Envelope};
 pub use error::CliError;
-pub use model::{ClientEnv, CommandTraits, Mode, SessionStatus, SessionTarget, TabTarget};
+pub use model::{
+    ClientEnv, CommandTraits, Mode, SessionId, SessionStatus, SessionTarget, TabId, TabTarget,
+    WindowId,
+};
 pub use reply::unknown_command_json;
 pub use store::Home;

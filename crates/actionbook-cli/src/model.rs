@@ -48,18 +48,95 @@ pub(crate) fn mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
     schemars::json_schema!({ "type": "string", "enum": names })
 }
 
+macro_rules! id_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+            schemars::JsonSchema,
+        )]
+        #[serde(transparent)]
+        #[schemars(transparent)]
+        pub struct $name(pub String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                $name(s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl From<&$name> for String {
+            fn from(id: &$name) -> String {
+                id.0.clone()
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::convert::Infallible;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Ok($name(s.to_string()))
+            }
+        }
+    };
+}
+
+id_newtype!(
+    /// A session id (`s1`, or a semantic one such as `research-google`).
+    SessionId
+);
+id_newtype!(
+    /// A tab id within its session (`t1`, `t2`, ...).
+    TabId
+);
+id_newtype!(
+    /// A window id within its session (`w0`, `w1`, ...).
+    WindowId
+);
+
 /// `--session <SID>`: the session a session-level command addresses.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SessionTarget {
     /// Session id.
     #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
-    pub session: String,
+    pub session: SessionId,
 }
 
 impl SessionTarget {
     /// The session `session`.
-    pub fn new(session: impl Into<String>) -> SessionTarget {
+    pub fn new(session: impl Into<SessionId>) -> SessionTarget {
         SessionTarget {
             session: session.into(),
         }
@@ -72,15 +149,15 @@ impl SessionTarget {
 pub struct TabTarget {
     /// Session id.
     #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
-    pub session: String,
+    pub session: SessionId,
     /// Tab id.
     #[cfg_attr(feature = "cli", arg(long, value_name = "TID"))]
-    pub tab: String,
+    pub tab: TabId,
 }
 
 impl TabTarget {
     /// Tab `tab` of session `session`.
-    pub fn new(session: impl Into<String>, tab: impl Into<String>) -> TabTarget {
+    pub fn new(session: impl Into<SessionId>, tab: impl Into<TabId>) -> TabTarget {
         TabTarget {
             session: session.into(),
             tab: tab.into(),

@@ -526,7 +526,7 @@ impl SessionCommand for Close {
 
     /// Closing a session that does not exist succeeds, with a warning: it is closed either way.
     fn when_missing(&self) -> Option<Done<CloseData>> {
-        let sid = self.target.session.clone();
+        let sid = self.target.session.to_string();
         let mut done = Done::with_context(
             CloseData {
                 session_id: sid.clone(),

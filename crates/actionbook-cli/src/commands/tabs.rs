@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cx, SessionCommand};
 use crate::error::{CliError, FailedOpen, Result};
-use crate::model::{self, SessionTarget, TabTarget};
+use crate::model::{self, SessionTarget, TabId, TabTarget, WindowId};
 use crate::page::{eval, navigation};
 use crate::reply::Done;
 use crate::session::targets::{self, refresh_tabs};
@@ -42,14 +42,14 @@ pub struct NewTab {
     /// Open in this window (wN).
     #[cfg_attr(feature = "cli", arg(long, value_name = "WID"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<String>,
+    pub window: Option<WindowId>,
     /// Custom tab id, once per URL in order.
     #[cfg_attr(
         feature = "cli",
         arg(long = "tab", visible_alias = "set-tab-id", value_name = "TID")
     )]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tab_ids: Vec<String>,
+    pub tab_ids: Vec<TabId>,
 }
 
 /// `browser close-tab`.
@@ -146,7 +146,7 @@ impl SessionCommand for NewTab {
                     slot.id
                 )));
             }
-            into_window = Some(w.clone());
+            into_window = Some(w.to_string());
         }
         let mut opened: Vec<TabInfo> = Vec::new();
         let mut failed: Vec<FailedOpen> = Vec::new();
@@ -173,7 +173,7 @@ impl SessionCommand for NewTab {
             };
             let tab_id = slot.update(|r| {
                 let id = match self.tab_ids.get(i) {
-                    Some(id) => id.clone(),
+                    Some(id) => id.to_string(),
                     None => r.alloc_tab_id(),
                 };
                 r.tabs.push(TabRecord {
@@ -260,7 +260,7 @@ impl SessionCommand for CloseTab {
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CloseTabData>> {
         let deadline = cx.deadline;
-        let tab = self.target.tab.clone();
+        let tab = self.target.tab.to_string();
         let Some(rec) = slot.with_record(|r| r.tab(&tab).cloned()) else {
             return Err(CliError::TabNotFound {
                 session: slot.id.clone(),

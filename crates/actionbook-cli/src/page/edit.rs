@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use cdp_protocol::dom;
 
@@ -155,7 +155,14 @@ pub(crate) async fn set_value(
     text: &str,
     deadline: &Deadline,
 ) -> Result<Option<String>> {
-    call_on(node, selector, SET_VALUE_JS, vec![json!(text)], deadline).await
+    call_on(
+        node,
+        selector,
+        SET_VALUE_JS,
+        vec![Value::String(text.to_string())],
+        deadline,
+    )
+    .await
 }
 
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text

@@ -69,7 +69,9 @@ pub(crate) async fn create_target(
     Ok(r.target_id.into_inner())
 }
 
-/// Closes a page target.
+/// Closes a page target and waits (bounded) until the browser no longer lists it:
+/// `Target.closeTarget` answers before the target is gone, and a target list read in between
+/// would still show it (and the page that opened it would adopt it again as a new tab).
 pub(crate) async fn close_target(
     conn: &BrowserConn,
     target_id: &str,
@@ -83,6 +85,14 @@ pub(crate) async fn close_target(
             deadline.capped(deadline::QUICK_CALL),
         )
         .await?;
+    let until = tokio::time::Instant::now() + deadline.capped(deadline::QUICK_CALL);
+    while tokio::time::Instant::now() < until {
+        let listed = page_targets(conn, deadline).await?;
+        if !listed.iter().any(|t| t.target_id == target_id) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     Ok(())
 }
 

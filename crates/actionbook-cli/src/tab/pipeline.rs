@@ -59,7 +59,7 @@ async fn find(
     deadline: &Deadline,
 ) -> std::result::Result<(Arc<BrowserSession>, Arc<TabSlot>), (Option<Context>, CliError)> {
     let Some(slot) = sessions.get(&target.session) else {
-        return Err((None, CliError::SessionNotFound(target.session.clone())));
+        return Err((None, CliError::SessionNotFound(target.session.to_string())));
     };
     // A tab the page opened itself (a popup) is recorded when first looked for.
     if slot.tab_slot(&target.tab).is_none() && slot.conn().is_some() {
@@ -70,8 +70,8 @@ async fn find(
         None => Err((
             Some(Context::session(&target.session)),
             CliError::TabNotFound {
-                session: target.session.clone(),
-                tab: target.tab.clone(),
+                session: target.session.to_string(),
+                tab: target.tab.to_string(),
             },
         )),
     }

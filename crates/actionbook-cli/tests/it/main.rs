@@ -5,6 +5,7 @@ mod support;
 
 mod cli;
 mod crash;
+mod daemon;
 mod frames;
 mod interact;
 mod layers;
