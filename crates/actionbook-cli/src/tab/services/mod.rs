@@ -114,3 +114,35 @@ impl std::fmt::Debug for Services {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn dropping_the_services_stops_their_tasks() {
+        let (alive, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _alive = alive;
+            std::future::pending::<()>().await
+        });
+        let services = Services {
+            services: Vec::new(),
+            tasks: vec![task.abort_handle()],
+        };
+        drop(services);
+        // The task was aborted, so what it held is gone.
+        assert!(stopped.await.is_err());
+        assert!(task.await.is_err_and(|e| e.is_cancelled()));
+    }
+
+    #[test]
+    fn services_are_found_by_type() {
+        let services = Services {
+            services: vec![Arc::new(dialogs::DialogAnswerer::default())],
+            tasks: Vec::new(),
+        };
+        assert!(services.get::<dialogs::DialogAnswerer>().is_some());
+        assert!(services.get::<crash::CrashWatch>().is_none());
+    }
+}
