@@ -455,6 +455,23 @@ mod tests {
     }
 
     #[test]
+    fn fixed_choices_are_enums_in_the_schema() {
+        let start = CommandSpec::of(CommandName::BrowserStart).map(|s| (s.schema)().to_value());
+        let mode = start.as_ref().map(|s| s["properties"]["mode"].clone());
+        let names: Vec<&str> = crate::model::MODES
+            .iter()
+            .map(|(m, _)| m.as_str())
+            .collect();
+        assert_eq!(
+            mode.as_ref().map(|m| m["enum"].clone()),
+            Some(serde_json::json!(names)),
+            "{start:?}"
+        );
+        let close = CommandSpec::of(CommandName::BrowserClose);
+        assert!(close.is_some_and(|c| c.traits.destructive && c.traits.idempotent));
+    }
+
+    #[test]
     fn commands_round_trip_through_the_wire_form() {
         let goto = Command::from(navigation::Goto {
             url: "http://x/".into(),
