@@ -34,6 +34,7 @@ mod dialogs;
 pub mod engine;
 pub mod error;
 pub mod ipc;
+pub mod manuals;
 pub mod output;
 mod page_frames;
 mod page_info;
