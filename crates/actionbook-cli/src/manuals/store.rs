@@ -14,7 +14,7 @@
 //!   content from `areas`, kept in step by triggers.
 //! - `meta`: key/value (`bundled_version`: which bundled manuals were loaded).
 //!
-//! A later schema adds one entry to [`MIGRATIONS`]; opening an older file runs the missing steps in
+//! A later schema adds one entry to `MIGRATIONS`; opening an older file runs the missing steps in
 //! one transaction, and a file newer than this build is refused ([`ManualsError::StoreTooNew`]).
 
 use std::path::{Path, PathBuf};
