@@ -83,4 +83,107 @@ mod tests {
             }
         }
     }
+
+    /// The fixture site's home page, read from the CLI tests' own definition so the bundled area
+    /// cannot drift from it unnoticed.
+    fn fixture_home_html() -> String {
+        let support = include_str!("../../tests/it/support.rs");
+        let start = support.find("\"/index.html\",\n        r#\"").expect(
+            "tests/it/support.rs no longer defines /index.html as before: update bundled.json",
+        ) + "\"/index.html\",\n        r#\"".len();
+        let end = support[start..]
+            .find("\"#")
+            .expect("end of the /index.html page")
+            + start;
+        support[start..end].to_string()
+    }
+
+    /// Every bundled CSS selector and XPath matches exactly one element of its page (frames
+    /// included), and both name the same element.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bundled_selectors_match_exactly_one_element() {
+        use cdp_protocol::testing::{
+            FixtureServer, chromium_available, launch_test_browser, open_blank_page,
+        };
+        use cdp_protocol::{page, runtime};
+        use std::time::Duration;
+        if !chromium_available() {
+            eprintln!("skipped: no Chromium");
+            return;
+        }
+        let server = FixtureServer::start().await;
+        let html = "text/html; charset=utf-8";
+        server.route("/demo.html", html, include_str!("../../demo/index.html"));
+        server.route("/index.html", html, fixture_home_html());
+        let browser = launch_test_browser().await;
+        let (_, session) = open_blank_page(&browser).await.unwrap();
+        session.send(&page::Enable).await.unwrap();
+        let mut checked = 0;
+        for area in areas().unwrap() {
+            let path = if area.url.starts_with("file:") {
+                "/demo.html"
+            } else {
+                "/index.html"
+            };
+            let mut loads = session.subscribe::<page::LoadEventFired>();
+            session
+                .send(&page::Navigate {
+                    url: server.url(path),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            tokio::time::timeout(Duration::from_secs(20), loads.recv())
+                .await
+                .expect("page load within 20 s");
+            for e in &area.elements {
+                let css = serde_json::to_string(e.css.as_deref().unwrap()).unwrap();
+                let xpath = serde_json::to_string(&e.xpath).unwrap();
+                let expression = format!(
+                    "(() => {{
+                        const docs = [document, ...Array.from(document.querySelectorAll('iframe'))
+                            .map(f => {{ try {{ return f.contentDocument; }} catch (_) {{ return null; }} }})
+                            .filter(Boolean)];
+                        const css = {css}, xpath = {xpath};
+                        const byCss = [], byXpath = [];
+                        for (const d of docs) {{
+                            byCss.push(...d.querySelectorAll(css));
+                            if (xpath) {{
+                                const r = d.evaluate(xpath, d, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+                                for (let i = 0; i < r.snapshotLength; i++) byXpath.push(r.snapshotItem(i));
+                            }}
+                        }}
+                        return [byCss.length, xpath ? byXpath.length : 1, !xpath || byCss[0] === byXpath[0]];
+                    }})()"
+                );
+                let r = session
+                    .send(&runtime::Evaluate {
+                        expression,
+                        return_by_value: Some(true),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap();
+                assert!(
+                    r.exception_details.is_none(),
+                    "{} {}: {:?}",
+                    area.area_id,
+                    e.element_id,
+                    r.exception_details
+                );
+                assert_eq!(
+                    r.result.value,
+                    Some(serde_json::json!([1, 1, true])),
+                    "{} {}: css {:?} xpath {:?}",
+                    area.area_id,
+                    e.element_id,
+                    e.css,
+                    e.xpath
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 10);
+        let _ = browser.close().await;
+    }
 }

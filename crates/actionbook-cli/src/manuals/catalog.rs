@@ -5,7 +5,7 @@
 //! - `search`: the local hits and the remote's first `page × page_size` hits are merged, a hit
 //!   both have becomes one (the local fields, blanks filled from the remote, the higher score),
 //!   ordered by score with local first on equal scores, then cut to the page asked for. `total`
-//!   is local + remote − duplicates seen.
+//!   is local + remote − duplicates seen; merged results reach [`MERGE_DEPTH`] hits deep.
 //! - `get`: the local area, with the remote's elements whose ids it lacks appended; the remote's
 //!   area when only it has one.
 //! - `manual`: the remote's answer when it has one (level 1 also lists the local groups of the
@@ -26,6 +26,9 @@ use super::record::Recording;
 use super::remote::RemoteApi;
 use super::store::{AreaListItem, Origin, SearchQuery, Store, Upsert};
 use super::transfer::{AreasDocument, read_areas_file};
+
+/// How deep merged (local + remote) search results go: pages beyond this many hits are empty.
+pub const MERGE_DEPTH: u64 = 500;
 
 /// A command's answer: its `data`, its `meta.pagination`, its `meta.warnings`.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,6 +206,7 @@ impl Manuals {
 
     /// `search`: data exactly as spec 6.1, pagination for `meta.pagination`.
     pub fn search(&self, q: &SearchQuery) -> Result<Answer<SearchData>> {
+        q.validate()?;
         let Some(remote) = &self.remote else {
             let page = self.store.search(q)?;
             return Ok(Answer {
@@ -214,27 +218,15 @@ impl Manuals {
                 warnings: Vec::new(),
             });
         };
-        // Enough of both lists to fill the page asked for after merging.
-        let window = q.page.saturating_mul(q.page_size);
+        // Enough of both lists to fill the page asked for after merging (at most MERGE_DEPTH).
+        let window = q.page.saturating_mul(q.page_size).min(MERGE_DEPTH);
         let mut first = q.clone();
         first.page = 1;
-        first.page_size = window.min(super::store::MAX_PAGE_SIZE * 5);
-        let local = {
-            let mut l = first.clone();
-            l.page_size = l.page_size.min(super::store::MAX_PAGE_SIZE);
-            // The store caps a page at MAX_PAGE_SIZE; walk pages for larger windows.
-            let mut items = Vec::new();
-            loop {
-                let p = self.store.search(&l)?;
-                let n = p.items.len();
-                items.extend(p.items);
-                if n == 0 || items.len() as u64 >= first.page_size.min(p.total) {
-                    items.truncate(usize::try_from(first.page_size).unwrap_or(usize::MAX));
-                    break (items, p.total);
-                }
-                l.page += 1;
-            }
-        };
+        first.page_size = window;
+        let local_page =
+            self.store
+                .search_range(q, 0, usize::try_from(window).unwrap_or(usize::MAX))?;
+        let local = (local_page.items, local_page.total);
         let mut warnings = Vec::new();
         let remote_page = match remote.search(&first) {
             Ok(p) => Some(p),

@@ -6,12 +6,14 @@
 //! an area matching more of them ranks higher without the others being required. FTS5 operators
 //! typed by the user (`AND`, `NEAR`, `-`, `"`, `*`, `:`) are thereby plain words or separators.
 
-/// At most this many words are searched for (the rest are ignored), bounding the cost of a query.
-pub const MAX_TERMS: usize = 16;
+/// At most this many words are searched for (the rest are ignored): each word costs one more
+/// posting list to rank, so this bounds a query's time.
+pub const MAX_TERMS: usize = 8;
 
 /// Words too common to search for on their own; dropped unless nothing else is left.
 const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "the", "in", "on", "of", "for", "to", "from", "with", "or", "at", "by", "is",
+    "my", "me", "i", "it", "this", "that", "your",
 ];
 
 /// The words of `query` that are searched for, in order, without duplicates.
@@ -56,6 +58,17 @@ pub fn match_expression(query: &str) -> Option<String> {
     Some(parts.join(" OR "))
 }
 
+/// A phrase matching `text`'s words in order (`google.com` → `"google com"`), for column filters;
+/// `None` when it has no words.
+pub fn phrase(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    (!words.is_empty()).then(|| format!("\"{}\"", words.join(" ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +93,16 @@ mod tests {
             match_expression("Übersicht straße").as_deref(),
             Some("\"übersicht\"* OR \"straße\"*")
         );
+    }
+
+    #[test]
+    fn phrases() {
+        assert_eq!(
+            phrase("accounts.Google.com").as_deref(),
+            Some("\"accounts google com\"")
+        );
+        assert_eq!(phrase("[::1]").as_deref(), Some("\"1\""));
+        assert_eq!(phrase("..."), None);
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! - `areas`: one row per area (`area_id` unique; `host`/`path`/`name` split out for filters;
 //!   `elements` as a JSON array; `elements_text` the words the index gets from the elements;
 //!   `recorded_at` in ms; `origin` = `recorded` | `imported` | `bundled`).
-//! - `areas_fts`: FTS5 over `area_id, title, summary, description, elements_text`, external
-//!   content from `areas`, kept in step by triggers.
+//! - `areas_fts`: FTS5 over `area_id, title, summary, description, elements_text, host`,
+//!   external content from `areas`, kept in step by triggers.
 //! - `meta`: key/value (`bundled_version`: which bundled manuals were loaded).
 //!
 //! A later schema adds one entry to `MIGRATIONS`; opening an older file runs the missing steps in
@@ -39,8 +39,9 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Largest `page_size` a search accepts.
 pub const MAX_PAGE_SIZE: u64 = 100;
 
-/// bm25 column weights, in index column order: area_id, title, summary, description, elements.
-const BM25: &str = "bm25(areas_fts, 3.0, 10.0, 4.0, 2.0, 1.0)";
+/// bm25 column weights, in index column order: area_id, title, summary, description, elements,
+/// host (only there for the domain filter: its words already count through area_id).
+const BM25: &str = "bm25(areas_fts, 3.0, 10.0, 4.0, 2.0, 1.0, 0.0)";
 
 const SCHEMA_V1: &str = "
 CREATE TABLE areas (
@@ -61,23 +62,23 @@ CREATE TABLE areas (
 );
 CREATE INDEX areas_host ON areas(host);
 CREATE VIRTUAL TABLE areas_fts USING fts5(
-    area_id, title, summary, description, elements_text,
+    area_id, title, summary, description, elements_text, host,
     content = 'areas', content_rowid = 'id',
     tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER areas_ai AFTER INSERT ON areas BEGIN
-    INSERT INTO areas_fts(rowid, area_id, title, summary, description, elements_text)
-    VALUES (new.id, new.area_id, new.title, new.summary, new.description, new.elements_text);
+    INSERT INTO areas_fts(rowid, area_id, title, summary, description, elements_text, host)
+    VALUES (new.id, new.area_id, new.title, new.summary, new.description, new.elements_text, new.host);
 END;
 CREATE TRIGGER areas_ad AFTER DELETE ON areas BEGIN
-    INSERT INTO areas_fts(areas_fts, rowid, area_id, title, summary, description, elements_text)
-    VALUES ('delete', old.id, old.area_id, old.title, old.summary, old.description, old.elements_text);
+    INSERT INTO areas_fts(areas_fts, rowid, area_id, title, summary, description, elements_text, host)
+    VALUES ('delete', old.id, old.area_id, old.title, old.summary, old.description, old.elements_text, old.host);
 END;
 CREATE TRIGGER areas_au AFTER UPDATE ON areas BEGIN
-    INSERT INTO areas_fts(areas_fts, rowid, area_id, title, summary, description, elements_text)
-    VALUES ('delete', old.id, old.area_id, old.title, old.summary, old.description, old.elements_text);
-    INSERT INTO areas_fts(rowid, area_id, title, summary, description, elements_text)
-    VALUES (new.id, new.area_id, new.title, new.summary, new.description, new.elements_text);
+    INSERT INTO areas_fts(areas_fts, rowid, area_id, title, summary, description, elements_text, host)
+    VALUES ('delete', old.id, old.area_id, old.title, old.summary, old.description, old.elements_text, old.host);
+    INSERT INTO areas_fts(rowid, area_id, title, summary, description, elements_text, host)
+    VALUES (new.id, new.area_id, new.title, new.summary, new.description, new.elements_text, new.host);
 END;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
@@ -530,15 +531,33 @@ impl Store {
     /// Ranked full-text search: bm25 over title, summary, description, element text and the id's
     /// words, best first, ties by area id. `score` is the hit's bm25 relative to the best hit of
     /// the whole result (the best is 1, every score is in (0, 1]), rounded to two decimals.
+    ///
+    /// One pass over the index computes every hit's bm25 (the only per-hit cost; a filter adds a
+    /// host phrase to the match so that only that host's areas are ranked, then checks the exact
+    /// host and path); sorting, paging and tie-breaking happen here, and only the rows of the
+    /// page asked for are read from `areas`.
     pub fn search(&self, q: &SearchQuery) -> Result<SearchPage> {
         q.validate()?;
-        let Some(expr) = fts::match_expression(&q.text) else {
+        let start = usize::try_from(q.offset()).unwrap_or(usize::MAX);
+        let count = usize::try_from(q.page_size).unwrap_or(usize::MAX);
+        self.search_range(q, start, count)
+    }
+
+    /// [`Store::search`] of hits `start..start + count` of the ranked list, whatever `q`'s page
+    /// and page size (the catalogue takes the first few hundred to merge with a remote).
+    pub(crate) fn search_range(
+        &self,
+        q: &SearchQuery,
+        start: usize,
+        count: usize,
+    ) -> Result<SearchPage> {
+        let Some(terms) = fts::match_expression(&q.text) else {
             return Err(ManualsError::EmptyQuery {
                 query: q.text.clone(),
             });
         };
         let domain = q.domain.as_deref().map(normalize_site);
-        let (url_host, url_path) = match q.url.as_deref() {
+        let url_filter = match q.url.as_deref() {
             Some(u) => {
                 let (h, p) =
                     super::area::host_and_path(u).map_err(|_| ManualsError::InvalidArgument {
@@ -546,75 +565,135 @@ impl Store {
                         value: u.to_string(),
                         reason: "expected an http(s) or file URL".into(),
                     })?;
-                (Some(h), Some(p.trim_end_matches('/').to_string()))
+                Some((h, p.trim_end_matches('/').to_string()))
             }
-            None => (None, None),
+            None => None,
         };
-        let hits = format!(
-            "WITH hits AS (
-                SELECT a.id AS id, a.area_id AS area_id, {BM25} AS rank
-                FROM areas_fts JOIN areas a ON a.id = areas_fts.rowid
-                WHERE areas_fts MATCH ?1
-                  AND (?2 IS NULL OR a.host = ?2 OR substr(a.host, -length(?2) - 1) = '.' || ?2)
-                  AND (?3 IS NULL OR (a.host = ?3 AND (?4 = '' OR a.path = ?4
-                       OR substr(a.path, 1, length(?4) + 1) = ?4 || '/')))
-            )"
-        );
-        let page_sql = format!(
-            "{hits}
-            SELECT h.area_id, a.title, a.summary, a.url, h.rank,
-                   count(*) OVER (), min(h.rank) OVER ()
-            FROM hits h JOIN areas a ON a.id = h.id
-            ORDER BY h.rank, h.area_id LIMIT ?5 OFFSET ?6"
-        );
-        let limit = i64::try_from(q.page_size).unwrap_or(i64::MAX);
-        let offset = i64::try_from(q.offset()).unwrap_or(i64::MAX);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&page_sql)
-            .map_err(|e| self.err(e))?;
-        let mut total = 0u64;
-        let mut best = 0f64;
-        let mut raw: Vec<(SearchItem, f64)> = Vec::new();
-        let mut rows = stmt
-            .query(params![expr, domain, url_host, url_path, limit, offset])
-            .map_err(|e| self.err(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-            let rank: f64 = r.get(4).map_err(|e| self.err(e))?;
-            total = non_negative(r.get(5).map_err(|e| self.err(e))?);
-            best = r.get(6).map_err(|e| self.err(e))?;
-            raw.push((
-                SearchItem {
-                    area_id: r.get(0).map_err(|e| self.err(e))?,
-                    title: r.get(1).map_err(|e| self.err(e))?,
-                    summary: r.get(2).map_err(|e| self.err(e))?,
-                    score: 0.0,
-                    url: r.get(3).map_err(|e| self.err(e))?,
-                },
-                rank,
-            ));
+        // The host phrase narrows the match to (a superset of) the filtered hosts.
+        let mut expr = format!("({terms})");
+        for host in [
+            domain.as_deref(),
+            url_filter.as_ref().map(|(h, _)| h.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            match fts::phrase(host) {
+                Some(p) => expr = format!("host : {p} AND {expr}"),
+                None => {
+                    return Ok(SearchPage {
+                        items: Vec::new(),
+                        total: 0,
+                    });
+                }
+            }
         }
-        drop(rows);
-        if raw.is_empty() && offset > 0 {
-            // Past the last page: the window gave no row to read the total from.
-            let count_sql = format!("{hits} SELECT count(*) FROM hits");
-            let mut stmt = self
-                .conn
-                .prepare_cached(&count_sql)
-                .map_err(|e| self.err(e))?;
-            total = stmt
-                .query_row(params![expr, domain, url_host, url_path], |r| r.get(0))
-                .map(non_negative)
-                .map_err(|e| self.err(e))?;
+        let filtered = domain.is_some() || url_filter.is_some();
+        let sql = if filtered {
+            format!(
+                "SELECT areas_fts.rowid, {BM25}, a.host, a.path
+                 FROM areas_fts JOIN areas a ON a.id = areas_fts.rowid WHERE areas_fts MATCH ?1"
+            )
+        } else {
+            format!("SELECT rowid, {BM25} FROM areas_fts WHERE areas_fts MATCH ?1")
+        };
+        let mut hits: Vec<(f64, i64)> = Vec::new();
+        {
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+            let mut rows = stmt.query([&expr]).map_err(|e| self.err(e))?;
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                if filtered {
+                    let host: String = r.get(2).map_err(|e| self.err(e))?;
+                    let path: String = r.get(3).map_err(|e| self.err(e))?;
+                    let domain_ok = domain.as_deref().is_none_or(|d| {
+                        host == d || host.strip_suffix(d).is_some_and(|s| s.ends_with('.'))
+                    });
+                    let url_ok = url_filter.as_ref().is_none_or(|(h, p)| {
+                        host == *h
+                            && (p.is_empty()
+                                || path == *p
+                                || path
+                                    .strip_prefix(p.as_str())
+                                    .is_some_and(|rest| rest.starts_with('/')))
+                    });
+                    if !(domain_ok && url_ok) {
+                        continue;
+                    }
+                }
+                hits.push((
+                    r.get(1).map_err(|e| self.err(e))?,
+                    r.get(0).map_err(|e| self.err(e))?,
+                ));
+            }
         }
-        let items = raw
+        let total = hits.len() as u64;
+        hits.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let best = hits.first().map_or(0.0, |h| h.0);
+        let start = start.min(hits.len());
+        let end = start.saturating_add(count).min(hits.len());
+        if start == end {
+            return Ok(SearchPage {
+                items: Vec::new(),
+                total,
+            });
+        }
+        // Widen the page to whole groups of equal rank, so ties can be ordered by area id.
+        let mut lo = start;
+        while lo > 0 && hits[lo - 1].0 == hits[start].0 {
+            lo -= 1;
+        }
+        let mut hi = end;
+        while hi < hits.len() && hits[hi].0 == hits[end - 1].0 {
+            hi += 1;
+        }
+        let mut rows = self.items_by_rowid(&hits[lo..hi])?;
+        rows.sort_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| a.0.area_id.cmp(&b.0.area_id))
+        });
+        let items = rows
             .into_iter()
+            .skip(start - lo)
+            .take(end - start)
             .map(|(mut item, rank)| {
                 item.score = relative_score(rank, best);
                 item
             })
             .collect();
         Ok(SearchPage { items, total })
+    }
+
+    /// The search items of these (rank, rowid) hits, with their ranks.
+    fn items_by_rowid(&self, hits: &[(f64, i64)]) -> Result<Vec<(SearchItem, f64)>> {
+        let rank_of: std::collections::HashMap<i64, f64> =
+            hits.iter().map(|(r, id)| (*id, *r)).collect();
+        let mut out = Vec::with_capacity(hits.len());
+        for chunk in hits.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT id, area_id, title, summary, url FROM areas WHERE id IN ({marks})"
+                ))
+                .map_err(|e| self.err(e))?;
+            let mut rows = stmt
+                .query(rusqlite::params_from_iter(chunk.iter().map(|(_, id)| id)))
+                .map_err(|e| self.err(e))?;
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+                out.push((
+                    SearchItem {
+                        area_id: r.get(1).map_err(|e| self.err(e))?,
+                        title: r.get(2).map_err(|e| self.err(e))?,
+                        summary: r.get(3).map_err(|e| self.err(e))?,
+                        score: 0.0,
+                        url: r.get(4).map_err(|e| self.err(e))?,
+                    },
+                    rank_of.get(&id).copied().unwrap_or(0.0),
+                ));
+            }
+        }
+        Ok(out)
     }
 }
 
