@@ -527,27 +527,20 @@ mod tests {
         assert_eq!(r.api.base_url.as_deref(), Some("http://127.0.0.1:9"));
         assert!(r.api_key_set_and_private());
         // Everything kept on a second run where the user only presses enter (or input ends).
-        let mut input: &[u8] = b"\n\n";
-        let r = setup_interactive(
-            &home,
-            false,
-            &mut input,
-            &mut Vec::new(),
-            &no_env,
-            &path_var,
-        )
-        .unwrap();
+        let rerun = |mut input: &[u8]| {
+            setup_interactive(
+                &home,
+                false,
+                &mut input,
+                &mut Vec::new(),
+                &no_env,
+                &path_var,
+            )
+            .unwrap()
+        };
+        let r = rerun(b"\n\n");
         assert!(r.browser.headless && r.api.api_key_set);
-        let mut input: &[u8] = b"\n\n-\n-\n";
-        let r = setup_interactive(
-            &home,
-            false,
-            &mut input,
-            &mut Vec::new(),
-            &no_env,
-            &path_var,
-        )
-        .unwrap();
+        let r = rerun(b"\n\n-\n-\n");
         assert_eq!((r.api.base_url, r.api.api_key_set), (None, false));
     }
 

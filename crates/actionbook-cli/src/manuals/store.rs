@@ -381,15 +381,8 @@ impl Store {
     /// Adds `area`, or replaces the area with the same id (re-recording a page never duplicates
     /// it).
     pub fn upsert(&mut self, area: &Area, origin: Origin) -> Result<Upsert> {
-        area.id()?;
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| classify(&path, e))?;
-        let outcome = upsert_row(&tx, &path, area, origin)?;
-        tx.commit().map_err(|e| classify(&path, e))?;
-        Ok(outcome)
+        let outcomes = self.upsert_all(std::slice::from_ref(area), origin)?;
+        Ok(outcomes.first().copied().unwrap_or(Upsert::Created))
     }
 
     /// Adds or replaces every area in one transaction (all or nothing).
