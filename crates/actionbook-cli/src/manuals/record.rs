@@ -4,9 +4,11 @@
 //! The engine's half (browser work) is, per tab:
 //! 1. take the accessibility snapshot (iframes and OOPIFs included) and, for each interactive
 //!    node, fill an [`ElementFacts`] (role, name, tag, attributes, frame) and keep its XPath;
-//! 2. ask [`css_candidates`] for selectors to try and keep the first that matches exactly this
-//!    node in its frame (`querySelectorAll(css).length == 1` and the same backend node), and the
-//!    XPath only if it too resolves to this node from the page;
+//! 2. ask [`css_candidates`] for selectors to try and keep the first one that the resolver
+//!    `browser click` uses (main frame first, then child frames) resolves to this very node (same
+//!    frame, same backendNodeId) and that `browser query count` counts once; keep the snapshot's
+//!    XPath only if it passes the same check (a frame-relative XPath such as
+//!    `/html[1]/body[1]/input[1]` can also match in the main frame, and is then dropped);
 //! 3. call [`build_area`] with the verified selectors and store the result
 //!    ([`super::store::Store::upsert`] with [`super::store::Origin::Recorded`]).
 
