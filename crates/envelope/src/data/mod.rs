@@ -11,6 +11,7 @@ use crate::text::{RenderText, TextBody};
 
 mod catalog;
 mod cookies;
+mod document;
 mod interaction;
 mod navigation;
 mod query;
@@ -23,6 +24,7 @@ mod wait;
 
 pub use catalog::{AreaData, AreaElement, SearchData, SearchItem};
 pub use cookies::{Cookie, CookieChangeData, CookieGetData, CookieListData};
+pub use document::Document;
 pub use interaction::{
     ActionData, ActionKind, Changed, EvalData, InputData, InputKind, ValueSummary,
 };
@@ -113,12 +115,14 @@ macro_rules! data_enum {
 }
 
 data_enum! {
-    /// A plain string: `help`, `version` (and `setup` in non-interactive mode).
+    /// A plain string: `help`, `version`.
     Text(String),
     /// `search`
     Search(SearchData),
     /// `get`
     Area(AreaData),
+    /// `manual`, `areas *`, `setup`: shaped by their producer
+    Document(Document),
     /// `browser start`
     Start(StartData),
     /// `browser list-sessions`

@@ -31,6 +31,19 @@ fn string_map() -> impl Strategy<Value = StringMap> {
     vec(("[a-z-]{1,8}", s()), 0..4).prop_map(|v| v.into_iter().collect())
 }
 
+/// A producer-shaped value for [`Document`]: any JSON and a text body of its own.
+#[derive(serde::Serialize)]
+struct Shaped {
+    value: serde_json::Value,
+    text: String,
+}
+
+impl envelope::RenderText for Shaped {
+    fn render_body(&self, body: &mut envelope::TextBody<'_>) {
+        body.line(&self.text);
+    }
+}
+
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     prop_oneof![
         Just(json!(null)),
@@ -541,6 +554,13 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                     value_summary,
                 }
                 .into()
+            })
+            .boxed(),
+        DataKind::Document => (json_value(), s())
+            .prop_map(|(value, text)| {
+                Document::new(&Shaped { value, text })
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .into()
             })
             .boxed(),
         DataKind::Eval => (json_value(), s(), s())
