@@ -140,6 +140,9 @@ pub enum CliError {
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
+    /// The action manuals (store, remote, config, setup) failed; they map their own errors.
+    #[error("{0}")]
+    Manuals(#[from] crate::manuals::ManualsError),
 }
 
 impl CliError {
@@ -177,6 +180,7 @@ impl CliError {
             CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
                 ErrorCode::InternalError
             }
+            CliError::Manuals(e) => e.code(),
         }
     }
 
@@ -236,6 +240,9 @@ impl CliError {
 
     /// The envelope's `error` object.
     pub fn to_info(&self) -> ErrorInfo {
+        if let CliError::Manuals(e) = self {
+            return e.to_error_info();
+        }
         let mut info =
             ErrorInfo::new(self.code(), self.to_string()).with_retryable(self.retryable());
         if let Some(d) = self.details() {

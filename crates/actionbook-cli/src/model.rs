@@ -273,7 +273,18 @@ pub struct ClientEnv {
     /// The directory relative paths in the request are relative to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
+    /// `ACTIONBOOK_API_URL`, `ACTIONBOOK_API_KEY`, `ACTIONBOOK_API_TIMEOUT_MS`: the remote manuals
+    /// API (`search`, `get`, `manual`), over `config.toml`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub api: std::collections::BTreeMap<String, String>,
 }
+
+/// The environment variables of the remote manuals API that a request carries ([`ClientEnv::api`]).
+pub const API_ENV: &[&str] = &[
+    crate::manuals::config::ENV_API_URL,
+    crate::manuals::config::ENV_API_KEY,
+    crate::manuals::config::ENV_API_TIMEOUT,
+];
 
 /// Environment variable: the default of `browser start --headless`.
 pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
@@ -289,6 +300,23 @@ impl ClientEnv {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             cwd: std::env::current_dir().ok(),
+            api: API_ENV
+                .iter()
+                .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
+                .collect(),
+        }
+    }
+
+    /// The caller's value of the environment variable `name`, as far as the request carries it
+    /// (for [`crate::manuals::Settings::resolve`]).
+    pub fn var(&self, name: &str) -> Option<String> {
+        match name {
+            HEADLESS_ENV => self.browser_headless.map(|h| h.to_string()),
+            EXECUTABLE_ENV => self
+                .browser_executable
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            _ => self.api.get(name).cloned(),
         }
     }
 

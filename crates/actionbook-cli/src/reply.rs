@@ -1,6 +1,6 @@
 //! What a handler returns ([`Done`]) and how results become envelopes.
 
-use envelope::{CommandName, Context, Data, Envelope};
+use envelope::{CommandName, Context, Data, Envelope, Pagination};
 
 use crate::error::CliError;
 
@@ -13,6 +13,8 @@ pub(crate) struct Done<D> {
     pub context: Option<Context>,
     /// `meta.warnings`.
     pub warnings: Vec<String>,
+    /// `meta.pagination` (non-browser commands: `search`).
+    pub pagination: Option<Pagination>,
 }
 
 impl<D> Done<D> {
@@ -22,6 +24,7 @@ impl<D> Done<D> {
             data,
             context: None,
             warnings: Vec::new(),
+            pagination: None,
         }
     }
 
@@ -31,6 +34,7 @@ impl<D> Done<D> {
             data,
             context: Some(context),
             warnings: Vec::new(),
+            pagination: None,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod args;
 pub mod help;
 pub(crate) mod lower;
 mod print;
+mod setup;
 
 use print::{print, usage_error, write_out};
 
@@ -54,6 +55,16 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
                     eprintln!("actionbook daemon: {e}");
                     ExitCode::FAILURE
                 }
+            };
+        }
+        Some(TopCommand::Table(crate::commands::Command::Setup(s))) => {
+            return match Home::from_env() {
+                Ok(home) => setup::run(s, &home, cli.global.json),
+                Err(e) => print(
+                    &reply::failure(CommandName::Setup, None, &e),
+                    None,
+                    cli.global.json,
+                ),
             };
         }
         Some(TopCommand::Table(command)) => command,

@@ -6,7 +6,8 @@
 //! - [`tabs`] (spec 8): `list-tabs`, `new-tab`, `close-tab`;
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
 //! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
-//! - [`interaction`] (spec 11): `click`, `fill`, `eval`.
+//! - [`interaction`] (spec 11): `click`, `fill`, `eval`;
+//! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -46,6 +47,7 @@ pub(crate) fn cli_tree_take_for_test(
 }
 pub mod interaction;
 pub mod lifecycle;
+pub mod manuals;
 pub mod navigation;
 pub mod observation;
 pub mod tabs;
@@ -373,6 +375,31 @@ command_table! {
     BrowserUrl(observation::Url) => Tab, T::READ_ONLY,
         about = "Print the page URL",
         example = "actionbook browser url --session s1 --tab t1";
+    Search(manuals::Search) => NonBrowser, T::READ_ONLY,
+        about = "Search the action manuals (local store, plus the remote API when configured)",
+        example = "actionbook search login form -d example.com";
+    Get(manuals::Get) => NonBrowser, T::READ_ONLY,
+        about = "Show an area's elements with their selectors and methods",
+        example = "actionbook get example.com:/login:default";
+    Manual(manuals::Manual) => NonBrowser, T::READ_ONLY,
+        about = "Show a site's manual: its groups, a group's actions, or one action",
+        example = "actionbook manual example.com /login:default email",
+        alias = "man";
+    AreasList(manuals::AreasList) => NonBrowser, T::READ_ONLY,
+        about = "List the stored areas",
+        example = "actionbook areas list -d example.com";
+    AreasImport(manuals::AreasImport) => NonBrowser, T::CHANGES.idempotent(),
+        about = "Import areas from a file in the `areas export` format",
+        example = "actionbook areas import areas.json";
+    AreasExport(manuals::AreasExport) => NonBrowser, T::READ_ONLY,
+        about = "Export areas (all, or those named) as JSON",
+        example = "actionbook areas export example.com:/login:default";
+    AreasDelete(manuals::AreasDelete) => NonBrowser, T::CHANGES.destructive(),
+        about = "Delete a stored area",
+        example = "actionbook areas delete example.com:/login:default";
+    Setup(manuals::Setup) => NonBrowser, T::CHANGES.idempotent(),
+        about = "Configure actionbook (config.toml), or --target <agent> to install its usage guide",
+        example = "actionbook setup --non-interactive --browser auto";
 }
 
 impl Serialize for Command {
@@ -418,10 +445,13 @@ async fn run_global<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) ->
     }
 }
 
-#[allow(dead_code)] // the first non-browser rows (search, get, setup) come with the manuals
 async fn run_non_browser<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
     match cmd.run(cx).await {
-        Ok(done) => success(name, None, done.data, done.warnings),
+        Ok(done) => {
+            let mut env = success(name, None, done.data, done.warnings);
+            env.meta.pagination = done.pagination;
+            env
+        }
         Err(e) => failure(name, None, &e),
     }
 }

@@ -199,6 +199,11 @@ impl Manuals {
         &mut self.store
     }
 
+    /// Replaces the remote (each caller brings its own settings).
+    pub fn set_remote(&mut self, remote: Option<RemoteApi>) {
+        self.remote = remote;
+    }
+
     /// The remote, if configured.
     pub fn remote(&self) -> Option<&RemoteApi> {
         self.remote.as_ref()

@@ -296,16 +296,12 @@ pub fn setup_non_interactive(
 }
 
 /// One question; an empty answer (or end of input) keeps `default`.
-fn ask(
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-    question: &str,
-    default: &str,
-) -> Result<Option<String>> {
+fn ask(terminal: &mut dyn Terminal, question: &str, default: &str) -> Result<Option<String>> {
     let io_err = |source| ManualsError::WriteFile {
         path: PathBuf::from("<terminal>"),
         source,
     };
+    let output = terminal.output();
     if default.is_empty() {
         write!(output, "{question}: ").map_err(io_err)?;
     } else {
@@ -313,7 +309,8 @@ fn ask(
     }
     output.flush().map_err(io_err)?;
     let mut line = String::new();
-    let n = input
+    let n = terminal
+        .input()
         .read_line(&mut line)
         .map_err(|source| ManualsError::ReadFile {
             path: PathBuf::from("<terminal>"),
@@ -323,15 +320,24 @@ fn ask(
     Ok((n > 0 && !answer.is_empty()).then(|| answer.to_string()))
 }
 
+/// The terminal an interactive `setup` talks to.
+pub trait Terminal {
+    /// Where answers are read.
+    fn input(&mut self) -> &mut dyn BufRead;
+    /// Where questions are shown.
+    fn output(&mut self) -> &mut dyn Write;
+    /// Turns the echo of typed characters off (`false`, while the API key is typed) or back on.
+    fn set_echo(&mut self, on: bool);
+}
+
 /// Interactive `setup`: asks for the browser, the headless default, the API URL and key (each
 /// with the current or detected value as default), then writes the file like
-/// [`setup_non_interactive`]. `-` clears the API URL or key. The key is read as a plain line
-/// (it is echoed by the terminal).
+/// [`setup_non_interactive`]. `-` clears the API URL or key. The key is typed with the
+/// terminal's echo off.
 pub fn setup_interactive(
     home: &Path,
     reset: bool,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
+    terminal: &mut dyn Terminal,
     env: &dyn Fn(&str) -> Option<String>,
     path_var: &OsStr,
 ) -> Result<SetupReport> {
@@ -352,7 +358,7 @@ pub fn setup_interactive(
         ..SetupOptions::default()
     };
     loop {
-        let answer = ask(input, output, "Browser executable", &browser_default)?;
+        let answer = ask(terminal, "Browser executable", &browser_default)?;
         let Some(b) = answer.or_else(|| Some(browser_default.clone()).filter(|d| !d.is_empty()))
         else {
             break;
@@ -363,7 +369,7 @@ pub fn setup_interactive(
                 break;
             }
             Err(e) => {
-                let _ = writeln!(output, "{e}");
+                let _ = writeln!(terminal.output(), "{e}");
             }
         }
     }
@@ -373,7 +379,7 @@ pub fn setup_interactive(
         "n"
     };
     loop {
-        match ask(input, output, "Headless by default (y/n)", headless_default)? {
+        match ask(terminal, "Headless by default (y/n)", headless_default)? {
             None => break,
             Some(a) => match parse_flag(&a) {
                 Some(h) => {
@@ -381,22 +387,26 @@ pub fn setup_interactive(
                     break;
                 }
                 None => {
-                    let _ = writeln!(output, "answer y or n");
+                    let _ = writeln!(terminal.output(), "answer y or n");
                 }
             },
         }
     }
     let url_default = current.api.base_url.clone().unwrap_or_default();
     if let Some(u) = ask(
-        input,
-        output,
+        terminal,
         "Remote manuals API URL (- for none)",
         &url_default,
     )? {
         options.api_url = Some(if u == "-" { String::new() } else { u });
     }
     let key_default = if current.holds_secret() { "keep" } else { "" };
-    if let Some(k) = ask(input, output, "API key (- for none)", key_default)? {
+    terminal.set_echo(false);
+    let key = ask(terminal, "API key (- for none)", key_default);
+    terminal.set_echo(true);
+    // The Enter that ended the hidden answer was not echoed either.
+    let _ = writeln!(terminal.output());
+    if let Some(k) = key? {
         options.api_key = Some(if k == "-" { String::new() } else { k });
     }
     setup_non_interactive(home, &options, env, path_var)
@@ -517,31 +527,54 @@ mod tests {
         let path_var = fake_bin(dir.path());
         let home = dir.path().join("home");
         // Enter (detected browser), a bad answer then "y", a URL, a key.
-        let mut input: &[u8] = b"\nmaybe\ny\nhttp://127.0.0.1:9\nsecret\n";
-        let mut out = Vec::new();
-        let r = setup_interactive(&home, false, &mut input, &mut out, &no_env, &path_var).unwrap();
-        let shown = String::from_utf8(out).unwrap();
+        let mut t = Script::new(b"\nmaybe\ny\nhttp://127.0.0.1:9\nsecret\n");
+        let r = setup_interactive(&home, false, &mut t, &no_env, &path_var).unwrap();
+        // Echo went off exactly around the key's question and came back on.
+        assert_eq!(t.echo, vec![false, true]);
+        let shown = String::from_utf8(t.out).unwrap();
+        assert!(shown.ends_with("API key (- for none): \n"), "{shown}");
         assert!(shown.contains("Browser executable ["), "{shown}");
         assert!(shown.contains("answer y or n"), "{shown}");
         assert!(r.browser.headless);
         assert_eq!(r.api.base_url.as_deref(), Some("http://127.0.0.1:9"));
         assert!(r.api_key_set_and_private());
         // Everything kept on a second run where the user only presses enter (or input ends).
-        let rerun = |mut input: &[u8]| {
-            setup_interactive(
-                &home,
-                false,
-                &mut input,
-                &mut Vec::new(),
-                &no_env,
-                &path_var,
-            )
-            .unwrap()
+        let rerun = |input: &'static [u8]| {
+            setup_interactive(&home, false, &mut Script::new(input), &no_env, &path_var).unwrap()
         };
         let r = rerun(b"\n\n");
         assert!(r.browser.headless && r.api.api_key_set);
         let r = rerun(b"\n\n-\n-\n");
         assert_eq!((r.api.base_url, r.api.api_key_set), (None, false));
+    }
+
+    /// A terminal whose user types `input`; records what was shown and the echo switches.
+    struct Script {
+        input: &'static [u8],
+        out: Vec<u8>,
+        echo: Vec<bool>,
+    }
+
+    impl Script {
+        fn new(input: &'static [u8]) -> Script {
+            Script {
+                input,
+                out: Vec::new(),
+                echo: Vec::new(),
+            }
+        }
+    }
+
+    impl Terminal for Script {
+        fn input(&mut self) -> &mut dyn BufRead {
+            &mut self.input
+        }
+        fn output(&mut self) -> &mut dyn Write {
+            &mut self.out
+        }
+        fn set_echo(&mut self, on: bool) {
+            self.echo.push(on);
+        }
     }
 
     impl SetupReport {

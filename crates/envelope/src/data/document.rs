@@ -21,7 +21,9 @@ pub struct Document {
 
 impl Document {
     /// The document of `value`: its JSON and its text body.
-    pub fn new<T: Serialize + RenderText + ?Sized>(value: &T) -> Result<Document, serde_json::Error> {
+    pub fn new<T: Serialize + RenderText + ?Sized>(
+        value: &T,
+    ) -> Result<Document, serde_json::Error> {
         let json = serde_json::value::to_raw_value(value)?;
         let mut text = String::new();
         value.render_body(&mut TextBody::new(&mut text));
