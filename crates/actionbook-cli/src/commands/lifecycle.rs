@@ -363,7 +363,14 @@ impl GlobalCommand for Start {
                 (id, Some(n))
             }
         };
-        let headless = self.headless.or(cx.env.browser_headless).unwrap_or(false);
+        // Flags, then the caller's environment, then config.toml (`setup` writes it).
+        let config = super::manuals::browser_defaults(sessions.home()).await;
+        warnings.extend(config.warning);
+        let headless = self
+            .headless
+            .or(cx.env.browser_headless)
+            .or(config.headless)
+            .unwrap_or(false);
 
         let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
             let (conn, ws) = connect_endpoint(
@@ -417,7 +424,7 @@ impl GlobalCommand for Start {
             }
             let profile_dir = sessions.home().profile_dir(&profile);
             store::ensure_private_dir(&profile_dir)?;
-            let executable = cx.env.browser_executable.clone();
+            let executable = cx.env.browser_executable.clone().or(config.executable);
             let launched =
                 match launch::launch(executable.clone(), headless, profile_dir.clone(), 1).await {
                     Ok(l) => l,

@@ -422,3 +422,41 @@ impl GlobalCommand for Setup {
         Ok(Done::data(data))
     }
 }
+
+/// What `browser start` takes from `config.toml` when neither its flags nor the caller's
+/// environment say: the headless default and the browser executable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct BrowserDefaults {
+    /// `browser.headless`.
+    pub headless: Option<bool>,
+    /// `browser.executable_path`.
+    pub executable: Option<PathBuf>,
+    /// Why the file was not used (unreadable, not TOML), for `meta.warnings`.
+    pub warning: Option<String>,
+}
+
+/// Reads the browser defaults of `home`'s `config.toml` (off the async workers); a broken file
+/// never stops a browser command, it only adds a warning.
+pub(crate) async fn browser_defaults(home: &Home) -> BrowserDefaults {
+    let path = config::config_path(home.root());
+    let read = tokio::task::spawn_blocking(move || ConfigFile::load(&path)).await;
+    match read {
+        Ok(Ok(file)) => BrowserDefaults {
+            headless: file.browser.headless,
+            executable: file
+                .browser
+                .executable_path
+                .filter(|p| !p.trim().is_empty())
+                .map(PathBuf::from),
+            warning: None,
+        },
+        Ok(Err(e)) => BrowserDefaults {
+            warning: Some(format!("{e}; its browser settings were not used")),
+            ..BrowserDefaults::default()
+        },
+        Err(e) => BrowserDefaults {
+            warning: Some(format!("config.toml was not read: {e}")),
+            ..BrowserDefaults::default()
+        },
+    }
+}

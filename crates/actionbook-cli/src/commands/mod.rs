@@ -7,7 +7,8 @@
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
 //! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
 //! - [`interaction`] (spec 11): `click`, `fill`, `eval`;
-//! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`.
+//! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`;
+//! - [`record`]: `areas record`, a tab's page as an area.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -50,6 +51,7 @@ pub mod lifecycle;
 pub mod manuals;
 pub mod navigation;
 pub mod observation;
+pub mod record;
 pub mod tabs;
 
 /// What every handler gets besides its request.
@@ -385,6 +387,9 @@ command_table! {
         about = "Show a site's manual: its groups, a group's actions, or one action",
         example = "actionbook manual example.com /login:default email",
         alias = "man";
+    AreasRecord(record::AreasRecord) => Tab, T::CHANGES.idempotent(),
+        about = "Record the tab's page as an area: its interactive elements with verified selectors",
+        example = "actionbook areas record --session s1 --tab t1 --name login";
     AreasList(manuals::AreasList) => NonBrowser, T::READ_ONLY,
         about = "List the stored areas",
         example = "actionbook areas list -d example.com";

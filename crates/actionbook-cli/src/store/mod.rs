@@ -88,6 +88,15 @@ impl Home {
         self.sessions_dir().join(sid)
     }
 
+    /// The home a session directory belongs to (the inverse of [`Home::session_dir`]).
+    pub fn of_session_dir(dir: &Path) -> Option<Home> {
+        let sessions = dir.parent()?;
+        if sessions.file_name()? != "sessions" {
+            return None;
+        }
+        Some(Home::at(sessions.parent()?.to_path_buf()))
+    }
+
     /// `profiles/<name>/`.
     pub fn profile_dir(&self, name: &str) -> PathBuf {
         self.root.join("profiles").join(name)
