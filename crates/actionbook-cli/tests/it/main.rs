@@ -10,6 +10,7 @@ mod frames;
 mod interact;
 mod layers;
 mod lifecycle;
+mod manuals;
 mod nav;
 mod page;
 mod parallel;
