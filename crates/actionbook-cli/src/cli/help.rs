@@ -1,7 +1,5 @@
 //! The `help` text (also `data` of `help --json`), from the command table.
 
-use envelope::AddressingLevel;
-
 use crate::commands::{COMMANDS, CommandSpec};
 
 /// The `help` text.
@@ -12,7 +10,7 @@ pub fn help_text() -> String {
          Usage: actionbook <command> [options]\n\n\
          actionbook browser <subcommand>\n\n",
     );
-    let browser = |c: &&CommandSpec| c.level != AddressingLevel::NonBrowser;
+    let browser = |c: &&CommandSpec| c.name.as_str().starts_with("browser ");
     let width = COMMANDS
         .iter()
         .filter(browser)
@@ -24,11 +22,21 @@ pub fn help_text() -> String {
         s.push_str(&format!("{sub:<width$}  {}\n", c.about));
     }
     s.push_str("\nOther commands:\n");
-    for c in COMMANDS.iter().filter(|c| !browser(c)) {
-        s.push_str(&format!("  {:<9}  {}\n", c.subcommand(), c.about));
+    let others: Vec<(&str, &str)> = COMMANDS
+        .iter()
+        .filter(|c| !browser(c))
+        .map(|c| (c.subcommand(), c.about))
+        .chain([
+            ("help", "Show this help"),
+            ("--version", "Show the version"),
+        ])
+        .collect();
+    let width = others.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    for (name, about) in others {
+        s.push_str(&format!("  {name:<width$}  {about}\n"));
     }
     s.push_str(
-        "  help       Show this help\n  --version  Show the version\n\n\
+        "\n\
          Global flags:\n  --json          Output the JSON envelope\n  --timeout <ms>  Command timeout in milliseconds\n\n\
          Quick start:\n  actionbook browser start --headless --open-url https://example.com\n  \
          actionbook browser snapshot --session s1 --tab t1\n  \
