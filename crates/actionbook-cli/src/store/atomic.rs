@@ -41,6 +41,44 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Writes a user's file (a screenshot, a PDF) from `fill` as a whole or not at all: into a temp
+/// file beside `path`, renamed over it once `fill` succeeded, removed on any error. Mode 0644 and
+/// no fsync (an artifact, not state a restart needs). Returns the bytes written.
+pub fn write_file_whole(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<u64> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("path has no parent"))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| std::io::Error::other("path has no file name"))?;
+    let tmp = dir.join(format!(
+        ".{name}.tmp.{}.{}",
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        let mut w = std::io::BufWriter::with_capacity(256 * 1024, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        let bytes = f.metadata()?.len();
+        drop(f);
+        fs::rename(&tmp, path)?;
+        Ok(bytes)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
 trait OpenOptionsExt0600 {
     fn mode_0600(&mut self) -> &mut Self;
 }

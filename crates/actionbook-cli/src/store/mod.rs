@@ -24,7 +24,7 @@ pub(crate) mod artifacts;
 mod atomic;
 mod record;
 
-pub use atomic::{read_json, write_atomic, write_json};
+pub use atomic::{read_json, write_atomic, write_file_whole, write_json};
 pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
 
 /// Where everything lives.
