@@ -845,13 +845,14 @@ fn gen_tree() -> impl proptest::strategy::Strategy<Value = Vec<Gen>> {
     prop::collection::vec(node, 1..5)
 }
 
-/// HTML of the nodes (each numbered by `data-k` in document order) and, per node in that order,
-/// `(tag, classes, textContent)`.
-fn render(
-    nodes: &[Gen],
-    html: &mut String,
-    flat: &mut Vec<(String, Vec<String>, String)>,
-) -> String {
+/// One generated element as a query sees it: `(tag, classes, textContent)`.
+type Flat = (String, Vec<String>, String);
+
+/// A query and which [`Flat`] elements it must match.
+type Case = (&'static str, fn(&Flat) -> bool);
+
+/// HTML of the nodes (each numbered by `data-k` in document order) and their [`Flat`] facts.
+fn render(nodes: &[Gen], html: &mut String, flat: &mut Vec<Flat>) -> String {
     let mut text_all = String::new();
     for n in nodes {
         let k = flat.len();
@@ -888,7 +889,7 @@ fn query_all_selectors_reselect_exactly_their_element() {
     let sid = env.start(&["--open-url", &f.url("/blank.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let queries: [(&str, fn(&(String, Vec<String>, String)) -> bool); 4] = [
+    let queries: [Case; 4] = [
         (".a", |e| e.1.iter().any(|c| c == "a")),
         ("div", |e| e.0 == "div"),
         (".a:contains(t1)", |e| {

@@ -309,12 +309,7 @@ impl ConsoleLog {
             .entries
             .iter()
             .filter(|e| filter.after.is_none_or(|a| e.seq > a))
-            .filter(|e| {
-                filter
-                    .levels
-                    .as_ref()
-                    .is_none_or(|l| l.iter().any(|x| *x == e.level))
-            })
+            .filter(|e| filter.levels.as_ref().is_none_or(|l| l.contains(&e.level)))
             .filter(|e| {
                 filter.source.as_ref().is_none_or(|s| {
                     e.source
