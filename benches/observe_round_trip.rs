@@ -43,7 +43,13 @@ fn observe_round_trip(c: &mut Criterion) {
         Err(e) => panic!("{words:?}: {e}"),
     };
     let mut start = request(&[
-        "browser", "start", "--headless", "--set-session-id", "bench", "--open-url", &url,
+        "browser",
+        "start",
+        "--headless",
+        "--set-session-id",
+        "bench",
+        "--open-url",
+        &url,
     ]);
     start.env.browser_executable = Some("/usr/bin/chromium".into());
     let started = rt.block_on(engine.execute(start));
@@ -63,7 +69,9 @@ fn observe_round_trip(c: &mut Criterion) {
 
     // The floor: a second client on the same tab.
     let floor = rt.block_on(async {
-        let (conn, _) = cdp_protocol::connect(&endpoint, &[]).await.map_err(|e| e.to_string())?;
+        let (conn, _) = cdp_protocol::connect(&endpoint, &[])
+            .await
+            .map_err(|e| e.to_string())?;
         let s = conn
             .browser()
             .attach_to_target(&TargetId::from(target.as_str()))
