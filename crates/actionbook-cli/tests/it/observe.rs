@@ -300,6 +300,7 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     let remote = ref_of(&snap, "button", "Remote button");
     let inner = ref_of(&snap, "textbox", "Inner field");
     let shadow = ref_of(&snap, "textbox", "Shadow input");
+    let name = ref_of(&snap, "textbox", "Name");
     let v = tab_json(&env, &["browser", "box", &remote], &t);
     assert_eq!(v["data"]["value"]["x"], 428, "{v}");
     assert_eq!(v["data"]["value"]["y"], 628, "{v}");
@@ -371,6 +372,13 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     assert_eq!(v["data"]["state"]["editable"], true, "{v}");
     let v = tab_json(&env, &["browser", "state", "#name"], &t);
     assert_eq!(v["data"]["state"]["focused"], false, "{v}");
+    // Focus inside the out-of-process iframe (a click focuses the button), asked in its process.
+    tab_run(&env, &["browser", "click", &remote], &t).ok();
+    let v = tab_json(&env, &["browser", "state", &remote], &t);
+    assert_eq!(v["data"]["state"]["focused"], true, "{v}");
+    assert_eq!(v["data"]["state"]["editable"], false, "{v}");
+    let v = tab_json(&env, &["browser", "state", &inner], &t);
+    assert_eq!(v["data"]["state"]["focused"], false, "{v}");
     let v = tab_json(&env, &["browser", "state", "#off"], &t);
     assert_eq!(v["data"]["state"]["enabled"], false, "{v}");
 
@@ -438,6 +446,47 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
             .contains("snapshot"),
         "{v}"
     );
+    // A ref whose element was removed is stale, for every read command; after `goto` (which
+    // starts the numbering again) an old ref is stale or not found, named, with the way out.
+    let gone = |v: &Value, codes: &[&str]| {
+        let code = v["error"]["code"].as_str().unwrap_or_default();
+        assert!(codes.contains(&code), "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap_or("").contains(&name),
+            "{v}"
+        );
+        assert!(
+            v["error"]["hint"]
+                .as_str()
+                .unwrap_or("")
+                .contains("snapshot"),
+            "{v}"
+        );
+    };
+    tab_json(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "document.getElementById('name').remove()",
+        ],
+        &t,
+    );
+    for cmd in [
+        &["browser", "text"][..],
+        &["browser", "state"],
+        &["browser", "box"],
+    ] {
+        gone(
+            &tab_json(&env, &[cmd, &[name.as_str()]].concat(), &t),
+            &["STALE_ELEMENT"],
+        );
+    }
+    tab_run(&env, &["browser", "goto", &f.url("/article.html")], &t).ok();
+    for cmd in [&["browser", "text"][..], &["browser", "describe"]] {
+        let v = tab_json(&env, &[cmd, &[name.as_str()]].concat(), &t);
+        gone(&v, &["STALE_ELEMENT", "ELEMENT_NOT_FOUND"]);
+    }
 }
 
 #[test]
@@ -582,13 +631,14 @@ fn screenshots_pdfs_and_annotations() {
     let snap = tab_json(&env, &["browser", "snapshot"], &t);
     let remote = ref_of(&snap, "button", "Remote button");
     let name = ref_of(&snap, "textbox", "Name");
+    let inner = ref_of(&snap, "textbox", "Inner field");
     tab_run(&env, &["browser", "screenshot", &plain], &t).ok();
     let base = png_pixels(Path::new(&plain));
     let ann = p("ann.png");
     let v = tab_json(&env, &["browser", "screenshot", &ann, "--annotate"], &t);
     assert_eq!(v["ok"], true, "{v}");
     let a = png_pixels(Path::new(&ann));
-    for r in [&remote, &name] {
+    for r in [&remote, &inner, &name] {
         let b = tab_json(&env, &["browser", "box", r], &t);
         let (x, y) = (
             b["data"]["value"]["x"].as_f64().unwrap_or(0.0) as u32,
