@@ -1,5 +1,5 @@
 //! `browser query`'s matching: CSS with jQuery-style extensions (`:visible`, `:hidden`,
-//! `:contains(text)`, `:has(...)` around them) and XPath, in the main frame's document and its open
+//! `:contains(text)`, `:has(...)` and `:not(...)` around them) and XPath, in the main frame's document and its open
 //! shadow roots, in document order; each match described with a selector that finds exactly it
 //! again (a CSS path checked for uniqueness, or this crate's XPath dialect inside shadow roots).
 //!
@@ -55,6 +55,8 @@ pub(crate) enum Filter {
     Contains(String),
     /// Has a match of these relative selectors (used when they hold extensions themselves).
     Has(Vec<Complex>),
+    /// Matches none of these selectors (used when they hold extensions themselves).
+    Not(Vec<Complex>),
 }
 
 /// One compound selector: its native part (`*` when empty) and its extension filters.
@@ -75,8 +77,8 @@ pub(crate) type Complex = Vec<Compound>;
 const EXTENSIONS: &[&str] = &["visible", "hidden", "contains", "has"];
 
 /// Parses a query string. XPath when it starts with `/`; else CSS, whose extensions are taken out
-/// into filters (an extension inside another pseudo-class's argument, like `:not(:visible)`, is
-/// refused). The native parts are not validated here: the browser's parser does that.
+/// into filters (an extension inside a pseudo-class's argument other than `:has` and `:not`, like
+/// `:is(:visible)`, is refused). The native parts are not validated here: the browser's parser does that.
 pub(crate) fn parse(query: &str) -> Result<Query> {
     let q = query.trim();
     if q.is_empty() {
@@ -344,6 +346,9 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
                     ("has", true) if mentions_extension(arg) => {
                         filters.push(Filter::Has(parse_list(arg, true)?));
                     }
+                    ("not", true) if mentions_extension(arg) => {
+                        filters.push(Filter::Not(parse_list(arg, false)?));
+                    }
                     ("visible" | "hidden", true) | ("contains", false) => {
                         return Err(bad(
                             s,
@@ -362,7 +367,7 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
                             return Err(bad(
                                 s,
                                 format!(
-                                    ":visible, :hidden and :contains are not supported inside :{name}(...)"
+                                    ":visible, :hidden and :contains are supported inside :has(...) and :not(...) only, not :{name}(...)"
                                 ),
                             ));
                         }
@@ -476,8 +481,17 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     if (f === 'hidden') return !H.isVisible(el);
     if (f.contains !== undefined) return (el.textContent || '').includes(f.contains);
     if (f.has !== undefined) return f.has.some(cx => complexIn(cx, root, new Set([el])).length > 0);
+    if (f.not !== undefined) {
+      // The excluded set, computed once per filter and root.
+      let byRoot = excluded.get(f);
+      if (!byRoot) { byRoot = new Map(); excluded.set(f, byRoot); }
+      let set = byRoot.get(root);
+      if (!set) { set = new Set(); for (const cx of f.not) for (const e of complexIn(cx, root, null)) set.add(e); byRoot.set(root, set); }
+      return !set.has(el);
+    }
     return false;
   };
+  const excluded = new Map();
   const complexIn = (cx, root, scope) => {
     let cur = null;
     for (let i = 0; i < cx.length; i++) {
@@ -691,6 +705,15 @@ mod tests {
             f => panic!("{f:?}"),
         }
         assert_eq!(l[1][0].filters, vec![Filter::Hidden]);
+        let l = ext(".item:not(:contains(B), .x:hidden)");
+        match &l[0][0].filters[0] {
+            Filter::Not(inner) => {
+                assert_eq!(inner.len(), 2);
+                assert_eq!(inner[0][0].filters, vec![Filter::Contains("B".into())]);
+                assert_eq!(inner[1][0].sel, ".x");
+            }
+            f => panic!("{f:?}"),
+        }
         // A native pseudo-class with arguments stays native next to a filter.
         let l = ext("li:nth-child(2n+1):visible");
         assert_eq!(l[0][0].sel, "li:nth-child(2n+1)");
@@ -699,7 +722,8 @@ mod tests {
     #[test]
     fn bad_queries_are_refused_with_a_reason() {
         for q in [
-            "div:not(:visible)",
+            "div:is(:visible)",
+            "div:not(:visible",
             ".a:contains(x",
             "> .a:visible",
             ".a:visible >",
@@ -743,7 +767,7 @@ mod tests {
             Filter::Visible => ":visible".into(),
             Filter::Hidden => ":hidden".into(),
             Filter::Contains(t) => format!(":contains(\"{t}\")"),
-            Filter::Has(_) => String::new(),
+            Filter::Has(_) | Filter::Not(_) => String::new(),
         }
     }
 
