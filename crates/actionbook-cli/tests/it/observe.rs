@@ -404,7 +404,8 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     );
     let r = tab_run(&env, &["browser", "inspect-point", "450,640"], &t).ok();
     assert_eq!(body(&r)[0], "button \"Remote button\"", "{r:?}");
-    assert_eq!(body(&r)[3], "point: 450,640", "{r:?}");
+    assert_eq!(body(&r)[2], "point: 450,640", "{r:?}");
+    assert_eq!(body(&r)[3], format!("ref: {remote}"), "{r:?}");
     let b = tab_json(&env, &["browser", "box", "#title"], &t);
     let (x, y) = (
         b["data"]["value"]["x"].as_f64().unwrap_or(0.0) + 5.0,
@@ -683,6 +684,18 @@ fn screenshots_pdfs_and_annotations() {
         &t,
     );
     assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    // A parent that is a file; the existing file is left as it was.
+    let under_file = format!("{plain}/x.png");
+    let v = tab_json(&env, &["browser", "screenshot", &under_file], &t);
+    assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&under_file),
+        "{v}"
+    );
+    assert_eq!(png_pixels(Path::new(&plain)).2, base.2);
     let leftovers: Vec<_> = std::fs::read_dir(out.path())
         .into_iter()
         .flatten()

@@ -425,7 +425,7 @@ pub struct InspectedElement {
 /// point: 420,310
 /// ```
 ///
-/// An element with a ref adds `ref: @eN` after `selector:`; each parent (`--parent-depth`)
+/// An element with a ref adds `ref: @eN` after `point:`; each parent (`--parent-depth`)
 /// adds `parent: role "name"`, and a screenshot adds `screenshot_path: <path>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InspectPointData {
@@ -443,10 +443,11 @@ impl RenderText for InspectPointData {
     fn render_body(&self, body: &mut TextBody<'_>) {
         body.line(role_and_name(&self.element.role, &self.element.name));
         body.field("selector", &self.element.selector);
+        body.field("point", self.point);
+        // Extras after the spec's three lines, so those keep their places.
         if let Some(r) = &self.element.ref_id {
             body.field("ref", format_args!("@{r}"));
         }
-        body.field("point", self.point);
         for p in &self.parents {
             body.field("parent", role_and_name(&p.role, &p.name));
         }
