@@ -31,6 +31,28 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// `query one` matched more than one element.
+    #[error("Query mode 'one' requires exactly 1 match, found {count}")]
+    MultipleMatches {
+        /// The query.
+        query: String,
+        /// How many matched.
+        count: u64,
+        /// Selectors of the first matches.
+        samples: Vec<String>,
+    },
+    /// `query nth` asked for a match that is not there.
+    #[error("index {index} out of range (found {count} matches; nth is 1-based)")]
+    IndexOutOfRange {
+        /// The query.
+        query: String,
+        /// The index asked for.
+        index: u64,
+        /// How many matched.
+        count: u64,
+        /// Selectors of the first matches.
+        samples: Vec<String>,
+    },
     /// The node went away and something else sits in its place.
     #[error("{0}")]
     Stale(String),
@@ -151,6 +173,8 @@ impl CliError {
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
             CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
+            CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
             CliError::Timeout { .. } => ErrorCode::Timeout,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
@@ -197,6 +221,21 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::MultipleMatches {
+                query,
+                count,
+                samples,
+            } => Some(serde_json::json!({
+                "query": query, "count": count, "sample_selectors": samples,
+            })),
+            CliError::IndexOutOfRange {
+                query,
+                index,
+                count,
+                samples,
+            } => Some(serde_json::json!({
+                "query": query, "index": index, "count": count, "sample_selectors": samples,
+            })),
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
             }
@@ -230,6 +269,10 @@ impl CliError {
                 Some("refs come from the latest `browser snapshot` of this page; run it again")
             }
             CliError::Stale(_) => Some("run `browser snapshot` again for fresh refs"),
+            CliError::MultipleMatches { .. } => Some("use 'query all' or narrow your selector"),
+            CliError::IndexOutOfRange { .. } => {
+                Some("use 'query count' to check the number of matches first")
+            }
             _ => None,
         }
     }

@@ -81,4 +81,4 @@ pub use launch::{
     connect, connect_with, find_executable, running_as_root,
 };
 pub use protocol::{Command, Empty, Event};
-pub use session::Session;
+pub use session::{RawResponse, Session};

@@ -59,6 +59,11 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_session_id: Option<String>,
+    /// Window size `WxH` of a launched browser (beyond the spec); a headless session's viewport
+    /// is exactly this size (default 1280x720).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WxH"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<String>,
 }
 
 /// `browser list-sessions`.
@@ -364,6 +369,15 @@ impl GlobalCommand for Start {
             }
         };
         let headless = self.headless.or(cx.env.browser_headless).unwrap_or(false);
+        let window_size = match &self.window_size {
+            Some(w) if self.cdp_endpoint.is_some() => {
+                return Err(CliError::InvalidArgument(format!(
+                    "--window-size {w} is for a browser this command launches, not one behind --cdp-endpoint"
+                )));
+            }
+            Some(w) => Some(launch::parse_window_size(w)?),
+            None => headless.then_some(launch::DEFAULT_WINDOW_SIZE),
+        };
 
         let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
             let (conn, ws) = connect_endpoint(
@@ -392,6 +406,7 @@ impl GlobalCommand for Start {
                 next_tab: 1,
                 windows: Vec::new(),
                 next_window: 0,
+                window_size: None,
             };
             (
                 record,
@@ -418,16 +433,23 @@ impl GlobalCommand for Start {
             let profile_dir = sessions.home().profile_dir(&profile);
             store::ensure_private_dir(&profile_dir)?;
             let executable = cx.env.browser_executable.clone();
-            let launched =
-                match launch::launch(executable.clone(), headless, profile_dir.clone(), 1).await {
-                    Ok(l) => l,
-                    Err(e) => {
-                        if !named {
-                            let _ = std::fs::remove_dir_all(&profile_dir);
-                        }
-                        return Err(e);
+            let launched = match launch::launch(
+                executable.clone(),
+                headless,
+                profile_dir.clone(),
+                window_size,
+                1,
+            )
+            .await
+            {
+                Ok(l) => l,
+                Err(e) => {
+                    if !named {
+                        let _ = std::fs::remove_dir_all(&profile_dir);
                     }
-                };
+                    return Err(e);
+                }
+            };
             let record = SessionRecord {
                 session_id: session_id.clone(),
                 mode,
@@ -446,6 +468,7 @@ impl GlobalCommand for Start {
                 next_tab: 1,
                 windows: Vec::new(),
                 next_window: 0,
+                window_size,
             };
             (record, launched.conn, Some(launched.browser))
         };
@@ -586,6 +609,7 @@ impl SessionCommand for Restart {
                 rec.executable.clone().map(Into::into),
                 rec.headless,
                 dir,
+                rec.window_size,
                 generation,
             )
             .await?;

@@ -5,7 +5,8 @@
 //! - [`lifecycle`] (spec 7): `start`, `list-sessions`, `status`, `close`, `restart`;
 //! - [`tabs`] (spec 8): `list-tabs`, `new-tab`, `close-tab`;
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
-//! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
+//! - [`observation`] (spec 10): `snapshot`, `screenshot`, `pdf`, `title`, `url`, `viewport`,
+//!   `query`, the read commands, `describe`, `state`, `inspect-point`, `logs console|errors`;
 //! - [`interaction`] (spec 11): `click`, `fill`, `eval`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
@@ -373,6 +374,54 @@ command_table! {
     BrowserUrl(observation::Url) => Tab, T::READ_ONLY,
         about = "Print the page URL",
         example = "actionbook browser url --session s1 --tab t1";
+    BrowserScreenshot(observation::Screenshot) => Tab, T::READ_ONLY,
+        about = "Save a screenshot (viewport, --full page, --selector element; --annotate numbers refs)",
+        example = "actionbook browser screenshot shot.png --annotate --session s1 --tab t1";
+    BrowserPdf(observation::Pdf) => Tab, T::READ_ONLY,
+        about = "Save the page as a PDF",
+        example = "actionbook browser pdf page.pdf --session s1 --tab t1";
+    BrowserViewport(observation::Viewport) => Tab, T::READ_ONLY,
+        about = "Print the viewport size (CSS pixels)",
+        example = "actionbook browser viewport --session s1 --tab t1";
+    BrowserQuery(observation::Query) => Tab, T::READ_ONLY,
+        about = "Query elements: one|all|nth <n>|count (CSS + :visible :contains() :has(), or XPath)",
+        example = "actionbook browser query all '.item:visible' --session s1 --tab t1";
+    BrowserHtml(observation::Html) => Tab, T::READ_ONLY,
+        about = "Print an element's outer HTML",
+        example = "actionbook browser html '#intro' --session s1 --tab t1";
+    BrowserText(observation::Text) => Tab, T::READ_ONLY,
+        about = "Print an element's text (--mode readability: the main article only)",
+        example = "actionbook browser text body --mode readability --session s1 --tab t1";
+    BrowserValue(observation::Value) => Tab, T::READ_ONLY,
+        about = "Print a form field's value",
+        example = "actionbook browser value '#email' --session s1 --tab t1";
+    BrowserAttr(observation::Attr) => Tab, T::READ_ONLY,
+        about = "Print one attribute of an element",
+        example = "actionbook browser attr a.link href --session s1 --tab t1";
+    BrowserAttrs(observation::Attrs) => Tab, T::READ_ONLY,
+        about = "Print every attribute of an element",
+        example = "actionbook browser attrs '#btn' --session s1 --tab t1";
+    BrowserBox(observation::ElementBox) => Tab, T::READ_ONLY,
+        about = "Print an element's box in viewport CSS pixels (any frame)",
+        example = "actionbook browser box '#btn' --session s1 --tab t1";
+    BrowserStyles(observation::Styles) => Tab, T::READ_ONLY,
+        about = "Print computed styles of an element",
+        example = "actionbook browser styles '#btn' color font-size --session s1 --tab t1";
+    BrowserDescribe(observation::Describe) => Tab, T::READ_ONLY,
+        about = "Describe an element: role, name, key attributes, state (--nearby: its neighbours)",
+        example = "actionbook browser describe @e4 --nearby --session s1 --tab t1";
+    BrowserState(observation::State) => Tab, T::READ_ONLY,
+        about = "Print an element's state: visible, enabled, checked, focused, editable, selected",
+        example = "actionbook browser state '#agree' --session s1 --tab t1";
+    BrowserInspectPoint(observation::InspectPoint) => Tab, T::READ_ONLY,
+        about = "Inspect the element at viewport point x,y (through every frame)",
+        example = "actionbook browser inspect-point 420,310 --session s1 --tab t1";
+    BrowserLogsConsole(observation::LogsConsole) => Tab, T::READ_ONLY,
+        about = "Print the tab's console messages (every frame, since the tab was opened)",
+        example = "actionbook browser logs console --level warn,error --tail 20 --session s1 --tab t1";
+    BrowserLogsErrors(observation::LogsErrors) => Tab, T::READ_ONLY,
+        about = "Print the tab's uncaught exceptions, unhandled rejections and failed loads",
+        example = "actionbook browser logs errors --session s1 --tab t1";
 }
 
 impl Serialize for Command {

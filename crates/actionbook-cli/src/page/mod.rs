@@ -6,11 +6,19 @@
 //! - [`locate`]: `@eN` / CSS / XPath in any frame to a [`locate::Located`] node;
 //! - [`input`]: the mouse and the keyboard;
 //! - [`edit`]: form fields (kind, focus, value, clear);
-//! - [`frames`]: the tab's frame graph and ref table, and the snapshot.
+//! - [`frames`]: the tab's frame graph and ref table, and the snapshot;
+//! - [`query`]: `browser query` matching (CSS with extensions, XPath) and unique selectors;
+//! - [`read`]: reading an element (HTML, text, value, attributes, styles, box, state, AX facts);
+//! - [`screenshot`]: screenshots and PDFs written to the user's file, the annotation overlay;
+//! - [`hit_test`]: the element under a viewport point, through every frame.
 
 pub(crate) mod edit;
 pub(crate) mod eval;
 pub(crate) mod frames;
+pub(crate) mod hit_test;
 pub(crate) mod input;
 pub(crate) mod locate;
 pub(crate) mod navigation;
+pub(crate) mod query;
+pub(crate) mod read;
+pub(crate) mod screenshot;

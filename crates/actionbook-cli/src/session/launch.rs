@@ -44,11 +44,58 @@ fn default_args() -> Vec<String> {
     args
 }
 
+/// The window (and, headless, the viewport) of a launched session unless `--window-size` says
+/// otherwise: Chromium's headless default (a viewport of about 780x437) makes sites switch to
+/// their narrow layouts.
+pub(crate) const DEFAULT_WINDOW_SIZE: (u32, u32) = (1280, 720);
+
+/// Parses `WxH` (or `W,H`), each 100..=10000 pixels.
+pub(crate) fn parse_window_size(s: &str) -> Result<(u32, u32)> {
+    let bad = || {
+        CliError::InvalidArgument(format!(
+            "invalid window size {s:?}: expected WxH in pixels (100-10000 each), e.g. 1280x720"
+        ))
+    };
+    let (w, h) = s.trim().split_once(['x', 'X', ',']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(100..=10_000).contains(&w) || !(100..=10_000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+/// Makes a tab's viewport `size` (CSS pixels, the device's scale): a headless window's chrome
+/// (infobars) would take some of its height otherwise. Applies while the tab's session is
+/// attached, so every attach sets it again.
+pub(crate) async fn fit_viewport(
+    page: &cdp_protocol::Session,
+    size: (u32, u32),
+    deadline: &Deadline,
+) -> Result<()> {
+    page.send_timeout(
+        &cdp_protocol::emulation::SetDeviceMetricsOverride {
+            width: i64::from(size.0),
+            height: i64::from(size.1),
+            device_scale_factor: 0.0,
+            mobile: false,
+            screen_width: None,
+            screen_height: None,
+        },
+        deadline.capped(deadline::QUICK_CALL),
+    )
+    .await?;
+    Ok(())
+}
+
 /// Launches a browser for a session (own process group, so it outlives the daemon).
 pub(crate) async fn launch(
     executable: Option<PathBuf>,
     headless: bool,
     profile_dir: PathBuf,
+    window_size: Option<(u32, u32)>,
     generation: u64,
 ) -> Result<Launched> {
     let executable = match executable {
@@ -57,11 +104,15 @@ pub(crate) async fn launch(
             detail: e.to_string(),
         })?,
     };
+    let mut args = default_args();
+    if let Some((w, h)) = window_size {
+        args.push(format!("--window-size={w},{h}"));
+    }
     let options = LaunchOptions {
         executable: Some(executable.clone()),
         headless,
         user_data_dir: Some(profile_dir),
-        args: default_args(),
+        args,
         detached: true,
         ..Default::default()
     };

@@ -8,6 +8,11 @@ pub(crate) fn refs_file(session_dir: &Path, tab_id: &str) -> PathBuf {
     session_dir.join(format!("refs-{tab_id}.json"))
 }
 
+/// What is kept about a tab's console logs (`logs-<tid>.json`: the last id handed out, clears).
+pub(crate) fn logs_file(session_dir: &Path, tab_id: &str) -> PathBuf {
+    session_dir.join(format!("logs-{tab_id}.json"))
+}
+
 /// A new snapshot file (`snapshot_<ms since the epoch>.yaml` in the session's directory).
 pub(crate) fn snapshot_file(session_dir: &Path) -> PathBuf {
     session_dir.join(format!("snapshot_{}.yaml", now_ms()))

@@ -24,7 +24,7 @@ pub(crate) mod artifacts;
 mod atomic;
 mod record;
 
-pub use atomic::{read_json, write_atomic, write_json};
+pub use atomic::{read_json, write_atomic, write_file_whole, write_json};
 
 /// The file of a session's record, in its directory under `sessions/`.
 pub const SESSION_FILE: &str = "session.json";

@@ -80,6 +80,10 @@ pub struct SessionRecord {
     /// The next window number (w0, w1 ... never reused).
     #[serde(default)]
     pub next_window: u64,
+    /// The viewport a launched headless browser's tabs get, and the window size it was launched
+    /// with (`start --window-size`; 1280x720 for headless sessions by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<(u32, u32)>,
 }
 
 impl SessionRecord {
@@ -185,6 +189,7 @@ mod tests {
             next_tab: 1,
             windows: vec![],
             next_window: 0,
+            window_size: None,
         };
         let a = r.alloc_tab_id();
         let b = r.alloc_tab_id();

@@ -85,6 +85,17 @@ pub(crate) async fn attach(
         },
         () = crashed_now => (true, false),
     };
+    // A launched headless session's viewport is exactly its window size.
+    let viewport = slot.with_record(|r| {
+        (r.launched && r.headless)
+            .then_some(r.window_size)
+            .flatten()
+    });
+    if let Some(size) = viewport
+        && page_enabled
+    {
+        crate::session::launch::fit_viewport(&session, size, deadline).await?;
+    }
     state.attached = Some((conn.generation, session.clone()));
     state.services = services;
     state.crash_seen = 0;

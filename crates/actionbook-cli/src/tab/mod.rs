@@ -100,7 +100,6 @@ pub(crate) struct TabCx<'a> {
     /// The command's deadline.
     pub deadline: Deadline,
     /// The caller's environment.
-    #[allow(dead_code)] // for commands that take paths (screenshot, pdf, upload)
     pub env: &'a ClientEnv,
     /// Page URL/title after the command, when the handler already knows them.
     pub url: Option<String>,

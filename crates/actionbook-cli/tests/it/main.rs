@@ -11,6 +11,7 @@ mod interact;
 mod layers;
 mod lifecycle;
 mod nav;
+mod observe;
 mod page;
 mod parallel;
 mod windows;

@@ -106,6 +106,7 @@ fn inspected() -> impl Strategy<Value = InspectedElement> {
         role,
         name,
         selector,
+        ref_id: None,
     })
 }
 
@@ -469,6 +470,7 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                             text,
                             source,
                             timestamp_ms,
+                            frame_url: None,
                         })
                         .collect(),
                     cleared,

@@ -368,6 +368,7 @@ fn inspect_point_text() {
             role: "heading".into(),
             name: "Conformance Fixture".into(),
             selector: "e1".into(),
+            ref_id: None,
         },
         parents: vec![],
         screenshot_path: None,

@@ -7,7 +7,8 @@
 //! commands read it with [`Services::get`] (`state.services.get::<DialogAnswerer>()`).
 //!
 //! - [`crash::CrashWatch`]: whether the page crashed or was loaded again after a crash;
-//! - [`dialogs::DialogAnswerer`]: answers JavaScript dialogs and reports them as warnings.
+//! - [`dialogs::DialogAnswerer`]: answers JavaScript dialogs and reports them as warnings;
+//! - [`console::ConsoleLog`]: records console messages and page errors of every frame.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use cdp_protocol::{Connection, Session};
 use futures::future::BoxFuture;
 
+pub(crate) mod console;
 pub(crate) mod crash;
 pub(crate) mod dialogs;
 
@@ -35,6 +37,7 @@ fn prepare(conn: &Connection) -> Vec<Arc<dyn Running>> {
     vec![
         Arc::new(crash::CrashWatch::new(conn)),
         Arc::new(dialogs::DialogAnswerer::new(conn)),
+        Arc::new(console::ConsoleLog::new(conn)),
     ]
 }
 
