@@ -5,5 +5,6 @@ mod support;
 
 mod deep;
 mod frames;
+mod golden;
 mod main_frame;
 mod refs_and_stale;
