@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::doc_view::DocView;
 use crate::raw::{DomAttrs, DomNode};
 
 /// Sentinel for "no parent".
@@ -141,29 +142,11 @@ impl FrameDom {
         false
     }
 
-    /// Marks elements found to have `cursor: pointer`, given their element pre-order indices and tag names
-    /// (as produced by the in-page scan); entries whose tag does not match are skipped (the page changed).
-    pub fn mark_cursor_pointer(&mut self, hits: &[(u32, String)]) -> usize {
-        if hits.is_empty() {
-            return 0;
+    /// Forgets every `cursor: pointer` mark (the caller asked for no cursor detection).
+    pub(crate) fn clear_cursor_pointer(&mut self) {
+        for e in &mut self.entries {
+            e.cursor_pointer = false;
         }
-        let elements: Vec<u32> = (0..self.entries.len() as u32)
-            .filter(|&i| {
-                let e = &self.entries[i as usize];
-                e.kind == DomKind::Element && !e.script_hidden
-            })
-            .collect();
-        let mut marked = 0;
-        for (idx, tag) in hits {
-            if let Some(&i) = elements.get(*idx as usize) {
-                let e = &mut self.entries[i as usize];
-                if e.name.eq_ignore_ascii_case(tag) {
-                    e.cursor_pointer = true;
-                    marked += 1;
-                }
-            }
-        }
-        marked
     }
 
     /// Entries whose children were not fetched (need `DOM.describeNode` fill-in).
@@ -372,6 +355,278 @@ fn positions_of(children: &[DomNode]) -> Vec<u32> {
             }
         })
         .collect()
+}
+
+/// What [`FrameDom::from_view`] needs besides the captured document.
+#[derive(Debug, Default)]
+pub(crate) struct ViewExtras<'a> {
+    /// frameId of every document of the capture, by document index (for frame owners).
+    pub frame_ids: &'a [String],
+    /// Elements hosting a shadow tree whose DOM structure has to come from elsewhere (see
+    /// [`shadow_hosts`]); their flat-tree descendants get no entries here.
+    pub hosts: &'a [u32],
+}
+
+impl FrameDom {
+    /// The frame DOM of one captured document, from its flat tree: outside shadow trees the flat tree
+    /// is the DOM tree (pseudo elements aside), so parents and XPath positions come straight from it.
+    /// Descendants of `extras.hosts` are left out (graft their DOM with [`graft`], then call
+    /// [`FrameDom::fill_from_view`]).
+    pub(crate) fn from_view(view: &DocView<'_>, extras: &ViewExtras<'_>) -> FrameDom {
+        let n = view.len();
+        let mut dom = FrameDom::default();
+        dom.entries.reserve(n);
+        dom.index.reserve(n);
+        let mut entry_of = vec![NO_PARENT; n];
+        let mut skip = vec![false; n];
+        for &h in extras.hosts {
+            // Everything below a host is grafted from its described DOM.
+            let mut stack: Vec<u32> = view.children(h).collect();
+            while let Some(c) = stack.pop() {
+                if let Some(s) = skip.get_mut(c as usize) {
+                    *s = true;
+                }
+                stack.extend(view.children(c));
+            }
+        }
+        let pointer = cursor_pointers(view);
+        let scrollable = scroll_containers(view);
+        // Positions are numbered per parent while walking its children.
+        let mut positions = vec![0u32; n];
+        let mut counts: Vec<(DomKind, &str, bool, u32)> = Vec::new();
+        let mut big: HashMap<(DomKind, &str, bool), u32> = HashMap::new();
+        for p in 0..n as u32 {
+            counts.clear();
+            big.clear();
+            let kids: Vec<u32> = view
+                .children(p)
+                .filter(|&c| view.pseudo(c).is_none())
+                .collect();
+            let use_map = kids.len() > 24;
+            for c in kids {
+                let kind = view_kind(view, c);
+                if !matches!(kind, DomKind::Element | DomKind::Text | DomKind::Comment) {
+                    continue;
+                }
+                let (key, foreign) = if kind == DomKind::Element {
+                    let name = view.node_name(c);
+                    (name, name.bytes().any(|b| b.is_ascii_lowercase()))
+                } else {
+                    ("", false)
+                };
+                let pos = if use_map {
+                    let e = big.entry((kind, key, foreign)).or_insert(0);
+                    *e += 1;
+                    *e
+                } else {
+                    match counts
+                        .iter_mut()
+                        .find(|(k, nm, f, _)| *k == kind && *f == foreign && *nm == key)
+                    {
+                        Some(e) => {
+                            e.3 += 1;
+                            e.3
+                        }
+                        None => {
+                            counts.push((kind, key, foreign, 1));
+                            1
+                        }
+                    }
+                };
+                positions[c as usize] = pos;
+            }
+        }
+        for i in 0..n as u32 {
+            if skip[i as usize] || view.pseudo(i).is_some() {
+                continue;
+            }
+            let kind = view_kind(view, i);
+            let parent = match view.parent(i) {
+                crate::doc_view::NIL => NO_PARENT,
+                p => entry_of.get(p as usize).copied().unwrap_or(NO_PARENT),
+            };
+            let (name, foreign): (Box<str>, bool) = if kind == DomKind::Element {
+                let raw = view.node_name(i);
+                let foreign = raw.bytes().any(|b| b.is_ascii_lowercase());
+                if foreign {
+                    (raw.into(), true)
+                } else {
+                    (raw.to_ascii_lowercase().into_boxed_str(), false)
+                }
+            } else {
+                ("".into(), false)
+            };
+            let entry = DomEntry {
+                backend_node_id: view.backend_id(i),
+                parent,
+                kind,
+                name,
+                foreign,
+                position: positions[i as usize],
+                scrollable: scrollable[i as usize],
+                attrs: if kind == DomKind::Element {
+                    view_attrs(view, i)
+                } else {
+                    DomAttrs::default()
+                },
+                child_frame_id: view
+                    .doc
+                    .nodes
+                    .content_document_index
+                    .get(i as usize)
+                    .and_then(|d| usize::try_from(d).ok())
+                    .and_then(|d| extras.frame_ids.get(d).cloned()),
+                truncated: false,
+                cursor_pointer: pointer[i as usize],
+                script_hidden: view.shadow_type(i).is_some_and(|t| t != "open"),
+            };
+            let me = dom.entries.len() as u32;
+            entry_of[i as usize] = me;
+            dom.index.insert(entry.backend_node_id, me);
+            dom.entries.push(entry);
+        }
+        dom
+    }
+
+    /// Sets attributes, cursor and scroll flags of grafted entries from the captured document.
+    pub(crate) fn fill_from_view(&mut self, view: &DocView<'_>) {
+        let pointer = cursor_pointers(view);
+        let scrollable = scroll_containers(view);
+        for i in 0..view.len() as u32 {
+            let Some(e) = self.find(view.backend_id(i)) else {
+                continue;
+            };
+            let e = &mut self.entries[e as usize];
+            if e.kind == DomKind::Element {
+                e.attrs = view_attrs(view, i);
+                e.cursor_pointer = pointer[i as usize];
+                e.scrollable = scrollable[i as usize];
+            }
+        }
+    }
+}
+
+fn view_kind(view: &DocView<'_>, i: u32) -> DomKind {
+    use crate::doc_view::node_type as t;
+    match view.node_type(i) {
+        t::ELEMENT => DomKind::Element,
+        t::TEXT | t::CDATA => DomKind::Text,
+        t::COMMENT => DomKind::Comment,
+        t::DOCUMENT => DomKind::Document,
+        _ => DomKind::Other,
+    }
+}
+
+fn view_attrs(view: &DocView<'_>, i: u32) -> DomAttrs {
+    use crate::doc_view::Attr;
+    DomAttrs {
+        onclick: view.has_attr(i, Attr::Onclick),
+        tabindex: view
+            .attr(i, Attr::Tabindex)
+            .and_then(|v| v.trim().parse().ok()),
+        contenteditable: view
+            .attr(i, Attr::Contenteditable)
+            .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
+        href: view.attr(i, Attr::Href).map(str::to_string),
+    }
+}
+
+/// Elements whose computed cursor is `pointer` while their flat-tree parent element's is not (what
+/// the in-page scan reported before). Elements without a box inherit their parent's state.
+pub(crate) fn cursor_pointers(view: &DocView<'_>) -> Vec<bool> {
+    use crate::snapshot_dom::Style;
+    let n = view.len();
+    let mut pointer = vec![false; n];
+    let mut inherited = vec![false; n];
+    for i in 0..n as u32 {
+        let parent = view.parent(i);
+        let from_parent = parent != crate::doc_view::NIL && inherited[parent as usize];
+        if !view.is_element(i) {
+            inherited[i as usize] = from_parent;
+            continue;
+        }
+        let own = if view.rendered(i) {
+            view.style(i, Style::Cursor) == "pointer"
+        } else {
+            from_parent
+        };
+        inherited[i as usize] = own;
+        pointer[i as usize] = own && !from_parent && view.rendered(i);
+    }
+    pointer
+}
+
+/// Scroll containers that can scroll: a box with `overflow-x`/`-y` of `auto`, `scroll` or
+/// `overlay` whose content reaches beyond it on that axis (content boxes are in document
+/// coordinates, scrolled or not). `<html>` and `<body>` hand their overflow to the viewport.
+pub(crate) fn scroll_containers(view: &DocView<'_>) -> Vec<bool> {
+    use crate::doc_view::Tag;
+    use crate::snapshot_dom::Style;
+    let n = view.len();
+    let scrolls = |v: &str| matches!(v, "auto" | "scroll" | "overlay");
+    let mut out = vec![false; n];
+    // Extents of every node's subtree, bottom-up (children come after parents in the arrays).
+    let mut right = vec![f32::MIN; n];
+    let mut bottom = vec![f32::MIN; n];
+    for i in (0..n as u32).rev() {
+        for l in view.layouts(i) {
+            if let Some([x, y, w, h]) = view.bounds(l)
+                && (w > 0.0 || h > 0.0)
+            {
+                right[i as usize] = right[i as usize].max(x + w);
+                bottom[i as usize] = bottom[i as usize].max(y + h);
+            }
+        }
+        let p = view.parent(i);
+        if p != crate::doc_view::NIL {
+            let (r, b) = (right[i as usize], bottom[i as usize]);
+            right[p as usize] = right[p as usize].max(r);
+            bottom[p as usize] = bottom[p as usize].max(b);
+        }
+    }
+    for i in 0..n as u32 {
+        if !view.is_element(i) || matches!(view.tag(i), Tag::Html | Tag::Body) {
+            continue;
+        }
+        let (ox, oy) = (
+            view.style(i, Style::OverflowX),
+            view.style(i, Style::OverflowY),
+        );
+        if !(scrolls(ox) || scrolls(oy)) {
+            continue;
+        }
+        let Some([x, y, w, h]) = view.layout_of(i).and_then(|l| view.bounds(l)) else {
+            continue;
+        };
+        let (mut r, mut b) = (f32::MIN, f32::MIN);
+        for c in view.children(i) {
+            r = r.max(right[c as usize]);
+            b = b.max(bottom[c as usize]);
+        }
+        out[i as usize] = (scrolls(ox) && r > x + w + 0.5) || (scrolls(oy) && b > y + h + 0.5);
+    }
+    out
+}
+
+/// Outermost elements of the document tree that host a shadow tree: their DOM (light children,
+/// shadow roots, slots) differs from the flat tree and is read with `DOM.describeNode`.
+pub(crate) fn shadow_hosts(view: &DocView<'_>) -> Vec<u32> {
+    let n = view.len();
+    let mut out = Vec::new();
+    let mut covered = vec![false; n];
+    for i in 0..n as u32 {
+        let p = view.parent(i);
+        if p != crate::doc_view::NIL && covered[p as usize] {
+            covered[i as usize] = true;
+            continue;
+        }
+        if view.shadow_type(i).is_none() && view.children(i).any(|c| view.shadow_type(c).is_some())
+        {
+            out.push(i);
+            covered[i as usize] = true;
+        }
+    }
+    out
 }
 
 /// Grafts the children of a `DOM.describeNode` answer onto a truncated node (depth-limited capture).

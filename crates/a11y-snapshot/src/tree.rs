@@ -695,7 +695,7 @@ fn finish_node(
     let mut url = None;
     for p in &a.properties {
         let v = &p.value.value;
-        match p.name.as_str() {
+        match p.name {
             "checked" => {
                 states.checked = v.is_true();
                 states.mixed = matches!(v, AxScalar::Str(s) if s == "mixed");

@@ -41,10 +41,17 @@ impl Command for GetFullAxTreeScan {
     type Response = IgnoredAny;
 }
 
+/// The bench kit's fixture generator: `$BENCH_KIT/gen_fixtures.py`, else the first
+/// `shared/bench/gen_fixtures.py` above this crate (the kit sits next to the checkout).
 fn generator() -> Option<PathBuf> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let p = here.join("../../../shared/bench/gen_fixtures.py");
-    p.exists().then_some(p)
+    if let Some(kit) = std::env::var_os("BENCH_KIT") {
+        let p = PathBuf::from(kit).join("gen_fixtures.py");
+        return p.exists().then_some(p);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|d| d.join("shared/bench/gen_fixtures.py"))
+        .find(|p| p.exists())
 }
 
 /// The floor: every session's document and every frame's AX tree, one after the other.
