@@ -343,6 +343,26 @@ fn always_included(r: &str) -> bool {
     )
 }
 
+/// Replaced elements (their content is not laid out as text).
+fn replaced(v: &DocView<'_>, i: u32) -> bool {
+    match v.tag(i) {
+        Tag::Img
+        | Tag::Input
+        | Tag::Button
+        | Tag::Select
+        | Tag::Textarea
+        | Tag::Canvas
+        | Tag::Video
+        | Tag::Audio
+        | Tag::Iframe
+        | Tag::Frame
+        | Tag::Embed
+        | Tag::Object => true,
+        Tag::Foreign => v.node_name(i) == "svg",
+        _ => false,
+    }
+}
+
 const HTML_SPACE: [char; 5] = [' ', '\t', '\n', '\r', '\u{c}'];
 
 fn is_html_space(c: char) -> bool {
@@ -556,7 +576,11 @@ impl<'a> AxCompute<'a> {
             let mut gone = pinfo.is_some_and(|p| p.gone);
             let disp = if v.is_element(i) {
                 if v.rendered(i) {
-                    Disp::of(v.style(i, Style::Display))
+                    match Disp::of(v.style(i, Style::Display)) {
+                        // Replaced elements are boxes even when `display: inline`.
+                        Disp::Inline if replaced(v, i) => Disp::AtomicInline,
+                        d => d,
+                    }
                 } else if rendered_below[i as usize] {
                     Disp::Contents
                 } else {
@@ -611,7 +635,7 @@ impl<'a> AxCompute<'a> {
             v.tag(i),
             Tag::Button | Tag::Input | Tag::Select | Tag::Textarea | Tag::Option | Tag::Optgroup
         );
-        if form_control && v.has_attr(i, Attr::Disabled) {
+        if form_control && (inherited || v.has_attr(i, Attr::Disabled)) {
             return true;
         }
         if form_control {
@@ -684,7 +708,14 @@ impl<'a> AxCompute<'a> {
                 }
             }
         }
-        self.native_role(i)
+        let native = self.native_role(i);
+        if native.is("generic")
+            && self.disp(i) == Disp::Block
+            && self.v.style(i, Style::Display) == "list-item"
+        {
+            return Role("listitem");
+        }
+        native
     }
 
     /// Focusable or globally ARIA-labelled elements keep their role despite role=none.
@@ -692,13 +723,20 @@ impl<'a> AxCompute<'a> {
         self.focusable(i) || self.v.has_any_aria(i)
     }
 
-    fn has_author_name(&self, i: u32) -> bool {
+    fn has_author_name(&mut self, i: u32) -> bool {
         let v = self.v;
-        v.attr(i, Attr::AriaLabel)
+        if v.attr(i, Attr::AriaLabel)
             .is_some_and(|s| !s.trim().is_empty())
-            || v.attr(i, Attr::AriaLabelledby)
-                .is_some_and(|s| !s.trim().is_empty())
             || v.attr(i, Attr::Title).is_some_and(|s| !s.trim().is_empty())
+        {
+            return true;
+        }
+        let Some(ids) = v.attr(i, Attr::AriaLabelledby) else {
+            return false;
+        };
+        ids.split(&HTML_SPACE[..])
+            .filter(|s| !s.is_empty())
+            .any(|id| self.by_id(id).is_some())
     }
 
     fn focusable(&self, i: u32) -> bool {
@@ -1101,9 +1139,9 @@ impl<'a> AxCompute<'a> {
     }
 
     /// Floats and absolutely positioned boxes do not turn a block's inline content into blocks.
-    /// (Position and float are not captured; Chromium's own tree decides on fixtures.)
-    fn out_of_flow(&self, _i: u32) -> bool {
-        false
+    fn out_of_flow(&self, i: u32) -> bool {
+        matches!(self.v.style(i, Style::Position), "absolute" | "fixed")
+            || !matches!(self.v.style(i, Style::Float), "" | "none")
     }
 
     fn text_rendered(&self, i: u32) -> bool {
@@ -1145,7 +1183,10 @@ impl<'a> AxCompute<'a> {
         }
         if let Some(p) = v.pseudo(i) {
             // List markers are dropped by the builder; quotes and generated text stay (as text).
-            return if p == "marker" || !v.rendered(i) || info.invisible {
+            // A marker outside a list item (say `li[role=none]`) is plain text.
+            let list_marker = p == "marker"
+                && (v.tag(parent) != Tag::Li || self.info[parent as usize].role.is("listitem"));
+            return if list_marker || !v.rendered(i) || info.invisible {
                 Fate::Skip
             } else {
                 Fate::Include
@@ -1375,7 +1416,20 @@ impl<'a> AxCompute<'a> {
     fn children_text(&mut self, i: u32, ctx: &mut NameCtx, out: &mut String) {
         let kids = self.ordered_children(i);
         let mut prev_breaks = false;
+        // An item's name does not take in the items nested under it.
+        let item = matches!(
+            self.role_of(i).0,
+            "treeitem" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "option"
+        );
         for c in kids {
+            if item
+                && matches!(
+                    self.role_of(c).0,
+                    "group" | "tree" | "menu" | "list" | "listbox" | "treeitem"
+                )
+            {
+                continue;
+            }
             let mut piece = String::new();
             if self.v.tag(c) == Tag::Br {
                 piece.push(' ');
@@ -1641,17 +1695,11 @@ impl<'a> AxCompute<'a> {
 
     fn selected_option(&self, sel: u32) -> Option<u32> {
         let v = self.v;
-        let mut first = None;
         let mut stack: Vec<u32> = v.children(sel).collect();
         stack.reverse();
         while let Some(c) = stack.pop() {
             match v.tag(c) {
-                Tag::Option => {
-                    if v.doc.nodes.option_selected.has(c as usize) {
-                        return Some(c);
-                    }
-                    first.get_or_insert(c);
-                }
+                Tag::Option if v.doc.nodes.option_selected.has(c as usize) => return Some(c),
                 Tag::Optgroup | Tag::Slot => {
                     let mark = stack.len();
                     stack.extend(v.children(c));
@@ -1660,11 +1708,7 @@ impl<'a> AxCompute<'a> {
                 _ => {}
             }
         }
-        None.or(if v.has_attr(sel, Attr::Multiple) {
-            None
-        } else {
-            first
-        })
+        None
     }
 
     fn option_text(&self, o: u32) -> String {
@@ -1691,12 +1735,12 @@ impl<'a> AxCompute<'a> {
         let v = self.v;
         let tag = v.tag(i);
         let aria_value = || {
-            v.attr(i, Attr::AriaValuetext)
-                .map(|t| AxScalar::Str(t.to_string()))
+            v.attr(i, Attr::AriaValuenow)
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .map(AxScalar::Num)
                 .or_else(|| {
-                    v.attr(i, Attr::AriaValuenow)
-                        .and_then(|n| n.trim().parse::<f64>().ok())
-                        .map(AxScalar::Num)
+                    v.attr(i, Attr::AriaValuetext)
+                        .map(|t| AxScalar::Str(t.to_string()))
                 })
         };
         match (tag, role.0) {
@@ -1817,7 +1861,9 @@ impl<'a> AxCompute<'a> {
         if tag == Tag::Option {
             push(
                 "selected",
-                AxScalar::Bool(v.doc.nodes.option_selected.has(i as usize)),
+                AxScalar::Bool(
+                    v.doc.nodes.option_selected.has(i as usize) && !self.info[i as usize].disabled,
+                ),
             );
         } else if let Some(s) = v.attr(i, Attr::AriaSelected)
             && matches!(
@@ -1850,7 +1896,7 @@ impl<'a> AxCompute<'a> {
                 _ => {}
             }
         }
-        if self.info[i as usize].disabled {
+        if self.info[i as usize].disabled && tag != Tag::Optgroup {
             push("disabled", AxScalar::Bool(true));
         }
         if role.is("link")

@@ -17,12 +17,14 @@ use serde::{Deserialize, Serialize};
 use crate::raw::LossyString;
 
 /// The computed styles requested, in this order ([`Style`] indexes them).
-pub(crate) const STYLES: [&str; 5] = [
+pub(crate) const STYLES: [&str; 7] = [
     "display",
     "visibility",
     "cursor",
     "overflow-x",
     "overflow-y",
+    "position",
+    "float",
 ];
 
 /// Index of a style in [`STYLES`].
@@ -33,6 +35,8 @@ pub(crate) enum Style {
     Cursor = 2,
     OverflowX = 3,
     OverflowY = 4,
+    Position = 5,
+    Float = 6,
 }
 
 /// `DOMSnapshot.captureSnapshot`, decoded into [`CapturedSnapshot`].

@@ -4,6 +4,7 @@
 mod support;
 
 mod deep;
+mod differential;
 mod frames;
 mod golden;
 mod main_frame;
