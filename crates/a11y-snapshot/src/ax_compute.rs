@@ -12,8 +12,9 @@
 
 use std::collections::HashMap;
 
+use crate::ax_input::ComputedTree;
 use crate::doc_view::{Attr, DocView, NIL, Tag};
-use crate::raw::{AxNode, AxNodeId, AxProperty, AxScalar, AxValue};
+use crate::raw::{AxProperty, AxScalar, AxValue};
 use crate::snapshot_dom::Style;
 
 /// How an element's box takes part in layout (from its computed `display`).
@@ -1491,21 +1492,30 @@ impl<'a> AxCompute<'a> {
     }
 
     fn ordered_children(&self, i: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.ordered_children_into(i, &mut out);
+        out
+    }
+
+    /// Children with pseudo elements in rendering order: marker, ::before, children, ::after.
+    fn ordered_children_into(&self, i: u32, out: &mut Vec<u32>) {
         let v = self.v;
-        let mut before = Vec::new();
-        let mut after = Vec::new();
-        let mut rest = Vec::new();
+        let mark = out.len();
+        let mut after = 0usize;
         for c in v.children(i) {
             match v.pseudo(c) {
-                Some("marker") => before.insert(0, c),
-                Some("before") | Some("first-letter") => before.push(c),
-                Some(_) => after.push(c),
-                None => rest.push(c),
+                Some("marker") => out.insert(mark, c),
+                Some("before") | Some("first-letter") => out.push(c),
+                Some(_) => after += 1,
+                None => out.push(c),
             }
         }
-        before.extend(rest);
-        before.extend(after);
-        before
+        if after > 0 {
+            out.extend(
+                v.children(i)
+                    .filter(|&c| matches!(v.pseudo(c), Some(p) if !matches!(p, "marker" | "before" | "first-letter"))),
+            );
+        }
     }
 
     /// Text alternative of an element referenced by aria-labelledby or a label.
@@ -1914,40 +1924,36 @@ impl<'a> AxCompute<'a> {
         props
     }
 
-    /// The frame's AX nodes, root (the document) first.
-    pub(crate) fn nodes(mut self) -> Vec<AxNode> {
+    /// The frame's AX tree, root (the document) first. `entry_of` maps capture nodes to their
+    /// entries in the frame's DOM arena ([`NIL`] where unknown).
+    pub(crate) fn tree(mut self, entry_of: &[u32]) -> ComputedTree {
         let v = self.v;
         let n = v.len();
-        let mut out: Vec<AxNode> = Vec::with_capacity(n / 2);
+        let mut out = ComputedTree::default();
         if n == 0 {
             return out;
         }
-        // (node, AX parent index in `out`)
-        let mut stack: Vec<(u32, Option<usize>)> = vec![(0, None)];
+        // (node, AX parent)
+        let mut stack: Vec<(u32, Option<u32>)> = vec![(0, None)];
+        let mut kids: Vec<u32> = Vec::new();
         while let Some((i, parent)) = stack.pop() {
             let fate = self.info[i as usize].fate;
             let here = match fate {
                 Fate::Skip => continue,
                 Fate::Lift => parent,
                 Fate::Ignored | Fate::Include => {
-                    let node = self.ax_node(i, fate, parent, &out);
-                    out.push(node);
-                    let me = out.len() - 1;
-                    if let Some(p) = parent {
-                        let id = out[me].node_id;
-                        out[p].child_ids.push(id);
-                    }
-                    Some(me)
+                    let entry = entry_of.get(i as usize).copied().unwrap_or(NIL);
+                    Some(self.push_node(&mut out, i, fate, parent, entry))
                 }
             };
             if self.leaf_children(i) {
                 continue;
             }
-            let kids = self.ordered_children(i);
-            for c in kids.into_iter().rev() {
-                stack.push((c, here));
-            }
+            kids.clear();
+            self.ordered_children_into(i, &mut kids);
+            stack.extend(kids.iter().rev().map(|&c| (c, here)));
         }
+        out.finish();
         out
     }
 
@@ -1969,28 +1975,18 @@ impl<'a> AxCompute<'a> {
         ) || (v.tag(i) == Tag::Foreign && self.info[i as usize].role.is("image"))
     }
 
-    fn ax_node(&mut self, i: u32, fate: Fate, parent: Option<usize>, out: &[AxNode]) -> AxNode {
+    fn push_node(
+        &mut self,
+        out: &mut ComputedTree,
+        i: u32,
+        fate: Fate,
+        parent: Option<u32>,
+        entry: u32,
+    ) -> u32 {
         let v = self.v;
-        let parent_id = parent.map(|p| out[p].node_id);
         let backend = v.backend_id(i);
-        let base = AxNode {
-            node_id: AxNodeId(i as i64 + 1),
-            ignored: fate == Fate::Ignored,
-            role: None,
-            name: None,
-            value: None,
-            properties: Vec::new(),
-            parent_id,
-            child_ids: Vec::new(),
-            backend_dom_node_id: (backend != 0).then_some(backend),
-        };
         if fate == Fate::Ignored {
-            return AxNode {
-                role: Some(AxValue {
-                    value: AxScalar::Role("none"),
-                }),
-                ..base
-            };
+            return out.push(parent, "none", true, backend, entry, None, None, Vec::new());
         }
         let role = self.info[i as usize].role;
         if v.is_text(i) || v.pseudo(i).is_some() {
@@ -1999,46 +1995,50 @@ impl<'a> AxCompute<'a> {
                 for l in v.layouts(i) {
                     collapse_spaces(v.layout_text(l), &mut s);
                 }
-            } else {
-                let t = match v.layout_of(i) {
-                    Some(l) => v.layout_text(l),
-                    None => v.node_value(i),
-                };
-                collapse_spaces(t, &mut s);
+                return out.push(
+                    parent,
+                    "StaticText",
+                    false,
+                    0,
+                    NIL,
+                    Some(s),
+                    None,
+                    Vec::new(),
+                );
             }
-            return AxNode {
-                backend_dom_node_id: if v.pseudo(i).is_some() {
-                    None
-                } else {
-                    base.backend_dom_node_id
-                },
-                role: Some(AxValue {
-                    value: AxScalar::Role("StaticText"),
-                }),
-                name: Some(AxValue {
-                    value: AxScalar::Str(s),
-                }),
-                ..base
+            let t = match v.layout_of(i) {
+                Some(l) => v.layout_text(l),
+                None => v.node_value(i),
             };
+            collapse_spaces(t, &mut s);
+            return out.push(
+                parent,
+                "StaticText",
+                false,
+                backend,
+                entry,
+                Some(s),
+                None,
+                Vec::new(),
+            );
         }
         let name = if role.is("RootWebArea") {
             String::new()
         } else {
             self.name(i, role)
         };
-        let value = self.value(i, role).map(|value| AxValue { value });
+        let value = self.value(i, role);
         let properties = self.properties(i, role);
-        AxNode {
-            role: Some(AxValue {
-                value: AxScalar::Role(role.0),
-            }),
-            name: Some(AxValue {
-                value: AxScalar::Str(name),
-            }),
+        out.push(
+            parent,
+            role.0,
+            false,
+            backend,
+            entry,
+            Some(name),
             value,
             properties,
-            ..base
-        }
+        )
     }
 }
 
@@ -2051,7 +2051,7 @@ struct NameCtx {
     labelled: Option<u32>,
 }
 
-/// The AX nodes of one captured document.
-pub(crate) fn frame_tree(v: &DocView<'_>, base_url: &str) -> Vec<AxNode> {
-    AxCompute::new(v, base_url).nodes()
+/// The AX tree of one captured document; `entry_of` maps its nodes to DOM arena entries.
+pub(crate) fn frame_tree(v: &DocView<'_>, base_url: &str, entry_of: &[u32]) -> ComputedTree {
+    AxCompute::new(v, base_url).tree(entry_of)
 }

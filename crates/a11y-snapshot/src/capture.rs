@@ -13,6 +13,7 @@ use cdp_protocol::{CdpError, Command, Session};
 use futures::future::join_all;
 use serde::Serialize;
 
+use crate::ax_input::ComputedTree;
 use crate::doc_view::{DocView, Strings};
 use crate::dom::{FrameDom, ViewExtras, graft, shadow_hosts};
 use crate::error::SnapshotError;
@@ -141,8 +142,8 @@ struct SessionCapture {
     frame_ids: Vec<String>,
     /// Frame DOM of each document.
     doms: Vec<FrameDom>,
-    /// Computed AX nodes of each document ([`AxSource::Computed`] only).
-    axs: Vec<Vec<AxNode>>,
+    /// Computed AX tree of each document ([`AxSource::Computed`] only).
+    axs: Vec<ComputedTree>,
 }
 
 /// Builds the frame DOMs of one session's capture, describing its shadow hosts.
@@ -173,7 +174,7 @@ async fn session_doms(
         })
     }))
     .await;
-    let mut doms: Vec<FrameDom> = views
+    let (mut doms, entries): (Vec<FrameDom>, Vec<Vec<u32>>) = views
         .iter()
         .zip(&hosts)
         .map(|(v, hs)| {
@@ -185,7 +186,7 @@ async fn session_doms(
                 },
             )
         })
-        .collect();
+        .unzip();
     for (d, node) in described {
         if let Some(node) = node {
             // Frame documents inside the host come from the capture itself.
@@ -205,7 +206,8 @@ async fn session_doms(
     let axs = match opts.accessibility {
         AxSource::Computed => views
             .iter()
-            .map(|v| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url)))
+            .zip(&entries)
+            .map(|(v, e)| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e))
             .collect(),
         AxSource::Chromium => Vec::new(),
     };
@@ -278,8 +280,8 @@ pub async fn capture<P: PageFrames>(
     let mut owners: HashMap<String, i64> = HashMap::new();
     for c in &caps {
         for dom in &c.doms {
-            for e in &dom.entries {
-                if let Some(fid) = &e.child_frame_id {
+            for (e, fid) in dom.child_frames() {
+                if let Some(e) = dom.entries.get(*e as usize) {
                     owners.entry(fid.clone()).or_insert(e.backend_node_id);
                 }
             }
@@ -288,9 +290,10 @@ pub async fn capture<P: PageFrames>(
     let mut axs = axs.into_iter();
     let mut out = Vec::with_capacity(handles.len());
     for (i, f) in handles.into_iter().enumerate() {
-        let (dom, ax) = match located.get(&f.frame_id) {
+        let (dom, ax, computed) = match located.get(&f.frame_id) {
             Some(&(c, d)) => {
                 let dom = std::mem::take(&mut caps[c].doms[d]);
+                let mut computed = None;
                 let ax: Vec<AxNode> = match opts.accessibility {
                     AxSource::Chromium => match axs.next() {
                         Some(Ok(t)) => t.nodes,
@@ -302,13 +305,12 @@ pub async fn capture<P: PageFrames>(
                         }
                         None => Vec::new(),
                     },
-                    AxSource::Computed => caps[c]
-                        .axs
-                        .get_mut(d)
-                        .map(std::mem::take)
-                        .unwrap_or_default(),
+                    AxSource::Computed => {
+                        computed = caps[c].axs.get_mut(d).map(std::mem::take);
+                        Vec::new()
+                    }
                 };
-                (dom, ax)
+                (dom, ax, computed)
             }
             None => {
                 if opts.accessibility == AxSource::Chromium {
@@ -319,7 +321,7 @@ pub async fn capture<P: PageFrames>(
                         frame: f.frame_id.clone(),
                     });
                 }
-                (FrameDom::default(), Vec::new())
+                (FrameDom::default(), Vec::new(), None)
             }
         };
         out.push(FrameSource {
@@ -333,6 +335,7 @@ pub async fn capture<P: PageFrames>(
             session_id: f.session.id().map(|s| s.as_str().to_string()),
             dom,
             ax,
+            computed,
         });
     }
     Ok(PageSource {

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
 use crate::doc_view::DocView;
 use crate::raw::{DomAttrs, DomNode};
 
@@ -35,8 +37,9 @@ pub struct DomEntry {
     pub parent: u32,
     /// Node kind.
     pub kind: DomKind,
-    /// Tag name: lower case for HTML elements, as written for foreign (SVG, MathML) elements.
-    pub name: Box<str>,
+    /// Tag name: lower case for HTML elements, as written for foreign (SVG, MathML) elements
+    /// (shared between the entries of one arena).
+    pub name: Arc<str>,
     /// The element is not in the HTML namespace (XPath needs `*[name()='x']`).
     pub foreign: bool,
     /// 1-based position among siblings with the same step kind and name (0 when there is no step).
@@ -45,8 +48,6 @@ pub struct DomEntry {
     pub scrollable: bool,
     /// Attributes of interest.
     pub attrs: DomAttrs,
-    /// For frame owners: the child frame's id.
-    pub child_frame_id: Option<String>,
     /// The node has children that were not fetched (depth-limited answer).
     pub truncated: bool,
     /// Set when a capture source found `cursor: pointer` on the element (and not on its parent).
@@ -73,7 +74,66 @@ impl DomEntry {
 pub struct FrameDom {
     /// The nodes.
     pub entries: Vec<DomEntry>,
-    index: crate::fasthash::FastMap<i64, u32>,
+    index: NodeIndex,
+    /// Frame owners: (entry, the child frame's id).
+    child_frames: Vec<(u32, String)>,
+    names: HashMap<Box<str>, Arc<str>>,
+}
+
+/// backendNodeId → entry: a vector while the ids are small (they are handed out from 1 up per
+/// renderer), a hash map otherwise.
+#[derive(Debug, Clone)]
+enum NodeIndex {
+    Dense(Vec<u32>),
+    Sparse(crate::fasthash::FastMap<i64, u32>),
+}
+
+impl Default for NodeIndex {
+    fn default() -> Self {
+        NodeIndex::Dense(Vec::new())
+    }
+}
+
+impl NodeIndex {
+    fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            NodeIndex::Dense(v) => usize::try_from(id)
+                .ok()
+                .and_then(|i| v.get(i))
+                .copied()
+                .filter(|&e| e != NO_PARENT),
+            NodeIndex::Sparse(m) => m.get(&id).copied(),
+        }
+    }
+
+    /// Records `id → entry` unless `id` is known already (the first entry wins).
+    fn insert(&mut self, id: i64, entry: u32, entries: usize) {
+        if let NodeIndex::Dense(v) = self {
+            match usize::try_from(id) {
+                Ok(i) if i < entries.saturating_mul(4).max(4096) => {
+                    if i >= v.len() {
+                        v.resize(i + 1, NO_PARENT);
+                    }
+                    if v[i] == NO_PARENT {
+                        v[i] = entry;
+                    }
+                    return;
+                }
+                _ => {
+                    let map = v
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| **e != NO_PARENT)
+                        .map(|(i, e)| (i as i64, *e))
+                        .collect();
+                    *self = NodeIndex::Sparse(map);
+                }
+            }
+        }
+        if let NodeIndex::Sparse(m) = self {
+            m.entry(id).or_insert(entry);
+        }
+    }
 }
 
 /// A document cut at frame boundaries.
@@ -88,7 +148,39 @@ pub struct DocumentPieces {
 impl FrameDom {
     /// The entry index of a backendNodeId.
     pub fn find(&self, backend_node_id: i64) -> Option<u32> {
-        self.index.get(&backend_node_id).copied()
+        self.index.get(backend_node_id)
+    }
+
+    /// Frame owner elements: (entry, the child frame's id).
+    pub fn child_frames(&self) -> &[(u32, String)] {
+        &self.child_frames
+    }
+
+    /// The child frame an owner element holds.
+    pub fn child_frame_of(&self, entry: u32) -> Option<&str> {
+        self.child_frames
+            .iter()
+            .find(|(e, _)| *e == entry)
+            .map(|(_, f)| f.as_str())
+    }
+
+    /// The shared copy of a tag name.
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(n) = self.names.get(name) {
+            return Arc::clone(n);
+        }
+        let n: Arc<str> = Arc::from(name);
+        self.names.insert(name.into(), Arc::clone(&n));
+        n
+    }
+
+    /// Appends an entry and indexes it.
+    fn push(&mut self, entry: DomEntry) -> u32 {
+        let me = self.entries.len() as u32;
+        self.index
+            .insert(entry.backend_node_id, me, self.entries.len() + 1);
+        self.entries.push(entry);
+        me
     }
 
     /// The entry for a backendNodeId.
@@ -187,12 +279,12 @@ fn kind_of(n: &DomNode) -> DomKind {
 }
 
 /// HTML elements report an upper-case nodeName in HTML documents; foreign elements keep their case.
-fn element_name(n: &DomNode) -> (Box<str>, bool) {
+fn element_name(n: &DomNode) -> (String, bool) {
     let (key, foreign) = element_key(n);
     if foreign || !key.bytes().any(|b| b.is_ascii_uppercase()) {
-        (key.into(), foreign)
+        (key.to_string(), foreign)
     } else {
-        (key.to_ascii_lowercase().into_boxed_str(), false)
+        (key.to_ascii_lowercase(), false)
     }
 }
 
@@ -243,11 +335,19 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
         let (name, foreign) = if kind == DomKind::Element {
             element_name(&node)
         } else {
-            ("".into(), false)
+            (String::new(), false)
         };
         let fetched = node.children.as_ref().map_or(0, |c| c.len()) as u32;
         let truncated = node.child_node_count.is_some_and(|c| c > fetched)
             || (node.children.is_none() && node.child_node_count.is_some_and(|c| c > 0));
+        // Documents can carry their own frameId too; only owner elements name a child frame.
+        let child_frame = if kind == DomKind::Element {
+            node.frame_id.take()
+        } else {
+            None
+        };
+        let dom = &mut pieces[piece].1;
+        let name = dom.intern(&name);
         let entry = DomEntry {
             backend_node_id: node.backend_node_id,
             parent,
@@ -257,21 +357,14 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
             position,
             scrollable: node.is_scrollable.unwrap_or(false),
             attrs: std::mem::take(&mut node.attributes),
-            // Documents can carry their own frameId too; only owner elements name a child frame.
-            child_frame_id: if kind == DomKind::Element {
-                node.frame_id.take()
-            } else {
-                None
-            },
             truncated,
             cursor_pointer: false,
             script_hidden: hidden,
         };
-        let dom = &mut pieces[piece].1;
-        let me = dom.entries.len() as u32;
-        dom.index.insert(entry.backend_node_id, me);
-        let child_frame = entry.child_frame_id.clone();
-        dom.entries.push(entry);
+        let me = dom.push(entry);
+        if let Some(f) = &child_frame {
+            dom.child_frames.push((me, f.clone()));
+        }
 
         if let Some(doc) = node.content_document.take() {
             let frame_id =
@@ -372,11 +465,11 @@ impl FrameDom {
     /// is the DOM tree (pseudo elements aside), so parents and XPath positions come straight from it.
     /// Descendants of `extras.hosts` are left out (graft their DOM with [`graft`], then call
     /// [`FrameDom::fill_from_view`]).
-    pub(crate) fn from_view(view: &DocView<'_>, extras: &ViewExtras<'_>) -> FrameDom {
+    /// Also returns, per captured node, its entry index ([`NO_PARENT`] for nodes without one).
+    pub(crate) fn from_view(view: &DocView<'_>, extras: &ViewExtras<'_>) -> (FrameDom, Vec<u32>) {
         let n = view.len();
         let mut dom = FrameDom::default();
         dom.entries.reserve(n);
-        dom.index.reserve(n);
         let mut entry_of = vec![NO_PARENT; n];
         let mut skip = vec![false; n];
         for &h in extras.hosts {
@@ -445,16 +538,18 @@ impl FrameDom {
                 crate::doc_view::NIL => NO_PARENT,
                 p => entry_of.get(p as usize).copied().unwrap_or(NO_PARENT),
             };
-            let (name, foreign): (Box<str>, bool) = if kind == DomKind::Element {
+            let (name, foreign): (Arc<str>, bool) = if kind == DomKind::Element {
                 let raw = view.node_name(i);
                 let foreign = raw.bytes().any(|b| b.is_ascii_lowercase());
                 if foreign {
-                    (raw.into(), true)
+                    (dom.intern(raw), true)
+                } else if raw.bytes().any(|b| b.is_ascii_uppercase()) {
+                    (dom.intern(&raw.to_ascii_lowercase()), false)
                 } else {
-                    (raw.to_ascii_lowercase().into_boxed_str(), false)
+                    (dom.intern(raw), false)
                 }
             } else {
-                ("".into(), false)
+                (dom.intern(""), false)
             };
             let entry = DomEntry {
                 backend_node_id: view.backend_id(i),
@@ -469,23 +564,25 @@ impl FrameDom {
                 } else {
                     DomAttrs::default()
                 },
-                child_frame_id: view
-                    .doc
-                    .nodes
-                    .content_document_index
-                    .get(i as usize)
-                    .and_then(|d| usize::try_from(d).ok())
-                    .and_then(|d| extras.frame_ids.get(d).cloned()),
                 truncated: false,
                 cursor_pointer: pointer[i as usize],
                 script_hidden: view.shadow_type(i).is_some_and(|t| t != "open"),
             };
-            let me = dom.entries.len() as u32;
+            let me = dom.push(entry);
             entry_of[i as usize] = me;
-            dom.index.insert(entry.backend_node_id, me);
-            dom.entries.push(entry);
+            if let Some(f) = view
+                .doc
+                .nodes
+                .content_document_index
+                .get(i as usize)
+                .and_then(|d| usize::try_from(d).ok())
+                .and_then(|d| extras.frame_ids.get(d))
+            {
+                dom.child_frames.push((me, f.clone()));
+            }
         }
-        dom
+        dom.names = HashMap::new();
+        (dom, entry_of)
     }
 
     /// Sets attributes, cursor and scroll flags of grafted entries from the captured document.
@@ -527,7 +624,7 @@ fn view_attrs(view: &DocView<'_>, i: u32) -> DomAttrs {
         contenteditable: view
             .attr(i, Attr::Contenteditable)
             .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
-        href: view.attr(i, Attr::Href).map(str::to_string),
+        href: view.attr(i, Attr::Href).map(Box::from),
     }
 }
 
@@ -647,9 +744,13 @@ pub fn graft(dom: &mut FrameDom, described: DomNode) -> Option<Vec<(String, Fram
         } else {
             e.parent - 1 + base
         };
-        let me = dom.entries.len() as u32;
-        dom.index.insert(e.backend_node_id, me);
-        dom.entries.push(e);
+        dom.push(e);
+    }
+    for (e, f) in sub.root.child_frames.drain(..) {
+        // Entry numbers of the described piece, re-homed like the entries above.
+        if e > 0 {
+            dom.child_frames.push((e - 1 + base, f));
+        }
     }
     if let Some(e) = dom.entries.get_mut(at as usize) {
         e.truncated = false;
@@ -759,9 +860,6 @@ mod tests {
             child.find(34).map(|i| child.xpath(i)).as_deref(),
             Some("/html[1]/body[1]/button[1]")
         );
-        assert_eq!(
-            d.get(30).and_then(|e| e.child_frame_id.clone()).as_deref(),
-            Some("CHILD")
-        );
+        assert_eq!(d.find(30).and_then(|e| d.child_frame_of(e)), Some("CHILD"));
     }
 }

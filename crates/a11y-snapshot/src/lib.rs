@@ -33,6 +33,7 @@
 //! - [`error`] — [`SnapshotError`].
 
 mod ax_compute;
+mod ax_input;
 pub mod capture;
 mod doc_view;
 pub mod dom;
@@ -49,6 +50,7 @@ mod snapshot_dom;
 pub mod tree;
 pub mod xpath;
 
+pub use ax_input::ComputedTree;
 pub use capture::{AxSource, CaptureOptions, capture, capture_boxes, take_snapshot};
 pub use error::SnapshotError;
 pub use frames::{FrameHandle, PageFrames, SessionFrames};

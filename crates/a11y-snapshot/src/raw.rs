@@ -536,7 +536,7 @@ pub struct DomAttrs {
     /// `contenteditable` is present and not "false".
     pub contenteditable: bool,
     /// The `href` attribute, as written.
-    pub href: Option<String>,
+    pub href: Option<Box<str>>,
 }
 
 struct AttrsVisitor;
@@ -564,7 +564,11 @@ impl<'de> Visitor<'de> for AttrsVisitor {
                     let v = seq.next_element::<LossyString>()?.unwrap_or_default();
                     out.contenteditable = !v.0.eq_ignore_ascii_case("false");
                 }
-                "href" => out.href = seq.next_element::<LossyString>()?.map(|v| v.0),
+                "href" => {
+                    out.href = seq
+                        .next_element::<LossyString>()?
+                        .map(|v| v.0.into_boxed_str())
+                }
                 _ => {
                     seq.next_element::<IgnoredAny>()?;
                 }
