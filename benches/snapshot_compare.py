@@ -16,6 +16,11 @@ measurement once, in a rotating order, so all see the same machine state; ratios
     OURS=target/release/actionbook AGENT_BROWSER=/tmp/ab/node_modules/.bin/agent-browser \\
       python3 benches/snapshot_compare.py [--rounds 7] [--pages large5k,large20k,large100k]
 
+PLAYWRIGHT_CORE=/tmp/pw/node_modules/playwright-core (after `npm install --prefix /tmp/pw
+playwright-core`) adds Playwright's in-page aria snapshot (`page.ariaSnapshot({mode:'ai'})`, the
+library over CDP, no CLI hop, timed inside its node process; full snapshots only) through
+`benches/playwright_peer.js`.
+
 BASELINE=<another actionbook binary> (say, one built from main) adds it as a fourth contestant,
 on its own tab of the same browser, to compare before and after in one run.
 
@@ -256,6 +261,45 @@ class AgentBrowser:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+class Playwright:
+    """Playwright's in-page aria snapshot on its own tab, driven through benches/playwright_peer.js."""
+
+    def __init__(self, module, endpoint):
+        self.p = subprocess.Popen(["node", os.path.join(HERE, "playwright_peer.js"), endpoint],
+                                  env=dict(os.environ, PLAYWRIGHT_CORE=module), text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.ask(None)
+
+    def ask(self, line):
+        if line is not None:
+            self.p.stdin.write(line + "\n")
+            self.p.stdin.flush()
+        out = json.loads(self.p.stdout.readline() or '{"ok": false, "error": "peer exited"}')
+        if not out.get("ok"):
+            raise RuntimeError(f"playwright peer: {out.get('error')}")
+        return out
+
+    def goto(self, url):
+        self.ask(f"goto {url}")
+
+    def snapshot(self, interactive):
+        try:
+            out = self.ask("snap")
+        except RuntimeError as e:
+            return 0.0, False, None, {}, [str(e)]
+        return out["ms"] / 1e3, True, out["bytes"], {}, []
+
+    def close(self):
+        try:
+            self.ask("close")
+        except (RuntimeError, OSError, ValueError):
+            pass
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
 def fmt_range(v):
     return f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
 
@@ -307,6 +351,10 @@ def main():
             tools.append(base)
         # The floor's tab before agent-browser's: agent-browser follows the newest tab.
         floor = Floor(Cdp(version["webSocketDebuggerUrl"]))
+        pw_module = os.environ.get("PLAYWRIGHT_CORE")
+        playwright = Playwright(pw_module, endpoint) if pw_module else None
+        if playwright:
+            tools.append(playwright)
         ab = AgentBrowser(ab_bin, cdp_port, "about:blank") if ab_bin else None
         if ab:
             tools.append(ab)
@@ -318,6 +366,8 @@ def main():
             ours.goto(url)
             if base:
                 base.goto(url)
+            if playwright:
+                playwright.goto(url)
             if ab:
                 ab.goto(url)
             runs = {"floor": lambda: (floor.measure(), True, None, {}, [])}
@@ -326,6 +376,8 @@ def main():
             if base:
                 runs["baseline"] = lambda: base.snapshot(False)
                 runs["baseline -i"] = lambda: base.snapshot(True)
+            if playwright:
+                runs["playwright"] = lambda: playwright.snapshot(False)
             if ab:
                 runs["agent-browser"] = lambda: ab.snapshot(False)
                 runs["agent-browser -i"] = lambda: ab.snapshot(True)
