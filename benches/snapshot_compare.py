@@ -35,6 +35,7 @@ import http.server
 import json
 import os
 import shutil
+import signal
 import socketserver
 import statistics
 import subprocess
@@ -100,7 +101,7 @@ class Cdp:
                 return json.loads(raw)["result"] if parse else len(raw)
             self.events.append(raw)
 
-    def wait_event(self, name, session=None, timeout=120):
+    def wait_event(self, name, session=None, timeout=600):
         """Waits for an event; earlier events stay in `events`."""
         end = time.time() + timeout
         seen = 0
@@ -195,7 +196,8 @@ class Ours:
             return None
 
     def goto(self, url):
-        run([self.bin, "browser", "goto", url, "--session", self.sid, "--tab", self.tid], self.env)
+        run([self.bin, "browser", "goto", url, "--session", self.sid, "--tab", self.tid,
+             "--timeout", "600000"], self.env)
 
     def snapshot(self, interactive):
         pid = self.pid()
@@ -305,6 +307,8 @@ def fmt_range(v):
 
 
 def main():
+    # A `timeout` around the script sends SIGTERM: clean up (browser, daemons) as on any exit.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--pages", default="login,large5k,large20k,iframes,oopif")
