@@ -27,8 +27,6 @@ pub(crate) const RECONNECT: Duration = Duration::from_secs(5);
 pub(crate) const CONNECT_ENDPOINT: Duration = Duration::from_secs(10);
 /// Attaching the frame graph to a page (every frame, OOPIFs included).
 pub(crate) const TRACK_FRAMES: Duration = Duration::from_secs(20);
-/// Capturing a snapshot of every frame.
-pub(crate) const CAPTURE: Duration = Duration::from_secs(30);
 /// Resolving a selector in every frame.
 pub(crate) const RESOLVE: Duration = Duration::from_secs(10);
 /// Reading `(location.href, document.title)`: at least this long even when the command's time is

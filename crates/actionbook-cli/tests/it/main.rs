@@ -14,4 +14,5 @@ mod nav;
 mod observe;
 mod page;
 mod parallel;
+mod snapshot_limits;
 mod windows;

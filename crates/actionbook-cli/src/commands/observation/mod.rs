@@ -84,7 +84,7 @@ impl TabCommand for Snapshot {
             cx.state.frames.snapshot(&page, &deadline),
         )
         .await
-        .map_err(|_| deadline.timeout("browser snapshot"))??;
+        .map_err(|_| deadline.timeout(crate::page::frames::SNAPSHOT_TIMED_OUT))??;
         cx.save_refs()?;
         let subtree = match &self.selector {
             Some(sel) => {
