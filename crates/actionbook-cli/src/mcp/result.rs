@@ -80,3 +80,73 @@ fn raw(json: &str) -> Box<RawValue> {
     RawValue::from_string(json.to_string())
         .unwrap_or_else(|_| RawValue::from_string("{}".to_string()).unwrap_or_default())
 }
+
+#[cfg(test)]
+mod tests {
+    use envelope::{
+        Artifact, ArtifactData, CommandName, Context, ErrorCode, ErrorInfo, SnapshotData,
+        SnapshotStats,
+    };
+    use serde_json::Value;
+
+    use super::*;
+
+    fn to_value(r: &ToolResult) -> Value {
+        serde_json::to_value(r).unwrap_or_default()
+    }
+
+    #[test]
+    fn snapshots_inline_their_tree_and_images_become_image_blocks() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let tree = dir.path().join("snap.txt");
+        std::fs::write(&tree, "- button \"Go\" [ref=e1]\n")?;
+        let snap = Envelope::success(
+            CommandName::BrowserSnapshot,
+            Some(Context::tab("s1", "t1")),
+            SnapshotData::new(tree.display().to_string(), vec![], SnapshotStats::default()),
+        );
+        let r = to_value(&tool_result(&snap, snap.to_json()));
+        let text = r["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("[s1 t1]") && text.ends_with("[ref=e1]\n"),
+            "{text}"
+        );
+        assert_eq!(r["structuredContent"]["command"], "browser snapshot");
+        assert_eq!(r["isError"], false);
+
+        let png = dir.path().join("shot.png");
+        std::fs::write(&png, b"\x89PNG fake")?;
+        let shot = Envelope::success(
+            CommandName::BrowserScreenshot,
+            Some(Context::tab("s1", "t1")),
+            ArtifactData {
+                artifact: Artifact {
+                    path: png.display().to_string(),
+                    mime_type: "image/png".into(),
+                    bytes: 9,
+                },
+            },
+        );
+        let r = to_value(&tool_result(&shot, shot.to_json()));
+        assert_eq!(r["content"][1]["type"], "image", "{r}");
+        assert_eq!(r["content"][1]["mimeType"], "image/png");
+        assert_eq!(r["content"][1]["data"], "iVBORyBmYWtl");
+        Ok(())
+    }
+
+    #[test]
+    fn failures_are_error_results_carrying_the_envelope() {
+        let env = Envelope::failure(
+            CommandName::BrowserClick,
+            None,
+            ErrorInfo::new(ErrorCode::ElementNotFound, "element not found: #x"),
+        );
+        let r = to_value(&tool_result(&env, env.to_json()));
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"]["error"]["code"], "ELEMENT_NOT_FOUND");
+        assert_eq!(r["content"].as_array().map(Vec::len), Some(1));
+        // JSON that is not JSON (never from the engine) falls back to the envelope's own.
+        let r = to_value(&tool_result(&env, "{oops".into()));
+        assert_eq!(r["structuredContent"]["ok"], false);
+    }
+}
