@@ -11,39 +11,18 @@
 //! `actionbook browser title` process (what an agent without MCP pays). Also `tools/list`.
 //! Reports medians and MCP minus the floor.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use actionbook_cli::commands::observation;
 use actionbook_cli::{Home, Request, TabTarget, daemon::client};
+use common::{actionbook_bin, median, ms};
 use serde_json::{Value, json};
 
 const ROUNDS: usize = 200;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn actionbook_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("ACTIONBOOK_BIN") {
-        return PathBuf::from(p);
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| {
-            p.parent()
-                .and_then(|d| d.parent())
-                .map(|d| d.join("actionbook"))
-        })
-        .unwrap_or_else(|| PathBuf::from("actionbook"))
-}
 
 fn main() {
     let bin = actionbook_bin();

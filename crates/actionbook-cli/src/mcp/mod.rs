@@ -52,7 +52,8 @@ pub struct McpOptions {
     /// Fix the session: no tool asks for it, `browser_start` creates or attaches to it.
     #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
     pub session: Option<SessionId>,
-    /// Run the engine inside this process instead of talking to the daemon.
+    /// Run the engine inside this process instead of talking to the daemon (on a home that no
+    /// daemon serves at the same time).
     #[cfg_attr(feature = "cli", arg(long))]
     pub in_process: bool,
     /// Tools per `tools/list` page.
@@ -127,6 +128,13 @@ pub fn run(home: Home, options: &McpOptions, timeout_ms: Option<u64>) -> ExitCod
         }
     };
     let backend = if options.in_process {
+        if std::os::unix::net::UnixStream::connect(home.socket()).is_ok() {
+            // Two engines on one home would both drive its browsers and race on its records.
+            eprintln!(
+                "actionbook mcp: warning: a daemon serves {} too; give --in-process a home of its own (ACTIONBOOK_HOME) or drop the flag",
+                home.root().display()
+            );
+        }
         match Engine::new(EngineConfig { home }) {
             Ok(engine) => Backend::InProcess(engine),
             Err(e) => {
