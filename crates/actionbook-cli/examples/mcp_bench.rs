@@ -7,18 +7,20 @@
 //!
 //! Starts `actionbook mcp --tools all` (daemon mode) on a fresh home, a headless session through it,
 //! then for `browser title` alternates: a `tools/call` over the server's pipes; the same request
-//! sent straight to the daemon (`daemon::client::send`, the floor: socket + engine); and a whole
+//! written straight to the daemon's socket (the floor: socket + engine); and a whole
 //! `actionbook browser title` process (what an agent without MCP pays). Also `tools/list`.
 //! Reports medians and MCP minus the floor.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use actionbook_cli::commands::observation;
-use actionbook_cli::{Home, Request, TabTarget, daemon::client};
+use actionbook_cli::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
+use actionbook_cli::{Request, TabTarget};
 use common::{actionbook_bin, median, ms};
 use serde_json::{Value, json};
 
@@ -62,15 +64,28 @@ fn main() {
         .unwrap_or_else(|| panic!("start failed: {started}"))
         .to_string();
     let args = json!({"name": "browser_title", "arguments": {"session": sid, "tab": "t1"}});
-    let home_ref = Home::at(&home);
-    let direct = || {
-        let req = Request::new(observation::Title {
+    // The floor: the frame the server's daemon client sends, written straight to the socket (as
+    // the actionbook binary, whose build the daemon is).
+    let frame = ClientFrame {
+        v: PROTOCOL_VERSION,
+        build: wire::build_id_of(&bin),
+        request: Request::new(observation::Title {
             target: TabTarget::new(sid.as_str(), "t1"),
-        });
+        }),
+        text: false,
+    };
+    let socket = home.join("daemon.sock");
+    let direct = || {
         let t = Instant::now();
-        let reply = client::send(&home_ref, req, false).expect("daemon reply");
-        assert!(reply.ok, "{}", reply.body);
-        t.elapsed()
+        let mut stream = UnixStream::connect(&socket).expect("the daemon's socket");
+        wire::write_frame(&mut stream, &frame).expect("send");
+        let reply: DaemonFrame = wire::read_frame(&mut stream).expect("reply");
+        let took = t.elapsed();
+        assert!(
+            matches!(reply, DaemonFrame::Reply { ok: true, .. }),
+            "{reply:?}"
+        );
+        took
     };
     // Warm up every path.
     for _ in 0..20 {
