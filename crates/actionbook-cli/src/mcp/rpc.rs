@@ -12,6 +12,8 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 /// Bad parameters (also MCP's code for an unknown tool or cursor).
 pub(crate) const INVALID_PARAMS: i64 = -32602;
+/// A bug on our side.
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -152,7 +154,7 @@ pub(crate) fn success_line(id: &Value, result: impl Serialize) -> String {
     line.unwrap_or_else(|e| {
         error_line(
             id,
-            &RpcError::new(-32603, format!("cannot serialise the result: {e}")),
+            &RpcError::new(INTERNAL_ERROR, format!("cannot serialise the result: {e}")),
         )
     })
 }

@@ -4,8 +4,10 @@
 //! its own, so a `ping` or `tools/list` is answered while a long `tools/call` runs. At end of input
 //! the server stops reading, lets the calls in flight answer, flushes and returns.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use futures::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -74,7 +76,20 @@ impl Server {
                     let server = self.clone();
                     let tx = tx.clone();
                     calls.spawn(async move {
-                        let _ = tx.send(server.handle(&id, &method, params).await);
+                        // A bug must not leave the client waiting for an answer that never comes.
+                        let handled = AssertUnwindSafe(server.handle(&id, &method, params))
+                            .catch_unwind()
+                            .await;
+                        let line = handled.unwrap_or_else(|_| {
+                            rpc::error_line(
+                                &id,
+                                &RpcError::new(
+                                    rpc::INTERNAL_ERROR,
+                                    "internal error: the request handler panicked",
+                                ),
+                            )
+                        });
+                        let _ = tx.send(line);
                     });
                 }
                 Incoming::Invalid { id, error } => {
@@ -220,4 +235,102 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         output.flush().await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+    use crate::engine::{Engine, EngineConfig};
+    use crate::mcp::tools;
+    use crate::model::ClientEnv;
+    use crate::store::Home;
+
+    /// Feeds `lines` to a server over in-memory pipes, ends the input, returns every answer.
+    async fn exchange(lines: &[Value], page_size: usize) -> Vec<Value> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let engine = Engine::new(EngineConfig {
+            home: Home::at(dir.path().join("home")),
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let specs = tools::select("all").unwrap_or_else(|e| panic!("{e}"));
+        let server = Arc::new(Server {
+            catalogue: Catalogue::new(&specs, None, None, ClientEnv::default()),
+            backend: Backend::InProcess(engine),
+            page_size,
+        });
+        let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, mut client_out) = tokio::io::duplex(1 << 20);
+        let serving = tokio::spawn(server.serve(tokio::io::BufReader::new(server_in), server_out));
+        for line in lines {
+            let mut text = line.to_string();
+            text.push('\n');
+            let _ = client_in.write_all(text.as_bytes()).await;
+        }
+        let _ = client_in
+            .write_all(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+            .await;
+        drop(client_in);
+        let served = serving
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+        assert!(served.is_ok(), "{served:?}");
+        let mut out = String::new();
+        let _ = client_out.read_to_string(&mut out).await;
+        out.lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+
+    fn by_id(answers: &[Value], id: i64) -> Value {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no answer {id} in {answers:?}"))
+    }
+
+    #[tokio::test]
+    async fn answers_every_request_once_pages_tools_and_stops_at_end_of_input() {
+        let request = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let total = crate::commands::COMMANDS.len();
+        let answers = exchange(
+            &[
+                request(1, "initialize", json!({"protocolVersion": "1999-01-01"})),
+                request(2, "tools/list", json!({})),
+                request(3, "tools/list", json!({"cursor": "3"})),
+                request(4, "tools/list", json!({"cursor": total.to_string()})),
+                request(5, "tools/call", json!({"name": "browser_list_sessions"})),
+                request(6, "tools/call", json!({"arguments": {}})),
+                request(7, "ping", Value::Null),
+            ],
+            3,
+        )
+        .await;
+        assert_eq!(answers.len(), 7, "{answers:?}");
+        assert_eq!(
+            by_id(&answers, 1)["result"]["protocolVersion"],
+            PROTOCOL_VERSIONS[0]
+        );
+        let first = by_id(&answers, 2);
+        assert_eq!(first["result"]["tools"].as_array().map(Vec::len), Some(3));
+        assert_eq!(first["result"]["nextCursor"], "3");
+        let second = by_id(&answers, 3);
+        assert_eq!(
+            second["result"]["tools"][0]["name"],
+            tools::tool_name(crate::commands::COMMANDS[3].name)
+        );
+        assert_eq!(by_id(&answers, 4)["error"]["code"], INVALID_PARAMS);
+        let listed = by_id(&answers, 5);
+        assert_eq!(listed["result"]["isError"], false, "{listed}");
+        assert_eq!(
+            listed["result"]["structuredContent"]["data"]["total_sessions"],
+            0
+        );
+        assert_eq!(by_id(&answers, 6)["error"]["code"], INVALID_PARAMS);
+        assert_eq!(by_id(&answers, 7)["result"], json!({}));
+    }
 }
