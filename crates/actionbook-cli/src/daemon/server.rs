@@ -9,6 +9,9 @@
 //! [`DaemonFrame::Restart`], starts draining (every later request is answered the same way),
 //! lets the commands in flight finish, bounded by their deadlines, and then exits; the client
 //! waits for that and starts a new daemon of its own build.
+//!
+//! A daemon whose socket file was deleted or replaced exits within [`SOCKET_CHECK`] (no client can
+//! reach it); before that it closes the sessions whose records were deleted too (a removed home).
 
 use std::hash::{Hash, Hasher};
 use std::os::linux::net::SocketAddrExt;
@@ -36,6 +39,10 @@ const REQUEST_WAIT: Duration = Duration::from_secs(10);
 const DRAIN_GRACE: Duration = Duration::from_secs(15);
 /// How long a new daemon waits for the lock of one that is exiting.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How often the daemon checks that its socket is still the one clients find.
+const SOCKET_CHECK: Duration = Duration::from_secs(2);
+/// Closing the sessions whose records were deleted (no daemon could re-attach to them).
+const ORPHAN_CLOSE_MS: u64 = 10_000;
 
 /// Runs the daemon in the foreground until it is told to stop, idles out, or restarts for a client
 /// of another build.
@@ -173,6 +180,7 @@ async fn serve(home: Home) -> Result<()> {
     }
     let listener = UnixListener::bind(&sock)?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))?;
+    let bound = SocketFile::of(&sock)?;
     let pid = std::process::id();
     store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let build = wire::build_id();
@@ -190,6 +198,8 @@ async fn serve(home: Home) -> Result<()> {
 
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut drain_until: Option<tokio::time::Instant> = None;
+    let mut socket_check = tokio::time::interval(SOCKET_CHECK);
+    socket_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let idle_sleep = async {
             match idle {
@@ -235,6 +245,14 @@ async fn serve(home: Home) -> Result<()> {
             _ = term.recv() => break,
             _ = int.recv() => break,
             _ = hup.recv() => {}
+            _ = socket_check.tick() => {
+                // No client can reach a daemon whose socket was deleted or replaced: exit
+                // rather than idle unreachable.
+                if SocketFile::of(&sock).ok() != Some(bound) {
+                    eprintln!("actionbook daemon: {} is gone; exiting", sock.display());
+                    break;
+                }
+            }
             _ = idle_sleep => {
                 if active.load(std::sync::atomic::Ordering::SeqCst) == 0 {
                     break;
@@ -243,6 +261,8 @@ async fn serve(home: Home) -> Result<()> {
         }
     }
     drop(listener);
+    // Sessions whose records were deleted with the home: no daemon could re-attach to them.
+    engine.close_unrecorded(ORPHAN_CLOSE_MS).await;
     // Leave the browsers running; the next daemon re-attaches from disk.
     engine.detach_all();
     if std::fs::read_to_string(home.file("daemon.pid"))
@@ -254,6 +274,24 @@ async fn serve(home: Home) -> Result<()> {
         let _ = std::fs::remove_file(home.file("daemon.pid"));
     }
     Ok(())
+}
+
+/// The identity of the socket file (device and inode): a new file at the same path is another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SocketFile {
+    dev: u64,
+    ino: u64,
+}
+
+impl SocketFile {
+    fn of(path: &std::path::Path) -> std::io::Result<SocketFile> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path)?;
+        Ok(SocketFile {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
 }
 
 fn idle_timeout() -> Option<Duration> {

@@ -39,7 +39,7 @@ impl<T: Default> Registry<T> {
             Err(e) => return Err(e.into()),
         };
         for entry in entries.flatten() {
-            let path = entry.path().join("session.json");
+            let path = entry.path().join(store::SESSION_FILE);
             match store::read_json::<SessionRecord>(&path) {
                 Ok(Some(rec)) => {
                     let slot = SessionSlot::new(rec, entry.path());

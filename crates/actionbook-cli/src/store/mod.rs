@@ -25,6 +25,9 @@ mod atomic;
 mod record;
 
 pub use atomic::{read_json, write_atomic, write_json};
+
+/// The file of a session's record, in its directory under `sessions/`.
+pub const SESSION_FILE: &str = "session.json";
 pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
 
 /// Where everything lives.
