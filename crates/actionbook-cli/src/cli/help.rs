@@ -28,7 +28,9 @@ pub fn help_text() -> String {
         s.push_str(&format!("  {:<9}  {}\n", c.subcommand(), c.about));
     }
     s.push_str(
-        "  help       Show this help\n  --version  Show the version\n\n\
+        "  mcp        Run an MCP server over stdio (one tool per command)\n  \
+         batch      Run commands from a file or stdin, one per line\n  \
+         help       Show this help\n  --version  Show the version\n\n\
          Global flags:\n  --json          Output the JSON envelope\n  --timeout <ms>  Command timeout in milliseconds\n\n\
          Quick start:\n  actionbook browser start --headless --open-url https://example.com\n  \
          actionbook browser snapshot --session s1 --tab t1\n  \

@@ -14,6 +14,7 @@ use crate::reply;
 use crate::store::Home;
 
 pub mod args;
+pub mod batch;
 pub mod help;
 pub(crate) mod lower;
 mod print;
@@ -54,6 +55,25 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
                     eprintln!("actionbook daemon: {e}");
                     ExitCode::FAILURE
                 }
+            };
+        }
+        Some(TopCommand::Mcp(options)) => {
+            return match Home::from_env() {
+                Ok(home) => crate::mcp::run(home, &options, cli.global.timeout),
+                Err(e) => {
+                    eprintln!("actionbook mcp: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(TopCommand::Batch(args)) => {
+            return match Home::from_env() {
+                Ok(home) => batch::run(&home, &args, &cli.global),
+                Err(e) => print(
+                    &reply::failure(CommandName::Help, None, &e),
+                    None,
+                    cli.global.json,
+                ),
             };
         }
         Some(TopCommand::Table(command)) => command,

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod batch;
 mod cli;
 mod crash;
 mod daemon;
@@ -10,6 +11,7 @@ mod frames;
 mod interact;
 mod layers;
 mod lifecycle;
+mod mcp;
 mod nav;
 mod observe;
 mod page;
