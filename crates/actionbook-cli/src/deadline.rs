@@ -31,11 +31,9 @@ pub(crate) const TRACK_FRAMES: Duration = Duration::from_secs(20);
 pub(crate) const CAPTURE: Duration = Duration::from_secs(30);
 /// Resolving a selector in every frame.
 pub(crate) const RESOLVE: Duration = Duration::from_secs(10);
-/// Reading `(location.href, document.title)`: at least `PAGE_INFO_MIN` even when the command's
-/// time is nearly spent (the reply needs it), at most `PAGE_INFO_MAX`.
+/// Reading `(location.href, document.title)`: at least this long even when the command's time is
+/// nearly spent (the reply needs it).
 pub(crate) const PAGE_INFO_MIN: Duration = Duration::from_secs(2);
-/// See [`PAGE_INFO_MIN`].
-pub(crate) const PAGE_INFO_MAX: Duration = Duration::from_secs(10);
 /// Clean-up after a failed or timed-out step (`Page.stopLoading`, releasing handles).
 pub(crate) const CLEANUP: Duration = Duration::from_secs(2);
 /// `Runtime.terminateExecution` after an evaluation timed out.

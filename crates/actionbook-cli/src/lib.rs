@@ -20,6 +20,8 @@
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
 //!   names);
+//! - [`manuals`]: the action manuals' store (SQLite + FTS5 in `manuals.db`), search, the remote
+//!   API, `config.toml`, setup and agent guides (blocking code: callers use `spawn_blocking`);
 //! - `page`: primitives on typed CDP (navigation and its load waiter, eval, locate, input, form
 //!   fields, frames and snapshots);
 //! - `session`: sessions, their registry, connect/launch/teardown, targets, windows, popups;
@@ -46,6 +48,7 @@
 
 mod deadline;
 mod error;
+pub mod manuals;
 mod model;
 mod reply;
 pub mod store;

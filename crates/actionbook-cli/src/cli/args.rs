@@ -41,12 +41,10 @@ pub struct GlobalArgs {
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum TopCommand {
-    /// Control browser sessions, tabs and pages.
-    Browser {
-        /// The browser subcommand.
-        #[command(subcommand)]
-        command: Command,
-    },
+    /// Every command of the table: `browser ...` and the non-browser ones, at the paths their
+    /// names spell.
+    #[command(flatten)]
+    Table(Command),
     /// Show the help text.
     #[command(after_help = "Example:\n  actionbook help --json")]
     Help,

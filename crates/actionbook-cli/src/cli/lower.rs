@@ -60,9 +60,10 @@ where
         CliError::InvalidArgument(first.trim_start_matches("error: ").to_string())
     })?;
     match cli.command {
-        Some(TopCommand::Browser { command }) => lower(command, &cli.global),
+        Some(TopCommand::Table(command)) => lower(command, &cli.global),
         _ => Err(CliError::InvalidArgument(
-            "expected a `browser ...` command".to_string(),
+            "expected a command of the table (`browser ...`, ...), not help or the daemon"
+                .to_string(),
         )),
     }
 }

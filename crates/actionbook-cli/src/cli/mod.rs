@@ -56,7 +56,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
                 }
             };
         }
-        Some(TopCommand::Browser { command }) => command,
+        Some(TopCommand::Table(command)) => command,
     };
     let name = command.name();
     let json = cli.global.json;
@@ -112,6 +112,35 @@ mod tests {
             guess_command(&argv(&["ab", "browser", "nope"])),
             "browser nope"
         );
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "wait", "element", "#x", "--json"])),
+            "browser wait element"
+        );
+        assert_eq!(
+            guess_command(&argv(&["ab", "browser", "wait", "nope"])),
+            "browser wait"
+        );
+    }
+
+    /// Splits an example command line as a shell would (quotes, no escapes needed here).
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word: Option<String> = None;
+        let mut quote: Option<char> = None;
+        for c in line.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    word.get_or_insert_with(String::new);
+                }
+                (None, ' ') => words.extend(word.take()),
+                (None, c) => word.get_or_insert_with(String::new).push(c),
+            }
+        }
+        words.extend(word);
+        words
     }
 
     #[test]
@@ -119,20 +148,49 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
         let cmd = Cli::command();
-        let browser = cmd
-            .find_subcommand("browser")
-            .map(|b| b.get_subcommands().count());
-        assert_eq!(browser, Some(COMMANDS.len()));
         for spec in COMMANDS {
             assert_eq!(spec.subcommand(), subcommand_name(spec.name));
-            assert!(
-                cmd.find_subcommand("browser")
-                    .and_then(|b| b.find_subcommand(spec.subcommand()))
-                    .is_some(),
-                "{} is not a subcommand",
-                spec.name
-            );
+            let mut node = Some(&cmd);
+            for word in spec.words() {
+                node = node.and_then(|n| n.find_subcommand(word));
+            }
+            assert!(node.is_some(), "{} is not a subcommand", spec.name);
+            let words = shell_words(spec.example);
+            match Cli::try_parse_from(&words) {
+                Ok(Cli {
+                    command: Some(TopCommand::Table(c)),
+                    ..
+                }) => assert_eq!(c.name(), spec.name, "{}", spec.example),
+                other => panic!("{}: {other:?}", spec.example),
+            }
         }
+    }
+
+    #[test]
+    fn nested_paths_and_top_level_names_resolve_to_their_rows() {
+        let mut m = clap::Command::new("t");
+        for name in [
+            CommandName::BrowserGoto,
+            CommandName::BrowserWaitElement,
+            CommandName::BrowserWaitNavigation,
+            CommandName::Search,
+        ] {
+            m = crate::commands::cli_tree_insert_for_test(m, name);
+        }
+        let wait = m
+            .find_subcommand("browser")
+            .and_then(|b| b.find_subcommand("wait"));
+        assert_eq!(wait.map(|w| w.get_subcommands().count()), Some(2));
+        assert!(m.find_subcommand("search").is_some());
+        let mut parsed = m
+            .clone()
+            .try_get_matches_from(["t", "browser", "wait", "element"])
+            .unwrap_or_default();
+        let taken = crate::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
+        assert_eq!(taken.ok(), Some(CommandName::BrowserWaitElement));
+        let mut parsed = m.try_get_matches_from(["t", "search"]).unwrap_or_default();
+        let taken = crate::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
+        assert_eq!(taken.ok(), Some(CommandName::Search));
     }
 
     #[test]
@@ -156,9 +214,9 @@ mod tests {
         ]));
         assert!(matches!(
             r.map(|c| c.command),
-            Ok(Some(TopCommand::Browser {
-                command: crate::commands::Command::BrowserNewTab(_)
-            }))
+            Ok(Some(TopCommand::Table(
+                crate::commands::Command::BrowserNewTab(_)
+            )))
         ));
     }
 
@@ -170,7 +228,7 @@ mod tests {
                 vec!["ab", "browser", "eval", code.as_str(), "--session", "s1", "--tab", "t1"],
             ] {
                 // Values starting with '-' are flags to clap; skip those.
-                let Ok(Cli { command: Some(TopCommand::Browser { command }), .. }) =
+                let Ok(Cli { command: Some(TopCommand::Table(command)), .. }) =
                     Cli::try_parse_from(argv.iter().map(OsString::from).collect::<Vec<_>>())
                 else {
                     continue;
@@ -200,7 +258,7 @@ mod tests {
             "t1",
         ]));
         let Ok(Cli {
-            command: Some(TopCommand::Browser { command }),
+            command: Some(TopCommand::Table(command)),
             ..
         }) = cli
         else {

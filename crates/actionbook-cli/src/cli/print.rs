@@ -21,6 +21,18 @@ pub(super) fn guess_command(argv: &[OsString]) -> String {
         .map(|a| a.to_string_lossy().into_owned())
         .filter(|a| !a.starts_with('-'))
         .collect();
+    // The longest run of leading words that names a command (`browser wait element`).
+    let known = (1..=words.len().min(4)).rev().find_map(|n| {
+        let mut name = words[..n].to_vec();
+        if name.len() >= 2 && name[0] == "browser" && name[1] == "open" {
+            name[1] = "new-tab".to_string();
+        }
+        let name = name.join(" ");
+        name.parse::<envelope::CommandName>().ok().map(|_| name)
+    });
+    if let Some(name) = known {
+        return name;
+    }
     match words.as_slice() {
         [b, sub, ..] if b == "browser" => {
             let sub = if sub == "open" {

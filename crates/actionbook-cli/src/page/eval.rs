@@ -210,10 +210,10 @@ pub(crate) async fn probe_handle(page: &Session, expression: &str) -> Option<Obj
 
 /// `(location.href, document.title)` of a page.
 pub(crate) async fn page_info(page: &Session, deadline: &Deadline) -> Result<(String, String)> {
-    let cap = deadline
-        .remaining()
-        .max(deadline::PAGE_INFO_MIN)
-        .min(deadline::PAGE_INFO_MAX);
+    // The whole rest of the command's time: on a loaded machine a renderer that has just
+    // committed a document can take many seconds to answer, and a shorter cap turned that
+    // slowness into a TIMEOUT of a navigation that had happened.
+    let cap = deadline.remaining().max(deadline::PAGE_INFO_MIN);
     read(
         page,
         "[location.href, document.title]",

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first: a module may import only its own layer and those before it.
 const LAYERS: &[&str] = &[
-    "error", "model", "deadline", "reply", "store", "page", "session", "tab", "commands", "engine",
-    "daemon", "cli",
+    "error", "model", "deadline", "reply", "store", "manuals", "page", "session", "tab",
+    "commands", "engine", "daemon", "cli",
 ];
 
 /// Files that may import every layer (the crate root and the binary).
