@@ -166,6 +166,24 @@ fn action_data(kind: ActionKind, spot: &Spot, after: &After) -> ActionData {
     data
 }
 
+/// Moves the pointer onto the spot once it passes `checks`, confirmed to have reached it (hover,
+/// mouse-move).
+async fn move_onto(
+    cx: &mut TabCx<'_>,
+    spot: &Spot,
+    kind: ActionKind,
+    action: &str,
+    checks: Checks,
+) -> Result<Done<ActionData>> {
+    let mut before = front_and_before(cx).await?;
+    let deadline = cx.deadline.clone();
+    before.arm(&cx.page.clone());
+    let ready = approach(cx, spot, action, checks, true, None).await?;
+    ready.finish(&deadline, spot.text()).await;
+    let after = before.after(cx).await?;
+    Ok(Done::data(action_data(kind, spot, &after)))
+}
+
 /// The address of the link the element is (or is in), if any.
 const LINK_JS: &str = "function() { const a = this.closest ? this.closest('a[href], area[href]') : null; \
   return a && a.href ? a.href : null; }";
@@ -282,18 +300,12 @@ impl TabCommand for Hover {
         let spot = Spot::parse(&self.selector)?;
         in_viewport(cx, &spot).await?;
         cx.load_refs();
-        let mut before = front_and_before(cx).await?;
-        let deadline = cx.deadline.clone();
         let checks = if self.force {
             Checks::NONE
         } else {
             Checks::HOVER
         };
-        before.arm(&cx.page.clone());
-        let ready = approach(cx, &spot, "browser hover", checks, true, None).await?;
-        ready.finish(&deadline, spot.text()).await;
-        let after = before.after(cx).await?;
-        Ok(Done::data(action_data(ActionKind::Hover, &spot, &after)))
+        move_onto(cx, &spot, ActionKind::Hover, "browser hover", checks).await
     }
 }
 
@@ -315,17 +327,14 @@ impl TabCommand for MouseMove {
             }
         };
         in_viewport(cx, &spot).await?;
-        let mut before = front_and_before(cx).await?;
-        let deadline = cx.deadline.clone();
-        before.arm(&cx.page.clone());
-        let ready = approach(cx, &spot, "browser mouse-move", Checks::NONE, true, None).await?;
-        ready.finish(&deadline, spot.text()).await;
-        let after = before.after(cx).await?;
-        Ok(Done::data(action_data(
-            ActionKind::MouseMove,
+        move_onto(
+            cx,
             &spot,
-            &after,
-        )))
+            ActionKind::MouseMove,
+            "browser mouse-move",
+            Checks::NONE,
+        )
+        .await
     }
 }
 
