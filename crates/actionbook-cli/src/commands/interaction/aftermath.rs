@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page};
+use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page, runtime};
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
@@ -21,6 +21,10 @@ pub(crate) const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement
     if (d && d.activeElement) { a = d.activeElement; continue; } \
     break; } \
   return a; })()";
+
+/// Resolves after one task of the page's event loop (a message posted to itself).
+const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
 /// The navigation events an action may start.
 const NAV_START: &[&str] = &[
@@ -144,13 +148,20 @@ impl Before {
         // catches most that a handler starts from a timer of its own; later ones are seen by the
         // next command. The reads of the page after the action run meanwhile and are kept when
         // nothing navigated.
-        let _ = eval::read::<serde_json::Value>(
-            &page,
-            "0",
-            deadline.capped(deadline::PROBE),
-            "a barrier",
-        )
-        .await;
+        // The barrier awaits one task of the page's own: a navigation the input scheduled as a
+        // task (a form submitted by Enter) has started by then. A message, not a timer: timers of
+        // a background tab are throttled.
+        let _ = page
+            .send_timeout(
+                &runtime::Evaluate {
+                    expression: TASK_BARRIER_JS.to_string(),
+                    await_promise: Some(true),
+                    return_by_value: Some(true),
+                    ..Default::default()
+                },
+                deadline.capped(deadline::PROBE),
+            )
+            .await;
         let quiet = tokio::time::Instant::now() + Duration::from_millis(5);
         let main = self.main.clone();
         let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));

@@ -129,10 +129,12 @@ pub(crate) async fn approach(
     let selector = spot.text().to_string();
     let mut poll = Poll::default();
     let mut last: Option<NotReady> = None;
+    let mut found = false;
     loop {
         match attempt(cx, spot, checks, confirm, held).await {
             Ok(Ok(ready)) => return Ok(ready),
             Ok(Err(Some(why))) => {
+                found = true;
                 let detached = why == NotReady::Detached;
                 last = Some(why);
                 if detached && !deadline.is_over() {
@@ -153,6 +155,8 @@ pub(crate) async fn approach(
                     Some(why) if deadline.remaining() < WAIT_MARGIN * 2 => {
                         not_actionable(action, &selector, why, &deadline)
                     }
+                    // Never found while waiting: it is missing, whatever step ran out of time.
+                    None if !found => CliError::ElementNotFound { selector },
                     _ => e,
                 });
             }
