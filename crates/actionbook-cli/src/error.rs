@@ -53,6 +53,18 @@ pub enum CliError {
         /// Selectors of the first matches.
         samples: Vec<String>,
     },
+    /// A `<select>` has no option with a value (or text) asked for: nothing was selected.
+    #[error("{message}")]
+    OptionNotFound {
+        /// The `<select>` as given.
+        selector: String,
+        /// The value that matched nothing.
+        value: String,
+        /// What was wrong, with the options listed.
+        message: String,
+        /// The options: (value, display text).
+        options: Vec<(String, String)>,
+    },
     /// The node went away and something else sits in its place.
     #[error("{0}")]
     Stale(String),
@@ -66,6 +78,40 @@ pub enum CliError {
         what: String,
         /// The timeout in milliseconds.
         ms: u64,
+    },
+    /// An element never became actionable within the command's timeout: the check that did not
+    /// pass and what was seen (`details.reason`, `details.by`).
+    #[error("{action} timed out after {ms}ms: {selector} {detail}")]
+    NotActionable {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+        /// The check: `covered`, `disabled`, `not visible`, `moving`, `outside viewport`, ...
+        reason: &'static str,
+        /// The element in the way (`tag#id.class 'text'`), when one is known.
+        by: Option<String>,
+        /// The reason in words (`is covered by div#overlay 'Loading'`).
+        detail: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+    },
+    /// Input was sent to an element twice (fresh geometry the second time) and its document saw
+    /// it arrive elsewhere, or not at all: nothing is reported as done.
+    #[error(
+        "{action}: the input did not reach {selector}: it {detail}; the element's document saw it twice elsewhere, so nothing is reported done"
+    )]
+    NotDelivered {
+        /// The command.
+        action: String,
+        /// The selector as given.
+        selector: String,
+        /// `covered` or `input missed`.
+        reason: &'static str,
+        /// What got the input instead, when known.
+        by: Option<String>,
+        /// The reason in words.
+        detail: String,
     },
     /// A navigation failed (Chromium's net error in `reason`).
     #[error("navigation to {url} failed: {reason}")]
@@ -171,12 +217,15 @@ impl CliError {
             CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
-            CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
+            CliError::ElementNotFound { .. } | CliError::OptionNotFound { .. } => {
+                ErrorCode::ElementNotFound
+            }
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
             CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
             CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
-            CliError::Timeout { .. } => ErrorCode::Timeout,
+            CliError::Timeout { .. } | CliError::NotActionable { .. } => ErrorCode::Timeout,
+            CliError::NotDelivered { .. } => ErrorCode::InternalError,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
@@ -206,9 +255,19 @@ impl CliError {
 
     /// Whether retrying the same command may succeed.
     pub fn retryable(&self) -> bool {
+        // A script that ran out of time may finish with more.
+        if let CliError::EvalFailed {
+            details: Some(d), ..
+        } = self
+            && d["kind"] == "timeout"
+        {
+            return true;
+        }
         matches!(
             self,
             CliError::Timeout { .. }
+                | CliError::NotActionable { .. }
+                | CliError::NotDelivered { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
@@ -239,6 +298,34 @@ impl CliError {
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
             }
+            CliError::OptionNotFound {
+                selector,
+                value,
+                options,
+                ..
+            } => Some(serde_json::json!({
+                "selector": selector,
+                "value": value,
+                "options": options.iter().map(|(v, t)| serde_json::json!({ "value": v, "text": t })).collect::<Vec<_>>(),
+            })),
+            CliError::NotActionable {
+                selector,
+                reason,
+                by,
+                ..
+            }
+            | CliError::NotDelivered {
+                selector,
+                reason,
+                by,
+                ..
+            } => {
+                let mut d = serde_json::json!({ "selector": selector, "reason": reason });
+                if let Some(by) = by {
+                    d["by"] = serde_json::Value::String(by.clone());
+                }
+                Some(d)
+            }
             CliError::EvalFailed { details, .. } => details.clone(),
             CliError::TabNotFound { session, tab } => {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
@@ -264,6 +351,14 @@ impl CliError {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
             CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            CliError::NotActionable {
+                reason: "covered", ..
+            } => Some(
+                "close or wait out what covers it (a dialog, a banner), or pass --force to act anyway",
+            ),
+            CliError::NotActionable { .. } => {
+                Some("check the element's state with `browser snapshot`, or increase --timeout")
+            }
             // Refs are numbered per document: after a navigation the old ones are gone.
             CliError::ElementNotFound { selector } if selector.starts_with('@') => {
                 Some("refs come from the latest `browser snapshot` of this page; run it again")

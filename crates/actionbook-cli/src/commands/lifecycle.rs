@@ -189,6 +189,7 @@ async fn first_tab(
             url: target.url.clone(),
             title: target.title.clone(),
             window_id,
+            cursor: None,
         });
         id
     })?;

@@ -7,7 +7,8 @@
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
 //! - [`observation`] (spec 10): `snapshot`, `screenshot`, `pdf`, `title`, `url`, `viewport`,
 //!   `query`, the read commands, `describe`, `state`, `inspect-point`, `logs console|errors`;
-//! - [`interaction`] (spec 11): `click`, `fill`, `eval`.
+//! - [`interaction`] (spec 11): `click`, `hover`, `focus`, `press`, `drag`, `mouse-move`,
+//!   `cursor-position`, `scroll`, `type`, `fill`, `select`, `upload`, `eval`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -360,14 +361,44 @@ command_table! {
         about = "Capture an accessibility snapshot (all frames) to a file, with stable @eN refs",
         example = "actionbook browser snapshot --interactive --session s1 --tab t1";
     BrowserClick(interaction::Click) => Tab, T::CHANGES.destructive(),
-        about = "Click an element (@eN, CSS or XPath; any frame)",
+        about = "Click an element (@eN, CSS, XPath or x,y; any frame) once it is actionable; the click is confirmed to land",
         example = "actionbook browser click @e3 --session s1 --tab t1";
     BrowserFill(interaction::Fill) => Tab, T::CHANGES.idempotent(),
-        about = "Replace an input's value (@eN, CSS or XPath; any frame)",
+        about = "Replace an input's value (@eN, CSS, XPath or x,y; any frame)",
         example = "actionbook browser fill @e2 \"Alice\" --session s1 --tab t1";
     BrowserEval(interaction::Eval) => Tab, T::CHANGES.destructive(),
-        about = "Evaluate JavaScript in the page (promises awaited)",
+        about = "Evaluate JavaScript in the page (top-level await; --file or - for stdin)",
         example = "actionbook browser eval 'document.title' --session s1 --tab t1";
+    BrowserHover(interaction::Hover) => Tab, T::CHANGES.idempotent(),
+        about = "Move the pointer onto an element once it is actionable (:hover applies)",
+        example = "actionbook browser hover @e4 --session s1 --tab t1";
+    BrowserFocus(interaction::Focus) => Tab, T::CHANGES.idempotent(),
+        about = "Focus an element",
+        example = "actionbook browser focus @e2 --session s1 --tab t1";
+    BrowserPress(interaction::Press) => Tab, T::CHANGES.destructive(),
+        about = "Press a key or chord on the focused element (Enter, Tab, Control+A, Shift+Tab)",
+        example = "actionbook browser press Enter --session s1 --tab t1";
+    BrowserDrag(interaction::Drag) => Tab, T::CHANGES.destructive(),
+        about = "Drag an element onto another element or to x,y (HTML5 drag and drop too)",
+        example = "actionbook browser drag @e5 @e9 --session s1 --tab t1";
+    BrowserMouseMove(interaction::MouseMove) => Tab, T::CHANGES.idempotent(),
+        about = "Move the pointer to x,y viewport coordinates",
+        example = "actionbook browser mouse-move 420,310 --session s1 --tab t1";
+    BrowserCursorPosition(interaction::CursorPosition) => Tab, T::READ_ONLY,
+        about = "Print where the pointer was last moved in the tab",
+        example = "actionbook browser cursor-position --session s1 --tab t1";
+    BrowserScroll(interaction::Scroll) => Tab, T::CHANGES.idempotent(),
+        about = "Scroll up|down|left|right <px>, top|bottom, or into-view <selector> (--container, --align)",
+        example = "actionbook browser scroll down 500 --session s1 --tab t1";
+    BrowserType(interaction::Type) => Tab, T::CHANGES.destructive(),
+        about = "Type text key by key into an element, at its caret",
+        example = "actionbook browser type @e2 \"hello\" --session s1 --tab t1";
+    BrowserSelect(interaction::Select) => Tab, T::CHANGES.idempotent(),
+        about = "Choose options of a <select> by value (or --by-text); several for multiple",
+        example = "actionbook browser select @e3 green --session s1 --tab t1";
+    BrowserUpload(interaction::Upload) => Tab, T::CHANGES.idempotent(),
+        about = "Set the files of a file input (paths relative to the current directory)",
+        example = "actionbook browser upload @e6 ./report.pdf --session s1 --tab t1";
     BrowserTitle(observation::Title) => Tab, T::READ_ONLY,
         about = "Print the page title",
         example = "actionbook browser title --session s1 --tab t1";

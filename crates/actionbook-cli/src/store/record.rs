@@ -22,6 +22,9 @@ pub struct TabRecord {
     /// The window (`wN`) the tab is in, recorded when the tab was created or adopted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<String>,
+    /// Where the mouse pointer was last moved in this tab (`[x, y]`, CSS pixels of the viewport).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<[f64; 2]>,
 }
 
 /// One browser window of a session: our `wN` and Chromium's `windowId`.
@@ -200,6 +203,7 @@ mod tests {
             url: String::new(),
             title: String::new(),
             window_id: None,
+            cursor: None,
         });
         assert_eq!(r.alloc_tab_id(), "t4");
         assert_eq!(r.window_for_native(100), "w0");
@@ -222,6 +226,7 @@ mod tests {
             url: String::new(),
             title: String::new(),
             window_id: Some(w.into()),
+            cursor: None,
         };
         let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
             "session_id": "s1", "mode": "local", "headless": true, "launched": true,

@@ -58,6 +58,8 @@ pub(crate) struct TabState {
     pub page_enabled: bool,
     /// The services of the attached session (dropping them stops them).
     pub services: services::Services,
+    /// Where the mouse pointer was last moved (also kept in the tab's record).
+    pub cursor: Option<(f64, f64)>,
 }
 
 impl TabState {

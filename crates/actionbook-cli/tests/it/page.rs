@@ -79,7 +79,10 @@ fn runaway_script_times_out_and_the_tab_recovers() {
         ]
         .concat(),
     );
-    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    // A script that runs out of time is EVAL_FAILED (the spec's code for a failed script), its
+    // kind in the details.
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert_eq!(v["error"]["details"]["kind"], "timeout", "{v}");
     assert_eq!(v["error"]["retryable"], true);
     let v = env.json(&[&["browser", "eval", "6*7"][..], &t].concat());
     assert_eq!(

@@ -199,6 +199,9 @@ pub struct Evaluate {
     /// Context by unique id (safe across processes; excludes `context_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique_context_id: Option<String>,
+    /// REPL mode (as the DevTools console): top-level `await`, `let`/`const` redeclaration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repl_mode: Option<bool>,
 }
 /// Result of [`Evaluate`] and [`CallFunctionOn`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

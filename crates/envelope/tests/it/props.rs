@@ -513,6 +513,9 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                             focus_changed,
                             scroll_changed,
                         },
+                        align: None,
+                        container: None,
+                        new_tab_id: None,
                     }
                     .into()
                 },
@@ -528,8 +531,11 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
             of(target()),
             prop_oneof![
                 any::<u64>().prop_map(|text_length| ValueSummary::Text { text_length }),
-                (s(), any::<bool>())
-                    .prop_map(|(value, by_text)| ValueSummary::Select { value, by_text }),
+                (s(), any::<bool>()).prop_map(|(value, by_text)| ValueSummary::Select {
+                    value,
+                    by_text,
+                    values: None
+                }),
                 vec(s(), 0..3).prop_map(|files| ValueSummary::Files {
                     count: files.len() as u64,
                     files
@@ -551,6 +557,9 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                     value,
                     value_type,
                     preview,
+                    pre_url: None,
+                    pre_origin: None,
+                    pre_ready_state: None,
                 }
                 .into()
             })
