@@ -45,6 +45,18 @@ pub enum CliError {
         /// The timeout in milliseconds.
         ms: u64,
     },
+    /// A wait's condition did not hold in time: how long it waited and what it saw last.
+    #[error("{what} timed out after {ms}ms")]
+    WaitTimedOut {
+        /// The wait (e.g. `browser wait element`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+        /// How long it waited.
+        elapsed_ms: u64,
+        /// What it observed last (`details.observed_value`).
+        observed: Value,
+    },
     /// A navigation failed (Chromium's net error in `reason`).
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed {
@@ -152,7 +164,7 @@ impl CliError {
             CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
             CliError::Stale(_) => ErrorCode::StaleElement,
-            CliError::Timeout { .. } => ErrorCode::Timeout,
+            CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
@@ -185,6 +197,7 @@ impl CliError {
         matches!(
             self,
             CliError::Timeout { .. }
+                | CliError::WaitTimedOut { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
@@ -201,6 +214,16 @@ impl CliError {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
             }
             CliError::EvalFailed { details, .. } => details.clone(),
+            CliError::WaitTimedOut {
+                ms,
+                elapsed_ms,
+                observed,
+                ..
+            } => Some(serde_json::json!({
+                "timeout_ms": ms,
+                "elapsed_ms": elapsed_ms,
+                "observed_value": observed,
+            })),
             CliError::TabNotFound { session, tab } => {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
@@ -224,7 +247,9 @@ impl CliError {
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
-            CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
+                Some("increase --timeout or retry the command")
+            }
             // Refs are numbered per document: after a navigation the old ones are gone.
             CliError::ElementNotFound { selector } if selector.starts_with('@') => {
                 Some("refs come from the latest `browser snapshot` of this page; run it again")

@@ -6,7 +6,8 @@
 //! - [`tabs`] (spec 8): `list-tabs`, `new-tab`, `close-tab`;
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
 //! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
-//! - [`interaction`] (spec 11): `click`, `fill`, `eval`.
+//! - [`interaction`] (spec 11): `click`, `fill`, `eval`;
+//! - [`waits`] (spec 12): `wait element`, `navigation`, `network-idle`, `condition`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -49,6 +50,7 @@ pub mod lifecycle;
 pub mod navigation;
 pub mod observation;
 pub mod tabs;
+pub mod waits;
 
 /// What every handler gets besides its request.
 #[derive(Debug)]
@@ -373,6 +375,18 @@ command_table! {
     BrowserUrl(observation::Url) => Tab, T::READ_ONLY,
         about = "Print the page URL",
         example = "actionbook browser url --session s1 --tab t1";
+    BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY,
+        about = "Wait for an element to be in the DOM (any frame; --state visible|hidden|detached)",
+        example = "actionbook browser wait element '#loaded' --session s1 --tab t1 --timeout 5000";
+    BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY,
+        about = "Wait for the next navigation of the page to commit and load",
+        example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";
+    BrowserWaitNetworkIdle(waits::WaitNetworkIdle) => Tab, T::READ_ONLY,
+        about = "Wait until no request (any frame or worker) is in flight for 500 ms",
+        example = "actionbook browser wait network-idle --session s1 --tab t1 --timeout 10000";
+    BrowserWaitCondition(waits::WaitCondition) => Tab, T::CHANGES.destructive(),
+        about = "Wait for a JavaScript expression to be truthy (promises awaited)",
+        example = "actionbook browser wait condition 'window.ready === true' --session s1 --tab t1";
 }
 
 impl Serialize for Command {

@@ -6,7 +6,8 @@
 //! - [`locate`]: `@eN` / CSS / XPath in any frame to a [`locate::Located`] node;
 //! - [`input`]: the mouse and the keyboard;
 //! - [`edit`]: form fields (kind, focus, value, clear);
-//! - [`frames`]: the tab's frame graph and ref table, and the snapshot.
+//! - [`frames`]: the tab's frame graph and ref table, and the snapshot;
+//! - [`watch`]: waking on page changes, visibility, truthiness (the waits).
 
 pub(crate) mod edit;
 pub(crate) mod eval;
@@ -14,3 +15,4 @@ pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod locate;
 pub(crate) mod navigation;
+pub(crate) mod watch;

@@ -13,4 +13,5 @@ mod lifecycle;
 mod nav;
 mod page;
 mod parallel;
+mod waits;
 mod windows;
