@@ -31,6 +31,12 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// No cookie of this name (ELEMENT_NOT_FOUND: one thing asked for by name is not there).
+    #[error("cookie '{name}' not found")]
+    CookieNotFound {
+        /// The name asked for.
+        name: String,
+    },
     /// The node went away and something else sits in its place.
     #[error("{0}")]
     Stale(String),
@@ -161,7 +167,9 @@ impl CliError {
             CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
-            CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
+            CliError::ElementNotFound { .. } | CliError::CookieNotFound { .. } => {
+                ErrorCode::ElementNotFound
+            }
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
             CliError::Stale(_) => ErrorCode::StaleElement,
             CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
@@ -213,6 +221,7 @@ impl CliError {
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
             }
+            CliError::CookieNotFound { name } => Some(serde_json::json!({ "name": name })),
             CliError::EvalFailed { details, .. } => details.clone(),
             CliError::WaitTimedOut {
                 ms,

@@ -13,5 +13,6 @@ mod lifecycle;
 mod nav;
 mod page;
 mod parallel;
+mod storage;
 mod waits;
 mod windows;
