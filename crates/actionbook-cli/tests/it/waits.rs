@@ -201,7 +201,8 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
             "300",
         ],
     );
-    assert_eq!(timed_out(&v)["observed_value"]["visible"], false, "{v}");
+    // Not visible yet (under heavy load no look may have finished in 300 ms: then not known).
+    assert_ne!(timed_out(&v)["observed_value"]["visible"], true, "{v}");
     ok(&on(
         &env,
         &t,
