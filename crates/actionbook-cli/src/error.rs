@@ -65,6 +65,12 @@ pub enum CliError {
         /// The options: (value, display text).
         options: Vec<(String, String)>,
     },
+    /// No cookie of this name (ELEMENT_NOT_FOUND: one thing asked for by name is not there).
+    #[error("cookie '{name}' not found")]
+    CookieNotFound {
+        /// The name asked for.
+        name: String,
+    },
     /// The node went away and something else sits in its place.
     #[error("{0}")]
     Stale(String),
@@ -112,6 +118,18 @@ pub enum CliError {
         by: Option<String>,
         /// The reason in words.
         detail: String,
+    },
+    /// A wait's condition did not hold in time: how long it waited and what it saw last.
+    #[error("{what} timed out after {ms}ms")]
+    WaitTimedOut {
+        /// The wait (e.g. `browser wait element`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+        /// How long it waited.
+        elapsed_ms: u64,
+        /// What it observed last (`details.observed_value`).
+        observed: Value,
     },
     /// A navigation failed (Chromium's net error in `reason`).
     #[error("navigation to {url} failed: {reason}")]
@@ -217,14 +235,16 @@ impl CliError {
             CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
-            CliError::ElementNotFound { .. } | CliError::OptionNotFound { .. } => {
-                ErrorCode::ElementNotFound
-            }
+            CliError::ElementNotFound { .. }
+            | CliError::OptionNotFound { .. }
+            | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
             CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
             CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
-            CliError::Timeout { .. } | CliError::NotActionable { .. } => ErrorCode::Timeout,
+            CliError::Timeout { .. }
+            | CliError::NotActionable { .. }
+            | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
             CliError::NotDelivered { .. } => ErrorCode::InternalError,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
@@ -268,6 +288,7 @@ impl CliError {
             CliError::Timeout { .. }
                 | CliError::NotActionable { .. }
                 | CliError::NotDelivered { .. }
+                | CliError::WaitTimedOut { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
@@ -326,7 +347,18 @@ impl CliError {
                 }
                 Some(d)
             }
+            CliError::CookieNotFound { name } => Some(serde_json::json!({ "name": name })),
             CliError::EvalFailed { details, .. } => details.clone(),
+            CliError::WaitTimedOut {
+                ms,
+                elapsed_ms,
+                observed,
+                ..
+            } => Some(serde_json::json!({
+                "timeout_ms": ms,
+                "elapsed_ms": elapsed_ms,
+                "observed_value": observed,
+            })),
             CliError::TabNotFound { session, tab } => {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
@@ -350,7 +382,9 @@ impl CliError {
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
-            CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
+                Some("increase --timeout or retry the command")
+            }
             CliError::NotActionable {
                 reason: "covered", ..
             } => Some(

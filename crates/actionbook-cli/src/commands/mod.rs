@@ -8,7 +8,11 @@
 //! - [`observation`] (spec 10): `snapshot`, `screenshot`, `pdf`, `title`, `url`, `viewport`,
 //!   `query`, the read commands, `describe`, `state`, `inspect-point`, `logs console|errors`;
 //! - [`interaction`] (spec 11): `click`, `hover`, `focus`, `press`, `drag`, `mouse-move`,
-//!   `cursor-position`, `scroll`, `type`, `fill`, `select`, `upload`, `eval`.
+//!   `cursor-position`, `scroll`, `type`, `fill`, `select`, `upload`, `eval`;
+//! - [`waits`] (spec 12): `wait element`, `navigation`, `network-idle`, `condition`;
+//! - [`cookies`] (spec 13): `cookies list`, `get`, `set`, `delete`, `clear`;
+//! - [`storage`] (spec 14): `local-storage` / `session-storage` `list`, `get`, `set`, `delete`,
+//!   `clear`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -46,11 +50,14 @@ pub(crate) fn cli_tree_take_for_test(
 ) -> std::result::Result<(CommandName, clap::ArgMatches), clap::Error> {
     cli_tree::take_command(m)
 }
+pub mod cookies;
 pub mod interaction;
 pub mod lifecycle;
 pub mod navigation;
 pub mod observation;
+pub mod storage;
 pub mod tabs;
+pub mod waits;
 
 /// What every handler gets besides its request.
 #[derive(Debug)]
@@ -453,6 +460,63 @@ command_table! {
     BrowserLogsErrors(observation::LogsErrors) => Tab, T::READ_ONLY,
         about = "Print the tab's uncaught exceptions, unhandled rejections and failed loads",
         example = "actionbook browser logs errors --session s1 --tab t1";
+    BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY,
+        about = "Wait for an element to be in the DOM (any frame; --state visible|hidden|detached)",
+        example = "actionbook browser wait element '#loaded' --session s1 --tab t1 --timeout 5000";
+    BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY,
+        about = "Wait for the next navigation of the page to commit and load",
+        example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";
+    BrowserWaitNetworkIdle(waits::WaitNetworkIdle) => Tab, T::READ_ONLY,
+        about = "Wait until no request (any frame or worker) is in flight for 500 ms",
+        example = "actionbook browser wait network-idle --session s1 --tab t1 --timeout 10000";
+    BrowserWaitCondition(waits::WaitCondition) => Tab, T::CHANGES.destructive(),
+        about = "Wait for a JavaScript expression to be truthy (promises awaited)",
+        example = "actionbook browser wait condition 'window.ready === true' --session s1 --tab t1";
+    BrowserCookiesList(cookies::CookiesList) => Session, T::READ_ONLY,
+        about = "List the session's cookies (--domain to filter)",
+        example = "actionbook browser cookies list --session s1";
+    BrowserCookiesGet(cookies::CookiesGet) => Session, T::READ_ONLY,
+        about = "Show one cookie by name",
+        example = "actionbook browser cookies get SID --session s1";
+    BrowserCookiesSet(cookies::CookiesSet) => Session, T::CHANGES.idempotent(),
+        about = "Set a cookie (default domain: the active tab's host)",
+        example = "actionbook browser cookies set theme dark --session s1";
+    BrowserCookiesDelete(cookies::CookiesDelete) => Session, T::CHANGES.destructive().idempotent(),
+        about = "Delete a cookie by name (every domain and path)",
+        example = "actionbook browser cookies delete theme --session s1";
+    BrowserCookiesClear(cookies::CookiesClear) => Session, T::CHANGES.destructive().idempotent(),
+        about = "Delete every cookie (--domain: only that domain's)",
+        example = "actionbook browser cookies clear --session s1";
+    BrowserLocalStorageList(storage::LocalStorageList) => Tab, T::READ_ONLY,
+        about = "List the keys and values of the page's local-storage",
+        example = "actionbook browser local-storage list --session s1 --tab t1";
+    BrowserLocalStorageGet(storage::LocalStorageGet) => Tab, T::READ_ONLY,
+        about = "Read one key of the page's local-storage",
+        example = "actionbook browser local-storage get theme --session s1 --tab t1";
+    BrowserLocalStorageSet(storage::LocalStorageSet) => Tab, T::CHANGES.idempotent(),
+        about = "Set a key of the page's local-storage",
+        example = "actionbook browser local-storage set theme dark --session s1 --tab t1";
+    BrowserLocalStorageDelete(storage::LocalStorageDelete) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's local-storage",
+        example = "actionbook browser local-storage delete theme --session s1 --tab t1";
+    BrowserLocalStorageClear(storage::LocalStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's local-storage (without a key: every key)",
+        example = "actionbook browser local-storage clear theme --session s1 --tab t1";
+    BrowserSessionStorageList(storage::SessionStorageList) => Tab, T::READ_ONLY,
+        about = "List the keys and values of the page's session-storage",
+        example = "actionbook browser session-storage list --session s1 --tab t1";
+    BrowserSessionStorageGet(storage::SessionStorageGet) => Tab, T::READ_ONLY,
+        about = "Read one key of the page's session-storage",
+        example = "actionbook browser session-storage get theme --session s1 --tab t1";
+    BrowserSessionStorageSet(storage::SessionStorageSet) => Tab, T::CHANGES.idempotent(),
+        about = "Set a key of the page's session-storage",
+        example = "actionbook browser session-storage set theme dark --session s1 --tab t1";
+    BrowserSessionStorageDelete(storage::SessionStorageDelete) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's session-storage",
+        example = "actionbook browser session-storage delete theme --session s1 --tab t1";
+    BrowserSessionStorageClear(storage::SessionStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's session-storage (without a key: every key)",
+        example = "actionbook browser session-storage clear theme --session s1 --tab t1";
 }
 
 impl Serialize for Command {

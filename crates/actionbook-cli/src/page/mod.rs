@@ -13,7 +13,8 @@
 //! - [`query`]: `browser query` matching (CSS with extensions, XPath) and unique selectors;
 //! - [`read`]: reading an element (HTML, text, value, attributes, styles, box, state, AX facts);
 //! - [`screenshot`]: screenshots and PDFs written to the user's file, the annotation overlay;
-//! - [`hit_test`]: the element under a viewport point, through every frame.
+//! - [`hit_test`]: the element under a viewport point, through every frame;
+//! - [`watch`]: waking on page changes, visibility, truthiness (the waits).
 
 pub(crate) mod actionability;
 pub(crate) mod edit;
@@ -27,3 +28,4 @@ pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod screenshot;
 pub(crate) mod scroll;
+pub(crate) mod watch;

@@ -17,7 +17,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use cdp_protocol::{
-    Connection, EventFilter, EventStream, RawEvent, Session, SessionId, log, page, runtime, target,
+    Connection, EventFilter, EventStream, RawEvent, Session, SessionId, TargetId, log, page,
+    runtime, target,
 };
 use futures::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
@@ -184,7 +185,7 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 }
 
 impl TabService for ConsoleLog {
-    fn new(conn: &Connection) -> ConsoleLog {
+    fn new(conn: &Connection, _target: &TargetId) -> ConsoleLog {
         let events = conn.events(EventFilter::methods(EVENTS).capacity(8192));
         let (flush, flush_rx) = mpsc::unbounded_channel();
         ConsoleLog {
