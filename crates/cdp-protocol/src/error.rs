@@ -80,6 +80,14 @@ pub enum CdpError {
     /// An I/O error outside the WebSocket (process, files).
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    /// Nothing was signalled: the pid does not belong to the recorded process (any more).
+    #[error("process {pid} is not the recorded process: {mismatch}")]
+    NotOurProcess {
+        /// The recorded pid.
+        pid: u32,
+        /// What differs.
+        mismatch: crate::process::Mismatch,
+    },
 }
 
 impl CdpError {

@@ -49,6 +49,8 @@
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
 //! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`], [`connect_with`]:
 //!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls).
+//! - [`process`]: process identity (pid + start time + boot id), identity-checked signals
+//!   through pidfds, the profile scan for leftover helpers, children that are always reaped.
 //! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
@@ -58,6 +60,7 @@ mod error;
 mod events;
 pub mod ids;
 mod launch;
+pub mod process;
 mod protocol;
 mod session;
 mod surrogates;
@@ -80,5 +83,6 @@ pub use launch::{
     BROWSER_NAMES, BROWSER_PATH_ENV, Browser, DetachedBrowser, LaunchOptions, STANDARD_FLAGS,
     connect, connect_with, find_executable, running_as_root,
 };
+pub use process::ProcessIdentity;
 pub use protocol::{Command, Empty, Event};
 pub use session::Session;

@@ -4,6 +4,7 @@
 mod chromium;
 mod detach;
 mod fake_peer;
+mod process;
 mod props;
 mod real_types;
 mod surrogates;
