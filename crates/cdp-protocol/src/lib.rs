@@ -51,6 +51,7 @@
 //!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls).
 //! - [`process`]: process identity (pid + start time + boot id), identity-checked signals
 //!   through pidfds, the profile scan for leftover helpers, children that are always reaped.
+//! - [`redact_url`]: an endpoint URL without credentials or token-like parameters, for output.
 //! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
@@ -62,6 +63,7 @@ pub mod ids;
 mod launch;
 pub mod process;
 mod protocol;
+mod redact;
 mod session;
 mod surrogates;
 #[cfg(feature = "test-support")]
@@ -85,4 +87,5 @@ pub use launch::{
 };
 pub use process::ProcessIdentity;
 pub use protocol::{Command, Empty, Event};
+pub use redact::redact_url;
 pub use session::Session;

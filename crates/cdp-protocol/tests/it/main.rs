@@ -7,6 +7,7 @@ mod fake_peer;
 mod process;
 mod props;
 mod real_types;
+mod redact;
 mod surrogates;
 mod tls;
 mod transport;
