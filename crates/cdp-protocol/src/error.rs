@@ -48,7 +48,8 @@ pub enum CdpError {
     /// The WebSocket connection (or endpoint discovery) failed.
     #[error("cannot connect to {url}: {reason}")]
     Connect {
-        /// The endpoint tried.
+        /// The endpoint tried, with credentials and token-like parameters redacted
+        /// ([`crate::redact_url`]).
         url: String,
         /// Why it failed.
         reason: String,
@@ -87,6 +88,43 @@ pub enum CdpError {
         pid: u32,
         /// What differs.
         mismatch: crate::process::Mismatch,
+    },
+    /// The answer to this call was over the connection's message limit and was skipped unread;
+    /// the connection and every other call are unaffected.
+    #[error("{method}: the response is {size} bytes, over the {limit}-byte message limit")]
+    MessageTooLarge {
+        /// The method whose answer was too large.
+        method: String,
+        /// The size of the answer, in bytes.
+        size: u64,
+        /// The connection's limit ([`crate::ConnectOptions::max_message_size`]).
+        limit: u64,
+    },
+    /// The call was not sent: the connection's send queue stayed full until its deadline.
+    #[error("{method}: not sent, the send queue stayed full for {after:?}")]
+    QueueFull {
+        /// The method that was not sent.
+        method: String,
+        /// How long the call waited.
+        after: Duration,
+    },
+    /// The browser was not up and connected within the launch's budget (it was killed).
+    #[error("browser {path} not ready within {after:?}; last stderr lines:\n{stderr_tail}")]
+    LaunchTimeout {
+        /// The executable.
+        path: String,
+        /// The budget ([`crate::LaunchOptions::startup_timeout`]).
+        after: Duration,
+        /// The last lines Chromium wrote to stderr.
+        stderr_tail: String,
+    },
+    /// Connecting (endpoint discovery, TCP, TLS and handshake) did not finish within its budget.
+    #[error("cannot connect to {url}: no connection within {after:?}")]
+    ConnectTimeout {
+        /// The endpoint tried, with credentials and token-like parameters redacted.
+        url: String,
+        /// The budget.
+        after: Duration,
     },
 }
 
