@@ -350,8 +350,9 @@ fn end_browser_blocking(
 ) {
     let descendants = match (descendants, &child) {
         (Some(d), _) => d,
-        (None, Some(c)) => process::descendants_blocking(c.id()),
-        (None, None) => Vec::new(),
+        // Only while unreaped: a reaped child's pid may be another process's by now.
+        (None, Some(c)) if !c.is_reaped() => process::descendants_blocking(c.id()),
+        (None, _) => Vec::new(),
     };
     if let Some(c) = child.as_mut() {
         c.terminate_blocking(TERM_GRACE);
@@ -409,9 +410,16 @@ impl Browser {
             return Ok(());
         };
         // Taken while the browser runs: once it exits, its helpers are reparented.
-        let descendants = tokio::task::spawn_blocking(move || process::descendants_blocking(pid))
-            .await
-            .unwrap_or_default();
+        let slot = self.process.child.clone();
+        let descendants = tokio::task::spawn_blocking(move || {
+            let found = process::descendants_blocking(pid);
+            // Still unreaped after the scan, so unreaped during it: the pid was the browser's
+            // (the reaper task may have reaped a crashed one, freeing its pid for reuse).
+            let pinned = lock(&slot).as_ref().is_some_and(|c| !c.is_reaped());
+            if pinned { found } else { Vec::new() }
+        })
+        .await
+        .unwrap_or_default();
         if !self.conn.is_closed() {
             // The socket usually closes before the answer arrives; both outcomes are fine.
             let _ = self

@@ -541,6 +541,12 @@ impl OwnedChild {
         self.exited
     }
 
+    /// True once reaped (through this handle, or found reaped elsewhere): from then on its pid
+    /// may belong to another process.
+    pub fn is_reaped(&self) -> bool {
+        self.exited.is_some()
+    }
+
     /// True while it has not exited.
     pub fn is_running(&mut self) -> bool {
         self.try_wait().is_none()
