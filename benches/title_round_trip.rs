@@ -5,9 +5,8 @@
 //! The daemon round trip (CLI process + IPC) is measured by
 //! `cargo run --release -p actionbook-cli --example cli_bench`.
 
-use actionbook_cli::commands::BrowserCommand;
-use actionbook_cli::state::Home;
-use actionbook_cli::{Engine, EngineConfig, Request};
+use actionbook_cli::commands::observation::Title;
+use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser};
 use cdp_protocol::{page, runtime, target};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -79,12 +78,12 @@ fn title_round_trip(c: &mut Criterion) {
         "--open-url",
         &url,
     ]);
-    if let BrowserCommand::Start(s) = &mut start.command {
-        s.env_executable = Some("/usr/bin/chromium".into());
-    }
+    start.env.browser_executable = Some("/usr/bin/chromium".into());
     let started = rt.block_on(engine.execute(start));
     assert!(started.ok(), "{}", started.to_json());
-    let title = request(&["browser", "title", "--session", "bench", "--tab", "t1"]);
+    let title = Request::new(Title {
+        target: TabTarget::new("bench", "t1"),
+    });
 
     let mut group = c.benchmark_group("title_round_trip");
     group.measurement_time(Duration::from_secs(5));

@@ -1,13 +1,19 @@
-//! Embedding actionbook in a Rust program: the CLI's engine in-process, no daemon, no subprocess.
+//! Embedding actionbook in a Rust program: the CLI's engine in-process, no daemon, no subprocess,
+//! no argument parsing.
 //!
-//! The same commands as the `actionbook` binary (parsed with [`Request::from_args`]), each
-//! answered with an [`envelope`] value that renders to the contract's text or JSON. Runs a short
-//! session against the bundled demo page and closes it.
+//! Typed commands (the request types of `actionbook_cli::commands`, the same ones the daemon's
+//! wire carries and an MCP server describes with their JSON Schema), each answered with an
+//! [`envelope`] value that renders to the contract's text or JSON. Runs a short session against
+//! the bundled demo page and closes it.
 //!
 //! Run with `cargo run --release --example embed`.
 
-use actionbook_cli::state::Home;
-use actionbook_cli::{Engine, EngineConfig, Request};
+use actionbook_cli::commands::interaction::{Click, Eval, Fill};
+use actionbook_cli::commands::lifecycle::{Close, Start};
+use actionbook_cli::commands::observation::{Snapshot, Title};
+use actionbook_cli::{
+    ClientEnv, Command, Engine, EngineConfig, Home, Request, SessionTarget, TabTarget,
+};
 use std::error::Error;
 
 #[tokio::main]
@@ -20,41 +26,75 @@ async fn main() -> Result<(), Box<dyn Error>> {
         "file://{}/crates/actionbook-cli/demo/index.html",
         env!("CARGO_MANIFEST_DIR")
     );
-    let tab = ["--session", "embed", "--tab", "t1"];
-    let steps: Vec<Vec<&str>> = vec![
-        vec![
-            "browser",
-            "start",
-            "--headless",
-            "--set-session-id",
-            "embed",
-            "--open-url",
-            &page,
-        ],
-        [&["browser", "title"][..], &tab].concat(),
-        [&["browser", "snapshot", "--interactive"][..], &tab].concat(),
-        [&["browser", "fill", "#name", "Grace Hopper"][..], &tab].concat(),
-        [&["browser", "click", "//button[text()='Greet']"][..], &tab].concat(),
-        [
-            &[
-                "browser",
-                "eval",
-                "document.getElementById('out').textContent",
-            ][..],
-            &tab,
-        ]
-        .concat(),
+    let tab = || TabTarget::new("embed", "t1");
+    let steps: Vec<(Command, Option<u64>)> = vec![
+        (
+            Start {
+                headless: Some(true),
+                set_session_id: Some("embed".into()),
+                open_url: Some(page),
+                ..Start::default()
+            }
+            .into(),
+            None,
+        ),
+        (Title { target: tab() }.into(), None),
+        (
+            Snapshot {
+                target: tab(),
+                interactive: true,
+                cursor: None,
+                compact: false,
+                depth: None,
+                selector: None,
+            }
+            .into(),
+            None,
+        ),
+        (
+            Fill {
+                selector: "#name".into(),
+                text: "Grace Hopper".into(),
+                target: tab(),
+            }
+            .into(),
+            None,
+        ),
+        (
+            Click {
+                selector: "//button[text()='Greet']".into(),
+                target: tab(),
+            }
+            .into(),
+            None,
+        ),
+        (
+            Eval {
+                code: "document.getElementById('out').textContent".into(),
+                target: tab(),
+            }
+            .into(),
+            None,
+        ),
         // Bad input is an envelope too, never a panic.
-        [
-            &["browser", "click", "#no-such-element", "--timeout", "500"][..],
-            &tab,
-        ]
-        .concat(),
+        (
+            Click {
+                selector: "#no-such-element".into(),
+                target: tab(),
+            }
+            .into(),
+            Some(500),
+        ),
     ];
+    // The browser to launch and the headless default come from the caller's environment
+    // (ACTIONBOOK_BROWSER_*), passed explicitly: the engine reads none itself.
+    let env = ClientEnv::from_process();
     let mut failures = 0;
-    for argv in steps {
-        println!("> {}", argv.join(" "));
-        let envelope = engine.execute(Request::from_args(argv)?).await;
+    for (command, timeout_ms) in steps {
+        println!("> {}", serde_json::to_string(&command)?);
+        let mut request = Request::new(command).with_env(env.clone());
+        request.timeout_ms = timeout_ms;
+        let envelope = engine.execute(request).await;
         if !envelope.ok() {
             failures += 1;
         }
@@ -66,12 +106,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
         println!();
     }
     let closed = engine
-        .execute(Request::from_args([
-            "browser",
-            "close",
-            "--session",
-            "embed",
-        ])?)
+        .execute(Request::new(Close {
+            target: SessionTarget::new("embed"),
+        }))
         .await;
     print!("{}", closed.to_text());
     if failures != 1 || !closed.ok() {

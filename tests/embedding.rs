@@ -1,9 +1,8 @@
 //! The whole stack in-process, as an embedding program uses it: the engine of `actionbook-cli`
 //! (no daemon) over a real headless Chromium, on a page served here with an out-of-process iframe.
 
-use actionbook_cli::commands::BrowserCommand;
-use actionbook_cli::state::Home;
-use actionbook_cli::{Engine, EngineConfig, Request};
+use actionbook_cli::commands::observation::Title;
+use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, chromium_available};
 use serde_json::Value;
 use std::path::Path;
@@ -29,9 +28,7 @@ async fn run(engine: &Engine, words: &[&str], executable: &Path) -> Value {
         Ok(r) => r,
         Err(e) => panic!("{words:?} should parse: {e}"),
     };
-    if let BrowserCommand::Start(start) = &mut request.command {
-        start.env_executable = Some(executable.display().to_string());
-    }
+    request.env.browser_executable = Some(executable.to_path_buf());
     let envelope = engine.execute(request).await;
     match serde_json::from_str(&envelope.to_json()) {
         Ok(v) => v,
@@ -180,6 +177,18 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+
+        // A typed command, no argv: what an embedder or an MCP server sends.
+        let typed = engine
+            .execute(Request::new(Title {
+                target: TabTarget::new("emb", "t1"),
+            }))
+            .await;
+        assert!(typed.ok(), "{}", typed.to_json());
+        assert_eq!(
+            typed.to_text().lines().last(),
+            Some("child got across sites")
+        );
 
         // Bad input answers with an envelope and the right code; the session stays usable.
         assert!(

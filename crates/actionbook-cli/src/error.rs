@@ -1,6 +1,10 @@
-//! The crate's error type, and the one place where errors become envelope error codes.
+//! The crate's error type: the one place where errors become envelope error codes, and where the
+//! errors of the lower crates (cdp-protocol, frame-graph, a11y-snapshot) convert into it.
 
+use a11y_snapshot::{RefTable, SnapshotError};
+use cdp_protocol::CdpError;
 use envelope::{ErrorCode, ErrorInfo};
+use frame_graph::FrameGraphError;
 use serde_json::Value;
 
 /// Everything a command can fail with.
@@ -126,7 +130,7 @@ pub enum CliError {
     },
     /// Talking to the browser failed.
     #[error("cdp: {0}")]
-    Cdp(#[from] crate::cdp::CdpError),
+    Cdp(#[from] CdpError),
     /// The daemon could not be reached or answered nonsense.
     #[error("daemon: {0}")]
     Daemon(String),
@@ -141,7 +145,6 @@ pub enum CliError {
 impl CliError {
     /// The envelope error code. The single place that maps errors to codes.
     pub fn code(&self) -> ErrorCode {
-        use crate::cdp::CdpError;
         match self {
             CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
@@ -247,6 +250,80 @@ impl CliError {
     /// Shorthand for an internal error.
     pub(crate) fn internal(msg: impl Into<String>) -> Self {
         CliError::Internal(msg.into())
+    }
+}
+
+impl From<FrameGraphError> for CliError {
+    fn from(e: FrameGraphError) -> CliError {
+        match e {
+            FrameGraphError::Cdp(c) => CliError::Cdp(c),
+            FrameGraphError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            other => CliError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<SnapshotError> for CliError {
+    fn from(e: SnapshotError) -> CliError {
+        CliError::on_selector(e, "")
+    }
+}
+
+impl CliError {
+    /// A snapshot-layer error met while working on `selector` (what the user gave).
+    pub(crate) fn on_selector(e: SnapshotError, selector: &str) -> CliError {
+        match e {
+            SnapshotError::RefNotFound { .. }
+            | SnapshotError::NotFound { .. }
+            | SnapshotError::UnknownEncodedId { .. } => CliError::ElementNotFound {
+                selector: selector.to_string(),
+            },
+            SnapshotError::Stale { reason, .. } => CliError::Stale(format!(
+                "{selector} is stale ({reason}): the page changed since the snapshot that gave it; \
+                 run `browser snapshot` again"
+            )),
+            SnapshotError::InvalidSelector { .. }
+            | SnapshotError::InvalidRef { .. }
+            | SnapshotError::InvalidEncodedId { .. }
+            | SnapshotError::InvalidXPath { .. } => {
+                // Browser messages carry a JS stack; the first line says it all.
+                let msg = e.to_string();
+                CliError::InvalidArgument(msg.lines().next().unwrap_or_default().to_string())
+            }
+            SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            SnapshotError::Cdp(c) => CliError::on_node(c, selector),
+            SnapshotError::FrameGraph(FrameGraphError::Cdp(c)) => CliError::on_node(c, selector),
+            SnapshotError::FrameGraph(g) => g.into(),
+            other => CliError::Internal(other.to_string()),
+        }
+    }
+
+    /// A CDP error met while acting on the node `selector` names: a gone node
+    /// ([`cdp_protocol::ErrorKind::is_gone`]) is STALE_ELEMENT with what to do, anything else stays a
+    /// CDP error.
+    pub(crate) fn on_node(e: CdpError, selector: &str) -> CliError {
+        if e.is_gone() {
+            CliError::Stale(format!(
+                "{selector} is no longer in the page: it is from an earlier page or was removed since it \
+                 was found; run `browser snapshot` again"
+            ))
+        } else {
+            CliError::Cdp(e)
+        }
+    }
+
+    /// The error for a ref the table does not know. Numbers below the table's counter were handed
+    /// out for an earlier page and dropped when it navigated away: that is stale, not a typo.
+    pub(crate) fn unknown_ref(refs: Option<&RefTable>, number: u32, selector: &str) -> CliError {
+        match refs {
+            Some(t) if number < t.next_number() => CliError::Stale(format!(
+                "ref {selector} is from an earlier page: the page navigated since that snapshot; \
+                 run `browser snapshot` again"
+            )),
+            _ => CliError::ElementNotFound {
+                selector: selector.to_string(),
+            },
+        }
     }
 }
 

@@ -43,7 +43,7 @@
 //! - [`ids`]: newtype ids (`SessionId`, `TargetId`, `FrameId`, `BackendNodeId`, ...).
 //! - [`Command`], [`Event`], [`Empty`]: the typed-call traits.
 //! - domain modules: [`target`], [`page`], [`dom`], [`dom_snapshot`], [`runtime`],
-//!   [`accessibility`], [`input`], [`network`], [`emulation`], [`storage`], [`log`],
+//!   [`accessibility`], [`input`], [`inspector`], [`network`], [`emulation`], [`storage`], [`log`],
 //!   [`browser`], [`fetch`].
 //! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
@@ -76,10 +76,10 @@ pub use connection::{
     ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SEND_QUEUE, DEFAULT_TIMEOUT,
 };
 pub use domains::{
-    accessibility, browser, dom, dom_snapshot, emulation, fetch, input, log, network, page,
-    runtime, storage, target,
+    accessibility, browser, dom, dom_snapshot, emulation, fetch, input, inspector, log, network,
+    page, runtime, storage, target,
 };
-pub use error::CdpError;
+pub use error::{CdpError, ErrorKind};
 pub use events::{
     DEFAULT_EVENT_CAPACITY, EventFilter, EventStream, RawEvent, SessionFilter, TypedEventStream,
 };

@@ -1,144 +1,577 @@
-//! The browser commands: the list (`browser_commands!`), their data structs and handlers.
+//! The command table: every command, keyed by its [`CommandName`], with its request type, its
+//! stage, what it does ([`CommandTraits`]) and its help; and one module per spec section with the
+//! request types and their handlers.
 //!
-//! Adding a command: its argument struct in [`crate::args`], its data struct and handler (an impl of
-//! `GlobalCommand`, `SessionCommand` or `TabCommand`) in a module here, and one line in the list below.
+//! - [`lifecycle`] (spec 7): `start`, `list-sessions`, `status`, `close`, `restart`;
+//! - [`tabs`] (spec 8): `list-tabs`, `new-tab`, `close-tab`;
+//! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
+//! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
+//! - [`interaction`] (spec 11): `click`, `fill`, `eval`.
+//!
+//! A request type is a plain serde struct with documented fields: it is the daemon's wire format
+//! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
+//! feature the same struct derives `clap::Args` (its `arg` attributes are `cfg_attr`-gated), and
+//! the `actionbook browser` subcommands are [`Command`]'s variants, made from the rows below.
+//!
+//! Adding a command: its request type and handler (an impl of [`GlobalCommand`],
+//! [`SessionCommand`] or [`TabCommand`]) in its section's module, and one row in
+//! `command_table!` below. Its addressing level is [`CommandName::level`]; the row's stage says
+//! which pipeline runs it (a tab-level command may run as a session command when it only changes
+//! the tab list, as `close-tab` does), checked at compile time.
 
+use std::sync::Arc;
+
+use envelope::{AddressingLevel, CommandName, Context, Data, Envelope};
+use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
 
-use crate::args;
-use crate::engine::{Call, Engine};
-use crate::output::Envelope;
+use crate::deadline::Deadline;
+use crate::error::{CliError, Result};
+use crate::model::{ClientEnv, CommandTraits};
+use crate::reply::{Done, failure, success};
+use crate::tab::pipeline::run_tab;
+use crate::tab::{BrowserSession, Sessions};
 
-mod interact;
-mod lifecycle;
-mod nav;
-mod page;
-mod tabs;
+#[cfg(feature = "cli")]
+mod cli_tree;
+#[cfg(all(test, feature = "cli"))]
+pub(crate) fn cli_tree_insert_for_test(cmd: clap::Command, name: CommandName) -> clap::Command {
+    cli_tree::insert(cmd, name, "about", "example", None, |c| c)
+}
+#[cfg(all(test, feature = "cli"))]
+pub(crate) fn cli_tree_take_for_test(
+    m: &mut clap::ArgMatches,
+) -> std::result::Result<(CommandName, clap::ArgMatches), clap::Error> {
+    cli_tree::take_command(m)
+}
+pub mod interaction;
+pub mod lifecycle;
+pub mod navigation;
+pub mod observation;
+pub mod tabs;
 
-pub(crate) use lifecycle::{headless_from_env, refresh_tabs};
+/// What every handler gets besides its request.
+#[derive(Debug)]
+pub(crate) struct Cx<'a> {
+    /// Every session.
+    pub sessions: &'a Sessions,
+    /// The command's deadline.
+    pub deadline: &'a Deadline,
+    /// The caller's environment.
+    pub env: &'a ClientEnv,
+}
 
-macro_rules! browser_commands {
-    ($( $kind:ident $variant:ident($ty:ty) = $name:literal, about = $about:literal, example = $example:literal $(, alias = $alias:literal)?; )*) => {
-        /// Every `actionbook browser` subcommand; serialisable, so it is also the daemon request.
-        #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize)]
-        #[serde(tag = "command", content = "args")]
-        pub enum BrowserCommand {
+/// A command that needs no session (`browser start`, `browser list-sessions`).
+pub(crate) trait GlobalCommand: Sized {
+    /// The data type.
+    type Data: Into<Data>;
+    /// Runs the command.
+    async fn run(self, cx: &Cx<'_>) -> Result<Done<Self::Data>>;
+}
+
+/// A command that runs on a session (its structure, its tab list, its browser).
+pub(crate) trait SessionCommand: Sized {
+    /// The data type.
+    type Data: Into<Data>;
+    /// The session addressed.
+    fn session_id(&self) -> &str;
+    /// The answer when the session does not exist (default: SESSION_NOT_FOUND).
+    fn when_missing(&self) -> Option<Done<Self::Data>> {
+        None
+    }
+    /// Runs the command.
+    async fn run(self, cx: &Cx<'_>, session: &Arc<BrowserSession>) -> Result<Done<Self::Data>>;
+}
+
+/// Which pipeline runs a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Not a browser command (`search`, `get`, `setup`): no session, no context in the envelope.
+    NonBrowser = 0,
+    /// No session is looked up.
+    Global = 1,
+    /// The session is looked up (SESSION_NOT_FOUND otherwise) and handed to the handler.
+    Session = 2,
+    /// The tab pipeline ([`crate::tab::pipeline`]): the tab's queue, attach, crash watch, context.
+    Tab = 3,
+}
+
+impl Stage {
+    /// Whether a command of `level` may run in this stage (a stage never needs more addressing
+    /// than the request carries).
+    pub const fn fits(self, level: AddressingLevel) -> bool {
+        let level = match level {
+            AddressingLevel::NonBrowser => 0,
+            AddressingLevel::Global => 1,
+            AddressingLevel::Session => 2,
+            AddressingLevel::Tab => 3,
+        };
+        // A non-browser command has no session to look up; a browser command always reports one.
+        match self {
+            Stage::NonBrowser => level == 0,
+            _ => self as u8 <= level,
+        }
+    }
+}
+
+/// One row of the command table.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    /// The command.
+    pub name: CommandName,
+    /// Its addressing level: always `name.level()` (the one truth, in the `envelope` crate).
+    pub level: AddressingLevel,
+    /// The pipeline that runs it.
+    pub stage: Stage,
+    /// What it does.
+    pub traits: CommandTraits,
+    /// One line of help.
+    pub about: &'static str,
+    /// An example command line.
+    pub example: &'static str,
+    /// Another name it answers to (`open` for `new-tab`).
+    pub alias: Option<&'static str>,
+    /// The JSON Schema of its request type (doc comments are descriptions).
+    pub schema: fn() -> schemars::Schema,
+}
+
+impl CommandSpec {
+    /// The row of `name`, if the command is implemented.
+    pub fn of(name: CommandName) -> Option<&'static CommandSpec> {
+        COMMANDS.iter().find(|c| c.name == name)
+    }
+
+    /// The subcommand word(s) after `browser` (`goto` for `browser goto`, `wait element` for
+    /// `browser wait element`; the whole name for a non-browser command).
+    pub fn subcommand(&self) -> &'static str {
+        subcommand_name(self.name)
+    }
+
+    /// The words of the command's name: its path in the CLI (`["browser", "wait", "element"]`).
+    pub fn words(&self) -> Vec<&'static str> {
+        self.name.as_str().split(' ').collect()
+    }
+}
+
+/// The words after `browser` of a command name.
+pub(crate) fn subcommand_name(name: CommandName) -> &'static str {
+    let s = name.as_str();
+    s.strip_prefix("browser ").unwrap_or(s)
+}
+
+fn schema_of<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::SchemaGenerator::default().into_root_schema_for::<T>()
+}
+
+macro_rules! optional {
+    () => {
+        None
+    };
+    ($v:literal) => {
+        Some($v)
+    };
+}
+
+macro_rules! command_table {
+    ($( $name:ident($req:ty) => $stage:ident, $traits:expr,
+        about = $about:literal, example = $example:literal $(, alias = $alias:literal)?; )*) => {
+        /// A typed command: one variant per row of the table, holding its request.
+        ///
+        /// On the wire (and in JSON generally) `{"command": "browser goto", "args": {...}}`; with
+        /// the `cli` feature, also the `actionbook browser` subcommands.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Command {
             $(
                 #[doc = $about]
-                #[command(about = $about, after_help = concat!("Example:\n  ", $example) $(, visible_alias = $alias)?)]
-                #[serde(rename = $name)]
-                $variant($ty),
+                $name($req),
             )*
         }
 
-        impl BrowserCommand {
-            /// The normalised command name (`browser goto`).
-            pub fn name(&self) -> &'static str {
-                match self { $( BrowserCommand::$variant(_) => $name, )* }
+        // The clap side: every row becomes a subcommand at the path its name spells
+        // (`browser wait element` is `wait` > `element` under `browser`; `search` is top level).
+        #[cfg(feature = "cli")]
+        impl clap::Subcommand for Command {
+            fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+                let mut cmd = cmd;
+                $(
+                    cmd = cli_tree::insert(
+                        cmd,
+                        CommandName::$name,
+                        $about,
+                        $example,
+                        optional!($($alias)?),
+                        <$req as clap::Args>::augment_args,
+                    );
+                )*
+                cmd
             }
 
-            /// `(subcommand, about)` of every command, for `help`.
-            pub fn summaries() -> &'static [(&'static str, &'static str)] {
-                &[ $( ($name, $about), )* ]
+            fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+                Self::augment_subcommands(cmd)
             }
 
-            pub(crate) async fn dispatch(self, engine: &Engine, call: &Call) -> Envelope {
+            fn has_subcommand(name: &str) -> bool {
+                COMMANDS.iter().any(|c| c.words().first() == Some(&name))
+            }
+        }
+
+        #[cfg(feature = "cli")]
+        impl clap::FromArgMatches for Command {
+            fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+                Self::from_arg_matches_mut(&mut m.clone())
+            }
+
+            fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+                let (name, mut leaf) = cli_tree::take_command(m)?;
+                match name {
+                    $( CommandName::$name => <$req as clap::FromArgMatches>::from_arg_matches_mut(&mut leaf).map(Command::$name), )*
+                    other => Err(cli_tree::not_a_command(other.as_str())),
+                }
+            }
+
+            fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> std::result::Result<(), clap::Error> {
+                *self = Self::from_arg_matches(m)?;
+                Ok(())
+            }
+        }
+
+        /// Every implemented command, in the order the help lists them.
+        pub static COMMANDS: &[CommandSpec] = &[
+            $(
+                CommandSpec {
+                    name: CommandName::$name,
+                    level: CommandName::$name.level(),
+                    stage: Stage::$stage,
+                    traits: $traits,
+                    about: $about,
+                    example: $example,
+                    alias: optional!($($alias)?),
+                    schema: schema_of::<$req>,
+                },
+            )*
+        ];
+
+        // A row's stage must fit its level: a tab pipeline needs a tab in the request.
+        $( const _: () = assert!(Stage::$stage.fits(CommandName::$name.level())); )*
+
+        $(
+            impl From<$req> for Command {
+                fn from(request: $req) -> Command {
+                    Command::$name(request)
+                }
+            }
+        )*
+
+        impl Command {
+            /// The command's normalised name.
+            pub fn name(&self) -> CommandName {
+                match self { $( Command::$name(_) => CommandName::$name, )* }
+            }
+
+            /// The command's row in the table.
+            pub fn spec(&self) -> &'static CommandSpec {
+                let name = self.name();
+                COMMANDS.iter().find(|c| c.name == name).unwrap_or(&COMMANDS[0])
+            }
+
+            /// The request as JSON (the `args` of the wire form).
+            pub fn args_json(&self) -> serde_json::Result<serde_json::Value> {
+                match self { $( Command::$name(r) => serde_json::to_value(r), )* }
+            }
+
+            /// The command `name` with its request decoded from `args`.
+            pub fn from_json(name: CommandName, args: serde_json::Value) -> serde_json::Result<Command> {
+                match name {
+                    $( CommandName::$name => serde_json::from_value(args).map(Command::$name), )*
+                    _ => Err(serde_json::Error::custom(format!("{name} is not implemented"))),
+                }
+            }
+
+            fn serialize_args<M: serde::ser::SerializeStruct>(&self, m: &mut M) -> std::result::Result<(), M::Error> {
+                match self { $( Command::$name(r) => m.serialize_field("args", r), )* }
+            }
+
+            /// Runs the command through its stage.
+            pub(crate) async fn dispatch(self, cx: &Cx<'_>) -> Envelope {
+                // Boxed: one heap future per command instead of a stack frame as large as the
+                // largest command.
                 match self {
-                    $( BrowserCommand::$variant(a) => browser_commands!(@run $kind, engine, $name, a, call), )*
+                    $( Command::$name(r) => Box::pin(command_table!(@stage $stage, $name, $traits, r, cx)).await, )*
                 }
             }
         }
     };
-    // Boxed: one heap future per command instead of a stack frame as large as the largest command.
-    (@run global, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_global($name, $a, $call)).await };
-    (@run session, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_session($name, $a, $call)).await };
-    (@run tab, $engine:ident, $name:literal, $a:ident, $call:ident) => { Box::pin($engine.run_tab($name, $a, $call)).await };
+    (@stage NonBrowser, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
+        run_non_browser(CommandName::$name, $r, $cx)
+    };
+    (@stage Global, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
+        run_global(CommandName::$name, $r, $cx)
+    };
+    (@stage Session, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
+        run_session(CommandName::$name, $r, $cx)
+    };
+    (@stage Tab, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
+        run_tab($cx.sessions, CommandName::$name, $traits, $r, $cx.deadline, $cx.env)
+    };
 }
 
-browser_commands! {
-    global Start(args::Start) = "browser start",
+use CommandTraits as T;
+
+command_table! {
+    BrowserStart(lifecycle::Start) => Global, T::CHANGES,
         about = "Start a browser session (or attach with --set-session-id / --cdp-endpoint)",
         example = "actionbook browser start --headless --open-url https://example.com";
-    global ListSessions(args::ListSessions) = "browser list-sessions",
+    BrowserListSessions(lifecycle::ListSessions) => Global, T::READ_ONLY,
         about = "List all sessions",
         example = "actionbook browser list-sessions --json";
-    session Status(args::Status) = "browser status",
+    BrowserStatus(lifecycle::Status) => Session, T::READ_ONLY,
         about = "Show a session's status and tabs",
         example = "actionbook browser status --session s1";
-    global Close(args::Close) = "browser close",
+    BrowserClose(lifecycle::Close) => Session, T::CHANGES.destructive().idempotent(),
         about = "Close a session and its browser",
         example = "actionbook browser close --session s1";
-    session Restart(args::Restart) = "browser restart",
+    BrowserRestart(lifecycle::Restart) => Session, T::CHANGES.destructive(),
         about = "Relaunch a session's browser with the same profile and mode",
         example = "actionbook browser restart --session s1";
-    session ListTabs(args::ListTabs) = "browser list-tabs",
+    BrowserListTabs(tabs::ListTabs) => Session, T::READ_ONLY,
         about = "List the tabs of a session",
         example = "actionbook browser list-tabs --session s1";
-    session NewTab(args::NewTab) = "browser new-tab",
+    BrowserNewTab(tabs::NewTab) => Session, T::CHANGES,
         about = "Open one or more URLs in new tabs (waits for the load)",
         example = "actionbook browser new-tab https://example.com --session s1",
         alias = "open";
-    session CloseTab(args::CloseTab) = "browser close-tab",
+    BrowserCloseTab(tabs::CloseTab) => Session, T::CHANGES.destructive().idempotent(),
         about = "Close a tab",
         example = "actionbook browser close-tab --session s1 --tab t2";
-    tab Goto(args::Goto) = "browser goto",
+    BrowserGoto(navigation::Goto) => Tab, T::CHANGES.loads_page().idempotent(),
         about = "Navigate to a URL and wait for the load",
         example = "actionbook browser goto https://example.com --session s1 --tab t1";
-    tab Back(args::Back) = "browser back",
+    BrowserBack(navigation::Back) => Tab, T::CHANGES.loads_page(),
         about = "Go back in history",
         example = "actionbook browser back --session s1 --tab t1";
-    tab Forward(args::Forward) = "browser forward",
+    BrowserForward(navigation::Forward) => Tab, T::CHANGES.loads_page(),
         about = "Go forward in history",
         example = "actionbook browser forward --session s1 --tab t1";
-    tab Reload(args::Reload) = "browser reload",
+    BrowserReload(navigation::Reload) => Tab, T::CHANGES.loads_page().idempotent(),
         about = "Reload the page",
         example = "actionbook browser reload --session s1 --tab t1";
-    tab Snapshot(args::Snapshot) = "browser snapshot",
+    BrowserSnapshot(observation::Snapshot) => Tab, T::READ_ONLY,
         about = "Capture an accessibility snapshot (all frames) to a file, with stable @eN refs",
         example = "actionbook browser snapshot --interactive --session s1 --tab t1";
-    tab Click(args::Click) = "browser click",
+    BrowserClick(interaction::Click) => Tab, T::CHANGES.destructive(),
         about = "Click an element (@eN, CSS or XPath; any frame)",
         example = "actionbook browser click @e3 --session s1 --tab t1";
-    tab Fill(args::Fill) = "browser fill",
+    BrowserFill(interaction::Fill) => Tab, T::CHANGES.idempotent(),
         about = "Replace an input's value (@eN, CSS or XPath; any frame)",
         example = "actionbook browser fill @e2 \"Alice\" --session s1 --tab t1";
-    tab Eval(args::Eval) = "browser eval",
+    BrowserEval(interaction::Eval) => Tab, T::CHANGES.destructive(),
         about = "Evaluate JavaScript in the page (promises awaited)",
         example = "actionbook browser eval 'document.title' --session s1 --tab t1";
-    tab Title(args::Title) = "browser title",
+    BrowserTitle(observation::Title) => Tab, T::READ_ONLY,
         about = "Print the page title",
         example = "actionbook browser title --session s1 --tab t1";
-    tab Url(args::Url) = "browser url",
+    BrowserUrl(observation::Url) => Tab, T::READ_ONLY,
         about = "Print the page URL",
         example = "actionbook browser url --session s1 --tab t1";
 }
 
-/// The `help` text (also `data` of `help --json`).
-pub fn help_text() -> String {
-    let mut s = String::from(
-        "Actionbook — browser automation for AI agents\n\n\
-         Every command is stateless: pass --session and --tab explicitly.\n\n\
-         Usage: actionbook <command> [options]\n\n\
-         actionbook browser <subcommand>\n\n",
-    );
-    let summaries = BrowserCommand::summaries();
-    let width = summaries
-        .iter()
-        .map(|(n, _)| n.trim_start_matches("browser ").len())
-        .max()
-        .unwrap_or(0);
-    for (name, about) in summaries {
-        let sub = name.trim_start_matches("browser ");
-        s.push_str(&format!("{sub:<width$}  {about}\n"));
+impl Serialize for Command {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut m = s.serialize_struct("Command", 2)?;
+        m.serialize_field("command", &self.name())?;
+        self.serialize_args(&mut m)?;
+        m.end()
     }
-    s.push_str(
-        "\nOther commands:\n  help       Show this help\n  --version  Show the version\n\n\
-         Global flags:\n  --json          Output the JSON envelope\n  --timeout <ms>  Command timeout in milliseconds\n\n\
-         Quick start:\n  actionbook browser start --headless --open-url https://example.com\n  \
-         actionbook browser snapshot --session s1 --tab t1\n  \
-         actionbook browser fill @e3 \"San Francisco\" --session s1 --tab t1\n  \
-         actionbook browser click @e7 --session s1 --tab t1\n\n\
-         Run actionbook browser <subcommand> --help for its options and an example.",
-    );
-    s
+}
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let raw = RawCommand::deserialize(d)?;
+        let name: CommandName = raw
+            .command
+            .parse()
+            .map_err(|_| D::Error::custom(format!("unknown command {:?}", raw.command)))?;
+        Command::from_json(name, raw.args).map_err(|e| D::Error::custom(format!("{name}: {e}")))
+    }
+}
+
+/// A command on the wire before its request is decoded: the name can be read even when the
+/// request does not decode (an older or newer client), so the error names the right command.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RawCommand {
+    /// The normalised name as sent.
+    pub command: String,
+    /// The request.
+    #[serde(default = "empty_object")]
+    pub args: serde_json::Value,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
+async fn run_global<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+    match cmd.run(cx).await {
+        Ok(done) => success(name, done.context, done.data, done.warnings),
+        Err(e) => failure(name, None, &e),
+    }
+}
+
+#[allow(dead_code)] // the first non-browser rows (search, get, setup) come with the manuals
+async fn run_non_browser<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+    match cmd.run(cx).await {
+        Ok(done) => success(name, None, done.data, done.warnings),
+        Err(e) => failure(name, None, &e),
+    }
+}
+
+async fn run_session<C: SessionCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+    let sid = cmd.session_id().to_string();
+    let Some(slot) = cx.sessions.get(&sid) else {
+        return match cmd.when_missing() {
+            Some(done) => {
+                let context = done.context.or_else(|| Some(Context::session(&sid)));
+                success(name, context, done.data, done.warnings)
+            }
+            None => failure(
+                name,
+                Some(Context::session(&sid)),
+                &CliError::SessionNotFound(sid),
+            ),
+        };
+    };
+    match cmd.run(cx, &slot).await {
+        Ok(done) => {
+            let context = done.context.unwrap_or_else(|| Context::session(&sid));
+            success(name, Some(context), done.data, done.warnings)
+        }
+        Err(e) => failure(name, Some(Context::session(&sid)), &e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_one_row_per_command_and_the_envelopes_levels() {
+        let mut seen = std::collections::HashSet::new();
+        for spec in COMMANDS {
+            assert!(
+                seen.insert(spec.name),
+                "{} is in the table twice",
+                spec.name
+            );
+            assert_eq!(spec.level, spec.name.level(), "{}", spec.name);
+            assert!(spec.stage.fits(spec.level), "{}", spec.name);
+            assert!(
+                spec.example
+                    .starts_with(&format!("actionbook {}", spec.name)),
+                "{}: {}",
+                spec.name,
+                spec.example
+            );
+            assert!(
+                !(spec.traits.read_only && spec.traits.destructive),
+                "{}",
+                spec.name
+            );
+        }
+    }
+
+    /// The request types carry exactly the addressing their level asks for: `session` for session
+    /// commands, `session` and `tab` for tab commands, neither for global ones.
+    #[test]
+    fn every_request_carries_the_addressing_of_its_level() {
+        for spec in COMMANDS {
+            let schema = (spec.schema)().to_value();
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str())
+                .collect();
+            let properties = schema["properties"].as_object();
+            let has = |field: &str| properties.is_some_and(|p| p.contains_key(field));
+            let (session, tab) = match spec.level {
+                AddressingLevel::Tab => (true, true),
+                AddressingLevel::Session => (true, false),
+                _ => (false, false),
+            };
+            assert_eq!(
+                has("session") && required.contains(&"session"),
+                session,
+                "{}: {schema}",
+                spec.name
+            );
+            assert_eq!(
+                has("tab") && required.contains(&"tab"),
+                tab,
+                "{}: {schema}",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_request_field_is_documented() {
+        for spec in COMMANDS {
+            let schema = (spec.schema)().to_value();
+            for (field, s) in schema["properties"].as_object().into_iter().flatten() {
+                assert!(
+                    s.get("description")
+                        .and_then(|d| d.as_str())
+                        .is_some_and(|d| !d.is_empty()),
+                    "{} field {field} has no description: {schema}",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_choices_are_enums_in_the_schema() {
+        let start = CommandSpec::of(CommandName::BrowserStart).map(|s| (s.schema)().to_value());
+        let mode = start.as_ref().map(|s| s["properties"]["mode"].clone());
+        let names: Vec<&str> = crate::model::MODES
+            .iter()
+            .map(|(m, _)| m.as_str())
+            .collect();
+        assert_eq!(
+            mode.as_ref().map(|m| m["enum"].clone()),
+            Some(serde_json::json!(names)),
+            "{start:?}"
+        );
+        let close = CommandSpec::of(CommandName::BrowserClose);
+        assert!(close.is_some_and(|c| c.traits.destructive && c.traits.idempotent));
+    }
+
+    #[test]
+    fn commands_round_trip_through_the_wire_form() {
+        let goto = Command::from(navigation::Goto {
+            url: "http://x/".into(),
+            target: crate::model::TabTarget::new("s1", "t1"),
+        });
+        let json = serde_json::to_string(&goto).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"command":"browser goto","args":{"url":"http://x/","session":"s1","tab":"t1"}}"#
+        );
+        let back: Command = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, goto);
+        let unknown = serde_json::from_str::<Command>(r#"{"command":"browser fly","args":{}}"#);
+        assert!(unknown.is_err_and(|e| e.to_string().contains("unknown command")));
+        let bad = serde_json::from_str::<Command>(r#"{"command":"browser goto","args":{}}"#);
+        assert!(bad.is_err_and(|e| e.to_string().contains("browser goto")));
+        // A request of a newer client with a field this build does not know still decodes.
+        let newer: Command = serde_json::from_str(
+            r#"{"command":"browser title","args":{"session":"s1","tab":"t1","frame":"f2"}}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(newer.name(), CommandName::BrowserTitle);
+        let list: Command = serde_json::from_str(r#"{"command":"browser list-sessions"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(list.name(), CommandName::BrowserListSessions);
+    }
 }

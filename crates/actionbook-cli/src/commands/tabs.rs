@@ -1,42 +1,77 @@
-//! `browser list-tabs`, `new-tab` / `open`, `close-tab`.
+//! Tab management (spec 8): `browser list-tabs`, `new-tab` / `open`, `close-tab`.
 
 use std::sync::Arc;
 
-use crate::args;
-use crate::browser::{self, Live};
-use crate::engine::{Call, Done, Engine, SessionCommand, SessionSlot};
+use envelope::{CloseTabData, Context, NewTabData, TabInfo, TabListData};
+use serde::{Deserialize, Serialize};
+
+use super::{Cx, SessionCommand};
 use crate::error::{CliError, FailedOpen, Result};
-use crate::output::Context;
-use crate::state::{self, TabRecord};
-use envelope::{CloseTabData, NewTabData, TabInfo, TabListData};
+use crate::model::{self, SessionTarget, TabId, TabTarget, WindowId};
+use crate::page::{eval, navigation};
+use crate::reply::Done;
+use crate::session::targets::{self, refresh_tabs};
+use crate::store::{TabRecord, artifacts};
+use crate::tab::{BrowserSession, attach};
 
-use super::lifecycle::refresh_tabs;
-
-/// A tab as reported, from the durable record.
-pub(crate) fn tab_info(t: &TabRecord) -> TabInfo {
-    TabInfo {
-        tab_id: t.tab_id.clone(),
-        url: t.url.clone(),
-        title: t.title.clone(),
-        native_tab_id: Some(t.target_id.clone().into()),
-    }
+/// `browser list-tabs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ListTabs {
+    /// The session.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: SessionTarget,
 }
 
-impl SessionCommand for args::ListTabs {
+/// `browser new-tab` / `browser open`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct NewTab {
+    /// One or more URLs, opened in order.
+    #[cfg_attr(feature = "cli", arg(required = true, value_name = "URL"))]
+    pub urls: Vec<String>,
+    /// The session.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: SessionTarget,
+    /// Open in a new window.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub new_window: bool,
+    /// Open in this window (wN).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WID"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowId>,
+    /// Custom tab id, once per URL in order.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "tab", visible_alias = "set-tab-id", value_name = "TID")
+    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tab_ids: Vec<TabId>,
+}
+
+/// `browser close-tab`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct CloseTab {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+impl SessionCommand for ListTabs {
     type Data = TabListData;
 
     fn session_id(&self) -> &str {
         &self.target.session
     }
 
-    async fn run(
-        self,
-        _engine: &Engine,
-        slot: &Arc<SessionSlot>,
-        call: &Call,
-    ) -> Result<Done<TabListData>> {
-        slot.connect(call).await?;
-        let tabs = refresh_tabs(slot, call).await;
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<TabListData>> {
+        slot.connect(cx.deadline).await?;
+        let tabs = refresh_tabs(slot, cx.deadline).await;
         Ok(Done::data(TabListData {
             total_tabs: tabs.len() as u64,
             tabs,
@@ -44,22 +79,12 @@ impl SessionCommand for args::ListTabs {
     }
 }
 
-impl SessionCommand for args::NewTab {
-    type Data = NewTabData;
-
-    fn session_id(&self) -> &str {
-        &self.target.session
-    }
-
-    async fn run(
-        self,
-        _engine: &Engine,
-        slot: &Arc<SessionSlot>,
-        call: &Call,
-    ) -> Result<Done<NewTabData>> {
+impl NewTab {
+    /// Checks the request before any tab is opened.
+    fn validate(&self, slot: &BrowserSession) -> Result<()> {
         // Refused URLs are refused before any tab is opened.
         for url in &self.urls {
-            browser::normalize_url(url)?;
+            navigation::normalize_url(url)?;
         }
         if !self.tab_ids.is_empty() && self.tab_ids.len() != self.urls.len() {
             return Err(CliError::InvalidArgument(format!(
@@ -69,12 +94,12 @@ impl SessionCommand for args::NewTab {
             )));
         }
         for id in &self.tab_ids {
-            if !state::valid_tab_id(id) {
+            if !model::valid_tab_id(id) {
                 return Err(CliError::InvalidArgument(format!(
                     "invalid tab id '{id}': must match ^[a-z][a-z0-9_-]{{1,63}}$"
                 )));
             }
-            if slot.record().tab(id).is_some() {
+            if slot.with_record(|r| r.tab(id).is_some()) {
                 return Err(CliError::InvalidArgument(format!(
                     "tab id '{id}' is already used in session '{}'",
                     slot.id
@@ -87,41 +112,59 @@ impl SessionCommand for args::NewTab {
             ));
         }
         if let Some(w) = &self.window
-            && !state::valid_window_id(w)
+            && !model::valid_window_id(w)
         {
             return Err(CliError::InvalidArgument(format!(
                 "invalid window id '{w}': expected wN (w0, w1, ...)"
             )));
         }
-        let _ops = tokio::time::timeout(call.remaining(), slot.ops.lock())
+        Ok(())
+    }
+}
+
+impl SessionCommand for NewTab {
+    type Data = NewTabData;
+
+    fn session_id(&self) -> &str {
+        &self.target.session
+    }
+
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<NewTabData>> {
+        let deadline = cx.deadline;
+        self.validate(slot)?;
+        let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
             .await
-            .map_err(|_| call.timeout("browser new-tab"))?;
-        let live = slot.connect(call).await?;
-        record_windows(slot, &live, call).await?;
+            .map_err(|_| deadline.timeout("browser new-tab"))?;
+        let conn = slot.connect(deadline).await?;
+        targets::record_windows(slot, &conn, deadline).await?;
         // The window the tabs go to: --window, or the one the first --new-window tab opened.
         let mut into_window: Option<String> = None;
         if let Some(w) = &self.window {
-            if slot.record().window(w).is_none() {
+            if slot.with_record(|r| r.window(w).is_none()) {
                 return Err(CliError::InvalidArgument(format!(
                     "window '{w}' not found in session '{}'",
                     slot.id
                 )));
             }
-            into_window = Some(w.clone());
+            into_window = Some(w.to_string());
         }
         let mut opened: Vec<TabInfo> = Vec::new();
         let mut failed: Vec<FailedOpen> = Vec::new();
         for (i, url) in self.urls.iter().enumerate() {
             let (target_id, window_id) = match &into_window {
-                Some(w) => (open_in(slot, &live, w, call).await?, Some(w.clone())),
+                Some(w) => (
+                    targets::open_in(slot, &conn, w, deadline).await?,
+                    Some(w.clone()),
+                ),
                 None => {
                     let target_id =
-                        browser::create_target(&live, self.new_window && i == 0, call).await?;
+                        targets::create_target(&conn, self.new_window && i == 0, deadline).await?;
                     // One lookup per new tab; an endpoint without the Browser domain leaves it unknown.
-                    let window_id = match browser::window_of_target(&live, &target_id, call).await {
-                        Ok(native) => Some(slot.update(|r| r.window_for_native(native))?),
-                        Err(_) => None,
-                    };
+                    let window_id =
+                        match targets::window_of_target(&conn, &target_id, deadline).await {
+                            Ok(native) => Some(slot.update(|r| r.window_for_native(native))?),
+                            Err(_) => None,
+                        };
                     if self.new_window {
                         into_window.clone_from(&window_id);
                     }
@@ -130,7 +173,7 @@ impl SessionCommand for args::NewTab {
             };
             let tab_id = slot.update(|r| {
                 let id = match self.tab_ids.get(i) {
-                    Some(id) => id.clone(),
+                    Some(id) => id.to_string(),
                     None => r.alloc_tab_id(),
                 };
                 r.tabs.push(TabRecord {
@@ -145,15 +188,15 @@ impl SessionCommand for args::NewTab {
             let Some(tab_slot) = slot.tab_slot(&tab_id) else {
                 continue;
             };
-            let mut state = tokio::time::timeout(call.remaining(), tab_slot.state.lock())
+            let mut state = tokio::time::timeout(deadline.remaining(), tab_slot.state.lock())
                 .await
-                .map_err(|_| call.timeout("browser new-tab"))?;
+                .map_err(|_| deadline.timeout("browser new-tab"))?;
             let result = async {
                 let page =
-                    browser::tab_session(slot, &tab_id, &mut state, &live, call, false).await?;
-                browser::navigate(&page, url, call, "browser new-tab").await?;
-                browser::forget_history(&page, call).await?;
-                browser::page_info(&page, call).await
+                    attach::attach(slot, &tab_id, &mut state, &conn, deadline, false).await?;
+                navigation::navigate(&page, url, deadline, "browser new-tab").await?;
+                navigation::forget_history(&page, deadline).await?;
+                eval::page_info(&page, deadline).await
             }
             .await;
             drop(state);
@@ -186,10 +229,10 @@ impl SessionCommand for args::NewTab {
             .last()
             .cloned()
             .ok_or_else(|| CliError::internal("no tab opened"))?;
-        let cx = Context {
+        let context = Context {
             session_id: slot.id.clone(),
             tab_id: Some(last.tab_id.clone()),
-            window_id: slot.record().context_window(&last.tab_id),
+            window_id: slot.with_record(|r| r.context_window(&last.tab_id)),
             url: Some(last.url.clone()),
             title: Some(last.title.clone()),
         };
@@ -201,101 +244,42 @@ impl SessionCommand for args::NewTab {
                 created: true,
                 new_window: self.new_window,
             },
-            cx,
+            context,
         ))
     }
 }
 
-/// Records the window of every tab that has none yet (records written before window ids existed).
-async fn record_windows(slot: &Arc<SessionSlot>, live: &Live, call: &Call) -> Result<()> {
-    let missing: Vec<String> = slot
-        .record()
-        .tabs
-        .iter()
-        .filter(|t| t.window_id.is_none())
-        .map(|t| t.target_id.clone())
-        .collect();
-    for target_id in missing {
-        // A tab that is gone (or an endpoint without the Browser domain) stays without a window.
-        let Ok(native) = browser::window_of_target(live, &target_id, call).await else {
-            continue;
-        };
-        slot.update(|r| {
-            let w = r.window_for_native(native);
-            if let Some(t) = r.tabs.iter_mut().find(|t| t.target_id == target_id) {
-                t.window_id = Some(w);
-            }
-        })?;
-    }
-    Ok(())
-}
-
-/// Opens a blank tab in window `window_id` (from one of its open tabs) and returns its target id.
-async fn open_in(
-    slot: &Arc<SessionSlot>,
-    live: &Live,
-    window_id: &str,
-    call: &Call,
-) -> Result<String> {
-    // Forget tabs the browser no longer has, so the opener is a live page.
-    refresh_tabs(slot, call).await;
-    let rec = slot.record();
-    let native = rec
-        .window(window_id)
-        .map(|w| w.native_window_id)
-        .ok_or_else(|| {
-            CliError::InvalidArgument(format!(
-                "window '{window_id}' not found in session '{}'",
-                slot.id
-            ))
-        })?;
-    let opener = rec
-        .tabs
-        .iter()
-        .find(|t| t.window_id.as_deref() == Some(window_id))
-        .ok_or_else(|| {
-            CliError::InvalidArgument(format!(
-                "window '{window_id}' of session '{}' has no open tabs (it was closed)",
-                slot.id
-            ))
-        })?;
-    browser::open_in_window(live, &opener.target_id, native, window_id, call).await
-}
-
-impl SessionCommand for args::CloseTab {
+impl SessionCommand for CloseTab {
     type Data = CloseTabData;
 
     fn session_id(&self) -> &str {
-        // close-tab is tab-addressed, but changes the session's tab list; it runs as a session command.
+        // close-tab is tab-addressed, but only changes the session's tab list: it runs as a session
+        // command (no attach to the tab it closes).
         &self.target.session
     }
 
-    async fn run(
-        self,
-        _engine: &Engine,
-        slot: &Arc<SessionSlot>,
-        call: &Call,
-    ) -> Result<Done<CloseTabData>> {
-        let tab = self.target.tab.clone();
-        let Some(rec) = slot.record().tab(&tab).cloned() else {
+    async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CloseTabData>> {
+        let deadline = cx.deadline;
+        let tab = self.target.tab.to_string();
+        let Some(rec) = slot.with_record(|r| r.tab(&tab).cloned()) else {
             return Err(CliError::TabNotFound {
                 session: slot.id.clone(),
                 tab,
             });
         };
-        let _ops = tokio::time::timeout(call.remaining(), slot.ops.lock())
+        let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
             .await
-            .map_err(|_| call.timeout("browser close-tab"))?;
-        let live = slot.connect(call).await?;
-        match browser::close_target(&live, &rec.target_id, call).await {
+            .map_err(|_| deadline.timeout("browser close-tab"))?;
+        let conn = slot.connect(deadline).await?;
+        match targets::close_target(&conn, &rec.target_id, deadline).await {
             Ok(()) => {}
             // Already gone: closing is idempotent.
-            Err(CliError::Cdp(crate::cdp::CdpError::Protocol { .. })) => {}
+            Err(CliError::Cdp(cdp_protocol::CdpError::Protocol { .. })) => {}
             Err(e) => return Err(e),
         }
         slot.update(|r| r.tabs.retain(|t| t.tab_id != tab))?;
         slot.drop_tab_slot(&tab);
-        let _ = std::fs::remove_file(slot.dir.join(format!("refs-{tab}.json")));
+        artifacts::remove_refs(&slot.dir, &tab);
         Ok(Done::with_context(
             CloseTabData {
                 closed_tab_id: tab.clone(),

@@ -178,6 +178,9 @@ fn crash_page(cdp_endpoint: &str, target_id: &str) {
             .attach_to_target(&cdp_protocol::TargetId::from(target_id))
             .await
             .expect("attach");
+        // Subscribed first: the crash is done only once Chromium says so (a loaded machine takes
+        // its time to kill the renderer, and a client attaching before then sees it crash live).
+        let mut crashed = page.subscribe::<cdp_protocol::inspector::TargetCrashed>();
         // No answer comes from a renderer that is gone.
         let _ = page
             .call_timeout(
@@ -186,6 +189,7 @@ fn crash_page(cdp_endpoint: &str, target_id: &str) {
                 Duration::from_millis(500),
             )
             .await;
+        let _ = tokio::time::timeout(Duration::from_secs(10), crashed.recv()).await;
     });
 }
 

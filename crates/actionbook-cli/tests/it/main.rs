@@ -5,8 +5,10 @@ mod support;
 
 mod cli;
 mod crash;
+mod daemon;
 mod frames;
 mod interact;
+mod layers;
 mod lifecycle;
 mod nav;
 mod page;

@@ -12,6 +12,7 @@ pub mod dom_snapshot;
 pub mod emulation;
 pub mod fetch;
 pub mod input;
+pub mod inspector;
 pub mod log;
 pub mod network;
 pub mod page;

@@ -29,6 +29,11 @@ unit_command!(
     Close,
     "Page.close"
 );
+unit_command!(
+    /// `Page.resetNavigationHistory`: drops every history entry but the current one.
+    ResetNavigationHistory,
+    "Page.resetNavigationHistory"
+);
 
 /// A frame as reported by the frame tree and `Page.frameNavigated`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -536,6 +541,24 @@ pub struct LifecycleEvent {
     pub timestamp: f64,
 }
 event!(LifecycleEvent, "Page.lifecycleEvent");
+
+/// Event `Page.frameRequestedNavigation`: a frame is about to navigate (link, form, script).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameRequestedNavigation {
+    /// The frame.
+    pub frame_id: FrameId,
+    /// Why (`"anchorClick"`, `"formSubmissionGet"`, `"scriptInitiated"`, ...).
+    #[serde(default)]
+    pub reason: String,
+    /// The destination.
+    #[serde(default)]
+    pub url: String,
+    /// `"currentTab"`, `"newTab"`, ...
+    #[serde(default)]
+    pub disposition: String,
+}
+event!(FrameRequestedNavigation, "Page.frameRequestedNavigation");
 
 /// Event `Page.frameStartedLoading`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

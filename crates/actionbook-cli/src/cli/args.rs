@@ -1,0 +1,54 @@
+//! The clap tree: the top-level flags and commands. The `browser` subcommands are the command
+//! table's [`Command`] (each request type derives `clap::Args`), so this file never changes when a
+//! command is added.
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands::Command;
+
+/// `actionbook`: drive a real Chromium from the shell.
+#[derive(Debug, Parser)]
+#[command(
+    name = "actionbook",
+    about = "Browser automation for AI agents: every command names its --session and --tab explicitly",
+    disable_help_subcommand = true,
+    disable_version_flag = true,
+    after_help = "Examples:\n  actionbook browser start --headless --open-url https://example.com\n  actionbook browser snapshot --session s1 --tab t1\n  actionbook browser click @e3 --session s1 --tab t1"
+)]
+pub struct Cli {
+    /// Options that every command accepts.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Print the version and exit.
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Option<TopCommand>,
+}
+
+/// Flags accepted by every command, before or after the subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Output the JSON envelope instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Timeout in milliseconds.
+    #[arg(long, global = true, value_name = "MS")]
+    pub timeout: Option<u64>,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum TopCommand {
+    /// Every command of the table: `browser ...` and the non-browser ones, at the paths their
+    /// names spell.
+    #[command(flatten)]
+    Table(Command),
+    /// Show the help text.
+    #[command(after_help = "Example:\n  actionbook help --json")]
+    Help,
+    /// Run the daemon in the foreground (started on demand by the CLI).
+    #[command(name = "__daemon", hide = true)]
+    Daemon,
+}

@@ -1,0 +1,58 @@
+//! Lowering: from what clap parsed to the typed [`Request`] the engine runs. Client-side facts are
+//! filled in here, explicitly: the caller's environment and working directory ([`ClientEnv`]).
+
+use std::ffi::OsString;
+
+use clap::Parser as _;
+
+use crate::cli::args::{Cli, GlobalArgs, TopCommand};
+use crate::commands::Command;
+use crate::engine::Request;
+use crate::error::CliError;
+use crate::model::ClientEnv;
+
+/// The request of a parsed `browser` command, with this process's environment.
+pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Request {
+    Request {
+        command,
+        timeout_ms: global.timeout,
+        env: ClientEnv::from_process(),
+    }
+}
+
+impl Request {
+    /// Parses the words after `actionbook` (`["browser", "goto", URL, "--session", "s1", ...]`)
+    /// into a request, exactly as the binary does (its lowering included: the environment is this
+    /// process's); `--timeout` is honoured, `--json` ignored. For CLI parity in programs that
+    /// drive the [`Engine`](crate::Engine) in-process; typed requests ([`Request::new`]) need no
+    /// parsing. Needs the `cli` feature.
+    pub fn from_args<I, S>(args: I) -> Result<Request, CliError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        request_from_words(args)
+    }
+}
+
+/// Parses the words after `actionbook` into a request.
+fn request_from_words<I, S>(args: I) -> Result<Request, CliError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let argv =
+        std::iter::once(OsString::from("actionbook")).chain(args.into_iter().map(Into::into));
+    let cli = Cli::try_parse_from(argv).map_err(|e| {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default();
+        CliError::InvalidArgument(first.trim_start_matches("error: ").to_string())
+    })?;
+    match cli.command {
+        Some(TopCommand::Table(command)) => Ok(lower(command, &cli.global)),
+        _ => Err(CliError::InvalidArgument(
+            "expected a command of the table (`browser ...`, ...), not help or the daemon"
+                .to_string(),
+        )),
+    }
+}

@@ -1,0 +1,154 @@
+//! Navigation (spec 9): `browser goto`, `back`, `forward`, `reload`.
+
+use envelope::{NavigationData as NavData, NavigationKind};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::eval;
+use crate::page::navigation::{self, HistoryMove};
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser goto <url>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Goto {
+    /// Target URL.
+    pub url: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// Defines tab commands whose only arguments are `--session` and `--tab`.
+macro_rules! tab_only {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $name {
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+    )*};
+}
+pub(crate) use tab_only;
+
+tab_only! {
+    /// `browser back`.
+    Back;
+    /// `browser forward`.
+    Forward;
+    /// `browser reload`.
+    Reload;
+}
+
+async fn finish(
+    cx: &mut TabCx<'_>,
+    kind: NavigationKind,
+    requested: Option<String>,
+    from_url: String,
+) -> Result<Done<NavData>> {
+    let (to_url, title) = eval::page_info(&cx.page, &cx.deadline).await?;
+    cx.url = Some(to_url.clone());
+    cx.title = Some(title.clone());
+    Ok(Done::data(NavData {
+        kind,
+        requested_url: requested,
+        from_url,
+        to_url,
+        title,
+    }))
+}
+
+async fn history(
+    cx: &mut TabCx<'_>,
+    mv: HistoryMove,
+    kind: NavigationKind,
+    what: &str,
+) -> Result<Done<NavData>> {
+    let from_url = cx.url_before_loading().await?;
+    let main_frame = cx.main_frame();
+    let page = cx.page.clone();
+    if !navigation::history(&page, &main_frame, mv, &cx.deadline, what).await? {
+        let which = if mv == HistoryMove::Back {
+            "previous"
+        } else {
+            "next"
+        };
+        return Err(CliError::NavigationFailed {
+            url: from_url,
+            reason: format!("no {which} page in history"),
+        });
+    }
+    cx.forget_refs();
+    finish(cx, kind, None, from_url).await
+}
+
+impl TabCommand for Goto {
+    type Data = NavData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
+        let from_url = cx.url_before_loading().await?;
+        let page = cx.page.clone();
+        navigation::navigate(&page, &self.url, &cx.deadline, "browser goto").await?;
+        cx.forget_refs();
+        finish(cx, NavigationKind::Goto, Some(self.url), from_url).await
+    }
+}
+
+impl TabCommand for Back {
+    type Data = NavData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
+        history(cx, HistoryMove::Back, NavigationKind::Back, "browser back").await
+    }
+}
+
+impl TabCommand for Forward {
+    type Data = NavData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
+        history(
+            cx,
+            HistoryMove::Forward,
+            NavigationKind::Forward,
+            "browser forward",
+        )
+        .await
+    }
+}
+
+impl TabCommand for Reload {
+    type Data = NavData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
+        history(
+            cx,
+            HistoryMove::Reload,
+            NavigationKind::Reload,
+            "browser reload",
+        )
+        .await
+    }
+}

@@ -1,0 +1,190 @@
+//! The CLI side of the socket: send one request, start (or replace) the daemon when needed.
+//!
+//! Blocking std I/O on purpose: the client is a short-lived process and needs no runtime.
+
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
+use crate::deadline::DEFAULT_TIMEOUT_MS;
+use crate::engine::Request;
+use crate::error::{CliError, Result};
+use crate::store::Home;
+
+/// How long to wait for a freshly spawned daemon to accept connections.
+const SPAWN_WAIT: Duration = Duration::from_secs(15);
+/// How long a restarting daemon may take to exit beyond the time its commands in flight need.
+const RESTART_WAIT: Duration = Duration::from_secs(5);
+
+/// The daemon's answer to one request.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The envelope's JSON, or its text rendering when that was asked for.
+    pub body: String,
+    /// Whether the command succeeded.
+    pub ok: bool,
+    /// The process exit status.
+    pub exit_code: u8,
+}
+
+/// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply: the
+/// envelope's text rendering when `text`, else its JSON.
+pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
+    home.ensure()?;
+    let build = wire::build_id();
+    let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let frame = ClientFrame {
+        v: PROTOCOL_VERSION,
+        build: build.clone(),
+        request,
+        text,
+    };
+    let mut restarts = 0;
+    let mut resets = 0;
+    loop {
+        let mut stream = connect_or_spawn(home)?;
+        // The daemon answers within the command's own timeout; leave room for launch and teardown.
+        let read_limit = Duration::from_millis(timeout_ms) + Duration::from_secs(30);
+        stream.set_read_timeout(Some(read_limit))?;
+        stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+        // A daemon that dies while we connect (its last thread still holding the socket) resets the
+        // connection without having read the request: retrying cannot run the command twice.
+        let sent = wire::write_frame(&mut stream, &frame);
+        let answer = sent.and_then(|()| wire::read_frame::<DaemonFrame>(&mut stream));
+        if let Err(e) = &answer
+            && matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+            )
+            && resets < 3
+        {
+            resets += 1;
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        let answer: DaemonFrame = answer.map_err(|e| {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) {
+                CliError::Daemon(format!("no answer within {} ms", read_limit.as_millis()))
+            } else {
+                CliError::Daemon(format!("the daemon closed the connection: {e}"))
+            }
+        })?;
+        match answer {
+            DaemonFrame::Reply {
+                envelope,
+                text,
+                ok,
+                exit_code,
+            } => {
+                return Ok(Reply {
+                    body: text.unwrap_or(envelope),
+                    ok,
+                    exit_code,
+                });
+            }
+            DaemonFrame::Restart {
+                build: theirs,
+                drain_ms,
+            } => {
+                restarts += 1;
+                if restarts > 3 {
+                    return Err(CliError::Daemon(format!(
+                        "the daemon keeps reporting build {theirs}, this client is {build}"
+                    )));
+                }
+                // The old daemon exits on its own once its commands in flight are done; wait
+                // until its socket stops answering.
+                let until = Instant::now() + Duration::from_millis(drain_ms) + RESTART_WAIT;
+                while Instant::now() < until && UnixStream::connect(home.socket()).is_ok() {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+    }
+}
+
+fn connect_or_spawn(home: &Home) -> Result<UnixStream> {
+    if let Ok(s) = UnixStream::connect(home.socket()) {
+        return Ok(s);
+    }
+    let started = Instant::now();
+    let mut last_spawn: Option<Instant> = None;
+    loop {
+        if last_spawn.is_none_or(|t| t.elapsed() > Duration::from_millis(1500)) {
+            spawn_daemon(home)?;
+            last_spawn = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        match UnixStream::connect(home.socket()) {
+            Ok(s) => return Ok(s),
+            Err(e) if started.elapsed() > SPAWN_WAIT => {
+                return Err(CliError::Daemon(format!(
+                    "cannot reach the daemon at {} after starting it ({e}); see {}",
+                    home.socket().display(),
+                    home.file("daemon.log").display()
+                )));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// glibc malloc settings for the long-lived daemon, each unless the user set it (`is_set`).
+/// A snapshot of a large page allocates many MiB of short-lived response text and trees; with
+/// the default dynamic mmap threshold those land in the heap and stay in RSS after they are freed
+/// (a 20k-element page: ~70 MB instead of ~35 MB). A fixed threshold returns big blocks to the
+/// system on free; two arenas keep the few worker threads from each holding freed memory.
+fn daemon_malloc_env(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'static str)> {
+    [
+        ("MALLOC_ARENA_MAX", "2"),
+        ("MALLOC_MMAP_THRESHOLD_", "131072"),
+    ]
+    .into_iter()
+    .filter(|(name, _)| !is_set(name))
+    .collect()
+}
+
+/// Starts `<this binary> __daemon` detached: its own process group, no inherited stdio, output to
+/// `daemon.log`. A second daemon started concurrently exits at once (see [`super::server`]).
+fn spawn_daemon(home: &Home) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(home.file("daemon.log"))?;
+    let log2 = log.try_clone()?;
+    let mut cmd = Command::new(exe);
+    for (name, value) in daemon_malloc_env(|n| std::env::var_os(n).is_some()) {
+        cmd.env(name, value);
+    }
+    cmd.arg("__daemon")
+        .env("ACTIONBOOK_HOME", home.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log2))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CliError::Daemon(format!("cannot start the daemon: {e}")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn daemon_malloc_env_respects_what_the_user_set() {
+        let all = daemon_malloc_env(|_| false);
+        assert!(all.contains(&("MALLOC_ARENA_MAX", "2")));
+        assert!(all.contains(&("MALLOC_MMAP_THRESHOLD_", "131072")));
+        let some = daemon_malloc_env(|n| n == "MALLOC_ARENA_MAX");
+        assert_eq!(some, vec![("MALLOC_MMAP_THRESHOLD_", "131072")]);
+    }
+}

@@ -1,0 +1,354 @@
+//! The daemon: serves the [`Engine`] on `$ACTIONBOOK_HOME/daemon.sock`.
+//!
+//! One daemon per home. Exclusivity comes from binding a Linux abstract socket named after the home
+//! (released by the kernel however the process dies, even `kill -9`), so two daemons started at
+//! once never both serve. Browsers are not children in spirit: they run in their own process group
+//! and outlive the daemon; a new daemon re-attaches from the state on disk.
+//!
+//! Restarting (a client of another build or protocol connected): the daemon answers it
+//! [`DaemonFrame::Restart`], starts draining (every later request is answered the same way),
+//! lets the commands in flight finish, bounded by their deadlines, and then exits; the client
+//! waits for that and starts a new daemon of its own build.
+
+use std::hash::{Hash, Hasher};
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use envelope::CommandName;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::Notify;
+
+use crate::daemon::wire::{self, ClientFrame, DaemonFrame, FrameHeader, RequestName};
+use crate::deadline::DEFAULT_TIMEOUT_MS;
+use crate::engine::{Engine, EngineConfig};
+use crate::error::{CliError, Result};
+use crate::reply;
+use crate::store::{self, Home};
+
+/// How long a client may take to send its request after connecting.
+const REQUEST_WAIT: Duration = Duration::from_secs(10);
+/// A draining daemon waits this much longer than the latest deadline in flight (launching a
+/// browser is not bounded by `--timeout`, closing one takes its own time).
+const DRAIN_GRACE: Duration = Duration::from_secs(15);
+/// How long a new daemon waits for the lock of one that is exiting.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Runs the daemon in the foreground until it is told to stop, idles out, or restarts for a client
+/// of another build.
+pub fn run(home: Home) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        // Deep async call chains (debug builds especially) need more than the 2 MiB default;
+        // untouched stack pages cost no memory.
+        .thread_stack_size(16 << 20)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("actionbook daemon: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(serve(home)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("actionbook daemon: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn lock_name(home: &Home) -> String {
+    let mut h = std::hash::DefaultHasher::new();
+    let canonical =
+        std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_path_buf());
+    canonical.hash(&mut h);
+    format!("actionbook-daemon-{:016x}", h.finish())
+}
+
+/// The home's lock: `None` when another daemon serves (or still holds it after [`LOCK_WAIT`]).
+async fn take_lock(home: &Home) -> Result<Option<std::os::unix::net::UnixListener>> {
+    let addr = SocketAddr::from_abstract_name(lock_name(home).as_bytes())?;
+    let until = Instant::now() + LOCK_WAIT;
+    loop {
+        match std::os::unix::net::UnixListener::bind_addr(&addr) {
+            Ok(l) => return Ok(Some(l)),
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                // Serving: leave it be. Exiting (its socket no longer answers): wait for it.
+                if std::os::unix::net::UnixStream::connect(home.socket()).is_ok()
+                    || Instant::now() >= until
+                {
+                    return Ok(None);
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The commands in flight and whether the daemon drains.
+#[derive(Debug, Default)]
+struct Drain {
+    state: Mutex<DrainState>,
+    /// A command ended, or draining started.
+    changed: Notify,
+}
+
+#[derive(Debug, Default)]
+struct DrainState {
+    in_flight: usize,
+    /// The latest deadline among the commands in flight.
+    latest: Option<Instant>,
+    draining: bool,
+}
+
+/// A command in flight; dropping it ends it.
+struct InFlight<'a>(&'a Drain);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock();
+        s.in_flight -= 1;
+        if s.in_flight == 0 {
+            s.latest = None;
+        }
+        drop(s);
+        self.0.changed.notify_one();
+    }
+}
+
+impl Drain {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DrainState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers a command that must be done by `deadline`; `None` when draining (run nothing new).
+    fn enter(&self, deadline: Instant) -> Option<InFlight<'_>> {
+        let mut s = self.lock();
+        if s.draining {
+            return None;
+        }
+        s.in_flight += 1;
+        s.latest = Some(s.latest.map_or(deadline, |l| l.max(deadline)));
+        Some(InFlight(self))
+    }
+
+    /// Starts draining.
+    fn start(&self) {
+        self.lock().draining = true;
+        self.changed.notify_one();
+    }
+
+    fn left(&self, s: &DrainState) -> Duration {
+        match s.latest {
+            Some(l) if s.in_flight > 0 => l.saturating_duration_since(Instant::now()) + DRAIN_GRACE,
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// `(draining, commands in flight, time they may still take)`.
+    fn status(&self) -> (bool, usize, Duration) {
+        let s = self.lock();
+        (s.draining, s.in_flight, self.left(&s))
+    }
+}
+
+async fn serve(home: Home) -> Result<()> {
+    home.ensure()?;
+    // Exclusivity: an abstract socket cannot be bound twice and vanishes with its process.
+    let Some(_lock) = take_lock(&home).await? else {
+        return Ok(()); // another daemon serves
+    };
+    let sock = home.socket();
+    match std::fs::remove_file(&sock) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e.into()),
+    }
+    let listener = UnixListener::bind(&sock)?;
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))?;
+    let pid = std::process::id();
+    store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
+    let build = wire::build_id();
+    store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
+
+    let engine = Engine::new(EngineConfig { home: home.clone() })?;
+    let stop = Arc::new(Notify::new());
+    let drain = Arc::new(Drain::default());
+    let idle = idle_timeout();
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    // Ignore hangups: the daemon outlives the terminal that started it.
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+
+    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut drain_until: Option<tokio::time::Instant> = None;
+    loop {
+        let idle_sleep = async {
+            match idle {
+                Some(d) if drain_until.is_none() => tokio::time::sleep(d).await,
+                _ => std::future::pending().await,
+            }
+        };
+        let drain_over = async {
+            match drain_until {
+                Some(t) => tokio::time::sleep_until(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let engine = engine.clone();
+                let build = build.clone();
+                let active = active.clone();
+                let drain = drain.clone();
+                active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    if let Err(e) = handle(stream, &engine, &build, &drain).await {
+                        eprintln!("actionbook daemon: connection: {e}");
+                    }
+                    active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                });
+            }
+            _ = drain.changed.notified() => {
+                let (draining, in_flight, left) = drain.status();
+                if draining {
+                    if in_flight == 0 {
+                        break;
+                    }
+                    drain_until.get_or_insert_with(|| tokio::time::Instant::now() + left);
+                }
+            }
+            _ = drain_over => {
+                eprintln!("actionbook daemon: restarting with commands still in flight");
+                break;
+            }
+            _ = stop.notified() => break,
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = hup.recv() => {}
+            _ = idle_sleep => {
+                if active.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    drop(listener);
+    // Leave the browsers running; the next daemon re-attaches from disk.
+    engine.detach_all();
+    if std::fs::read_to_string(home.file("daemon.pid"))
+        .ok()
+        .as_deref()
+        == Some(pid.to_string().as_str())
+    {
+        let _ = std::fs::remove_file(&sock);
+        let _ = std::fs::remove_file(home.file("daemon.pid"));
+    }
+    Ok(())
+}
+
+fn idle_timeout() -> Option<Duration> {
+    let secs = std::env::var("ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1800);
+    (secs > 0).then(|| Duration::from_secs(secs))
+}
+
+async fn restart(stream: &mut UnixStream, build: &str, left: Duration) -> Result<()> {
+    let frame = DaemonFrame::Restart {
+        build: build.to_string(),
+        drain_ms: left.as_millis() as u64,
+    };
+    wire::write_frame_async(stream, &frame).await?;
+    Ok(())
+}
+
+async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Drain) -> Result<()> {
+    let body = match tokio::time::timeout(REQUEST_WAIT, wire::read_body_async(&mut stream)).await {
+        Err(_) => return Err(CliError::Daemon("client sent no request".into())),
+        // A client that connected only to see whether the daemon answers.
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+        Ok(r) => r?,
+    };
+    // The version first: a client of another build may send requests this one does not know.
+    let header: FrameHeader = wire::decode(&body).unwrap_or_default();
+    if !header.is_same_build(build) {
+        // Answered before draining starts, so a daemon with nothing in flight cannot exit first.
+        let (_, _, left) = drain.status();
+        let written = restart(&mut stream, build, left).await;
+        drain.start();
+        return written;
+    }
+    let frame = match wire::decode::<ClientFrame>(&body) {
+        Ok(f) => f,
+        Err(e) => {
+            let err = CliError::Daemon(format!("cannot decode the request: {e}"));
+            let named = wire::decode::<RequestName>(&body).ok();
+            let name = named.as_ref().map(|n| n.request.command.command.as_str());
+            let reply = match name.and_then(|n| n.parse::<CommandName>().ok()) {
+                Some(known) => DaemonFrame::reply(&reply::failure(known, None, &err), header.text),
+                None => {
+                    let json = reply::unknown_command_json(name.unwrap_or("unknown"), &err);
+                    let env = reply::failure(CommandName::Help, None, &err);
+                    match header.text {
+                        true => DaemonFrame::reply(&env, true),
+                        false => DaemonFrame::Reply {
+                            envelope: json,
+                            text: None,
+                            ok: false,
+                            exit_code: env.exit_code(),
+                        },
+                    }
+                }
+            };
+            wire::write_frame_async(&mut stream, &reply).await?;
+            return Ok(());
+        }
+    };
+    let timeout = frame.request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let Some(in_flight) = drain.enter(Instant::now() + Duration::from_millis(timeout)) else {
+        let (_, _, left) = drain.status();
+        return restart(&mut stream, build, left).await;
+    };
+    let env = engine.execute(frame.request).await;
+    let written = wire::write_frame_async(&mut stream, &DaemonFrame::reply(&env, frame.text)).await;
+    drop(in_flight);
+    written?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draining_refuses_new_commands_and_waits_for_the_ones_in_flight() {
+        let drain = Drain::default();
+        let soon = Instant::now() + Duration::from_secs(2);
+        let first = drain.enter(soon);
+        assert!(first.is_some());
+        drain.start();
+        let (draining, in_flight, left) = drain.status();
+        assert!(draining);
+        assert_eq!(in_flight, 1);
+        assert!(left > DRAIN_GRACE && left <= DRAIN_GRACE + Duration::from_secs(2));
+        assert!(
+            drain.enter(soon).is_none(),
+            "a draining daemon runs nothing new"
+        );
+        drop(first);
+        let (draining, in_flight, left) = drain.status();
+        assert!(draining);
+        assert_eq!((in_flight, left), (0, Duration::ZERO));
+    }
+}

@@ -1,0 +1,396 @@
+//! Domain values shared by every layer: the browser mode, a session's status, the id rules, and
+//! the caller's environment ([`ClientEnv`]).
+//!
+//! One type per concept: the mode and the status are the `envelope` crate's own enums (they are
+//! what the output reports, and they persist with the same strings), not parallel copies mapped
+//! back and forth.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// How a session's browser is provided (`--mode`): `local`, `extension` or `cloud`.
+pub use envelope::BrowserMode as Mode;
+/// A session's lifecycle state: `running`, `crashed`, `closed` (and `disconnected`, reported only).
+pub use envelope::SessionState as SessionStatus;
+
+/// The modes with their `--mode` help, in the order the help lists them.
+pub(crate) const MODES: &[(Mode, &str)] = &[
+    (Mode::Local, "Launch a local Chromium"),
+    (Mode::Extension, "Relay through the Chrome extension"),
+    (
+        Mode::Cloud,
+        "A remote browser reached through `--cdp-endpoint`",
+    ),
+];
+
+/// The `--mode` value parser (clap): the wire strings of [`MODES`] with their help.
+#[cfg(feature = "cli")]
+pub(crate) fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(
+        MODES
+            .iter()
+            .map(|(m, help)| PossibleValue::new(m.as_str()).help(*help)),
+    )
+    .map(|s| {
+        MODES
+            .iter()
+            .map(|(m, _)| *m)
+            .find(|m| m.as_str() == s)
+            .unwrap_or_default()
+    })
+}
+
+/// The JSON Schema of a [`Mode`] field: one of the wire strings.
+pub(crate) fn mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = MODES.iter().map(|(m, _)| m.as_str()).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+macro_rules! id_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+            schemars::JsonSchema,
+        )]
+        #[serde(transparent)]
+        #[schemars(transparent)]
+        pub struct $name(pub String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                $name(s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl From<&$name> for String {
+            fn from(id: &$name) -> String {
+                id.0.clone()
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::convert::Infallible;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Ok($name(s.to_string()))
+            }
+        }
+    };
+}
+
+id_newtype!(
+    /// A session id (`s1`, or a semantic one such as `research-google`).
+    SessionId
+);
+id_newtype!(
+    /// A tab id within its session (`t1`, `t2`, ...).
+    TabId
+);
+id_newtype!(
+    /// A window id within its session (`w0`, `w1`, ...).
+    WindowId
+);
+
+/// `--session <SID>`: the session a session-level command addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct SessionTarget {
+    /// Session id.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
+    pub session: SessionId,
+}
+
+impl SessionTarget {
+    /// The session `session`.
+    pub fn new(session: impl Into<SessionId>) -> SessionTarget {
+        SessionTarget {
+            session: session.into(),
+        }
+    }
+}
+
+/// `--session <SID> --tab <TID>`: the tab a tab-level command addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct TabTarget {
+    /// Session id.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
+    pub session: SessionId,
+    /// Tab id.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TID"))]
+    pub tab: TabId,
+}
+
+impl TabTarget {
+    /// Tab `tab` of session `session`.
+    pub fn new(session: impl Into<SessionId>, tab: impl Into<TabId>) -> TabTarget {
+        TabTarget {
+            session: session.into(),
+            tab: tab.into(),
+        }
+    }
+}
+
+/// What a command does, as far as its callers need to know: the engine (whether a tab's cached
+/// URL/title stay trusted, whether it may run on a crashed page), retry logic (idempotency) and
+/// an MCP server (`readOnlyHint`, `destructiveHint`, `idempotentHint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommandTraits {
+    /// Only reads: the page, the tabs and the sessions are as they were (files it writes, such as
+    /// a snapshot, are its output).
+    pub read_only: bool,
+    /// Loads a page into the tab (so it may run on a tab whose page crashed).
+    pub loads_page: bool,
+    /// May destroy state the caller cannot get back: closes a browser or a tab, relaunches, or
+    /// runs the page's own code or handlers (whose effects are the page's to decide).
+    pub destructive: bool,
+    /// Running it again with the same request has no further effect, so it is safe to retry.
+    pub idempotent: bool,
+}
+
+impl CommandTraits {
+    /// Reads only (and so is idempotent).
+    pub const READ_ONLY: CommandTraits = CommandTraits {
+        read_only: true,
+        loads_page: false,
+        destructive: false,
+        idempotent: true,
+    };
+    /// Changes something, adds rather than destroys, and is not safe to repeat.
+    pub const CHANGES: CommandTraits = CommandTraits {
+        read_only: false,
+        loads_page: false,
+        destructive: false,
+        idempotent: false,
+    };
+
+    /// These traits, plus "loads a page".
+    pub const fn loads_page(self) -> CommandTraits {
+        CommandTraits {
+            loads_page: true,
+            ..self
+        }
+    }
+
+    /// These traits, plus "destructive".
+    pub const fn destructive(self) -> CommandTraits {
+        CommandTraits {
+            destructive: true,
+            ..self
+        }
+    }
+
+    /// These traits, plus "idempotent".
+    pub const fn idempotent(self) -> CommandTraits {
+        CommandTraits {
+            idempotent: true,
+            ..self
+        }
+    }
+}
+
+/// Validates a user-chosen session id against `^[a-z][a-z0-9_-]{1,63}$`.
+pub fn valid_session_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    (2..=64).contains(&b.len())
+        && b[0].is_ascii_lowercase()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_' || *c == b'-')
+}
+
+/// Validates a user-chosen tab id (`tN` style: a lowercase letter then letters/digits/`_`/`-`).
+pub fn valid_tab_id(id: &str) -> bool {
+    valid_session_id(id)
+}
+
+/// Validates a window id: `w` then a decimal number without leading zeros (`w0`, `w12`).
+pub fn valid_window_id(id: &str) -> bool {
+    id.strip_prefix('w').is_some_and(|n| {
+        !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'))
+    })
+}
+
+/// Validates a profile name (used as a directory name).
+pub fn valid_profile_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.')
+}
+
+/// What the caller's process knows and the engine cannot: its environment and working directory.
+///
+/// The CLI fills it from its own process for every request (the daemon may have been started from
+/// another shell, so its environment says nothing about the caller's); an embedder or an MCP server
+/// fills what it wants its commands to see. The engine reads no environment variables itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClientEnv {
+    /// `ACTIONBOOK_BROWSER_HEADLESS` (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`): the default
+    /// of `browser start --headless`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_headless: Option<bool>,
+    /// `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`: the browser `browser start` launches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_executable: Option<PathBuf>,
+    /// The directory relative paths in the request are relative to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// Environment variable: the default of `browser start --headless`.
+pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
+/// Environment variable: the browser executable.
+pub const EXECUTABLE_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
+
+impl ClientEnv {
+    /// This process's environment and working directory.
+    pub fn from_process() -> ClientEnv {
+        ClientEnv {
+            browser_headless: std::env::var(HEADLESS_ENV).ok().and_then(|v| env_flag(&v)),
+            browser_executable: std::env::var_os(EXECUTABLE_ENV)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            cwd: std::env::current_dir().ok(),
+        }
+    }
+
+    /// `path` as an absolute path: relative ones are taken from [`ClientEnv::cwd`].
+    pub fn resolve_path(&self, path: &Path) -> PathBuf {
+        match &self.cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+}
+
+/// Reads a boolean environment value; `None` when it is not one.
+pub(crate) fn env_flag(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn session_id_rules() {
+        assert!(valid_session_id("research-google"));
+        assert!(valid_session_id("s1"));
+        assert!(valid_session_id("github_login_debug"));
+        assert!(!valid_session_id("Bad_ID"));
+        assert!(!valid_session_id("a"));
+        assert!(!valid_session_id("1abc"));
+        assert!(!valid_session_id(&"a".repeat(65)));
+        assert!(valid_session_id(&"a".repeat(64)));
+        assert!(!valid_session_id("a b"));
+    }
+
+    proptest! {
+        #[test]
+        fn window_ids_roundtrip(n in 0u64..u64::MAX, s in "w?[0-9a-z]{0,4}") {
+            let id = format!("w{}", n);
+            prop_assert!(valid_window_id(&id));
+            let padded = format!("w0{}", n);
+            prop_assert!(!valid_window_id(&padded));
+            // Equivalent to ^w(0|[1-9][0-9]*)$ on arbitrary short strings.
+            let expected = match s.strip_prefix('w') {
+                Some(d) => d == "0" || (!d.is_empty() && d.chars().all(|c| c.is_ascii_digit()) && !d.starts_with('0')),
+                None => false,
+            };
+            prop_assert_eq!(valid_window_id(&s), expected);
+        }
+
+        #[test]
+        fn session_id_matches_regex(s in "\\PC{0,70}") {
+            let expected = {
+                let b: Vec<char> = s.chars().collect();
+                (2..=64).contains(&b.len()) && b[0].is_ascii_lowercase()
+                    && b[1..].iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == '-')
+            };
+            prop_assert_eq!(valid_session_id(&s), expected);
+        }
+    }
+
+    #[test]
+    fn window_id_rules() {
+        for ok in ["w0", "w1", "w12", "w100"] {
+            assert!(valid_window_id(ok), "{ok}");
+        }
+        for bad in ["", "w", "w01", "W1", "1", "w-1", "w1a", "t1", "w 1"] {
+            assert!(!valid_window_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn env_flags() {
+        assert_eq!(env_flag("1"), Some(true));
+        assert_eq!(env_flag("False"), Some(false));
+        assert_eq!(env_flag("maybe"), None);
+    }
+
+    #[test]
+    fn modes_persist_as_before() {
+        // Records written before the mode became the envelope's enum still load.
+        let m: Mode = serde_json::from_str("\"cloud\"").unwrap_or_default();
+        assert_eq!(m, Mode::Cloud);
+        assert_eq!(MODES.len(), 3);
+        let s: SessionStatus = serde_json::from_str("\"crashed\"").unwrap_or_default();
+        assert_eq!(s, SessionStatus::Crashed);
+    }
+
+    #[test]
+    fn relative_paths_are_the_callers() {
+        let env = ClientEnv {
+            cwd: Some("/work/here".into()),
+            ..ClientEnv::default()
+        };
+        assert_eq!(
+            env.resolve_path(Path::new("a.png")),
+            PathBuf::from("/work/here/a.png")
+        );
+        assert_eq!(env.resolve_path(Path::new("/abs")), PathBuf::from("/abs"));
+    }
+}

@@ -1,0 +1,199 @@
+//! Editing a form field's text: what kind of field an element is, focus and selection, setting a
+//! value the way a user's input would, and clearing it. `fill` is built from these; `type` and
+//! `select` will be too.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use cdp_protocol::dom;
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::page::locate::Located;
+
+/// What `fill` may do with an element: run on the element in its own frame. Only fields that take
+/// typed text qualify; everything else is refused with what it is and what to use instead.
+const FILL_KIND_JS: &str = r#"function() {
+  const html = this.namespaceURI === 'http://www.w3.org/1999/xhtml';
+  const tag = String(this.localName || this.nodeName || '').toLowerCase();
+  const refuse = (what, hint) => ({ kind: 'refuse', what, hint });
+  const usable = (what) => this.disabled ? refuse(what, 'it is disabled')
+    : this.readOnly ? refuse(what, 'it is read-only') : null;
+  if (html && tag === 'input') {
+    const type = String(this.type || 'text').toLowerCase();
+    const what = '<input type=' + type + '>';
+    if (type === 'checkbox' || type === 'radio') return refuse(what, 'fill sets text; use click for checkboxes and radio buttons');
+    if (['button', 'submit', 'reset', 'image'].includes(type)) return refuse(what, 'fill sets text; use click for buttons');
+    if (type === 'file') return refuse(what, 'fill sets text; use upload for file inputs');
+    if (['color', 'range', 'hidden'].includes(type)) return refuse(what, 'fill sets text and this input takes none');
+    const bad = usable(what);
+    if (bad) return bad;
+    // Date and time pickers take no typed text in Chromium: their value is set directly.
+    if (['date', 'datetime-local', 'month', 'time', 'week'].includes(type)) return { kind: 'value', what };
+    return { kind: 'text', what };
+  }
+  if (html && tag === 'textarea') return usable('<textarea>') || { kind: 'text', what: '<textarea>' };
+  if (html && tag === 'select') return refuse('<select>', 'fill sets text; use select to choose an option');
+  if (this.isContentEditable) return { kind: 'editable', what: '<' + tag + ' contenteditable>' };
+  return refuse('<' + tag + '>', 'fill sets text in inputs, textareas and contenteditable elements only');
+}"#;
+
+/// Focuses the element and selects its content so inserted text replaces it.
+const PREPARE_FILL_JS: &str = r#"function() {
+  this.focus({ preventScroll: false });
+  if (typeof this.select === 'function' && 'value' in this) { this.select(); return; }
+  const r = this.ownerDocument.createRange(); r.selectNodeContents(this);
+  const s = this.ownerDocument.defaultView.getSelection(); s.removeAllRanges(); s.addRange(r);
+}"#;
+
+/// True when this element holds keyboard focus: it is its root's active element (for text inside a
+/// contenteditable, its editing host is), every shadow host up to its document is active in its own
+/// root, and so is every same-origin `<iframe>` up to the top (an out-of-process parent cannot be
+/// read from inside; `document.hasFocus()` is no help either, a headless page never has window
+/// focus). Input.insertText types into whatever has focus, so anything else would put the text into
+/// another element.
+const FOCUSED_DEEP_JS: &str = r#"function() {
+  let n = this;
+  if (this.isContentEditable) {
+    while (n.parentElement && n.parentElement.isContentEditable) n = n.parentElement;
+  }
+  for (let depth = 0; depth < 128; depth++) {
+    const root = n.getRootNode();
+    if (!root || root.activeElement !== n) return false;
+    if (root.host) { n = root.host; continue; }
+    let owner = null;
+    try { owner = root.defaultView && root.defaultView.frameElement; } catch (e) { owner = null; }
+    if (!owner) return true;
+    n = owner;
+  }
+  return false;
+}"#;
+
+/// Sets a value through the element's native setter (so framework value trackers see a change) and
+/// fires input and change; returns the value the element kept after sanitising.
+const SET_VALUE_JS: &str = r#"function(v) {
+  const proto = Object.getPrototypeOf(this);
+  const d = Object.getOwnPropertyDescriptor(proto, 'value')
+    || Object.getOwnPropertyDescriptor(this.ownerDocument.defaultView.HTMLInputElement.prototype, 'value');
+  if (d && d.set) d.set.call(this, v); else this.value = v;
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return this.value;
+}"#;
+
+/// Empties a focused, selected field the way a user's Delete would (input events included); falls
+/// back to the native setter when the editing command did nothing.
+const CLEAR_JS: &str = r#"function() {
+  const doc = this.ownerDocument;
+  if (typeof doc.execCommand === 'function') doc.execCommand('delete', false);
+  const empty = ('value' in this && !this.isContentEditable) ? this.value === '' : this.textContent === '';
+  if (empty) return true;
+  if ('value' in this && !this.isContentEditable) {
+    const d = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(this), 'value');
+    if (d && d.set) d.set.call(this, ''); else this.value = '';
+  } else {
+    this.textContent = '';
+  }
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;
+}"#;
+
+/// Runs a function on the node and decodes its by-value result; a gone node is STALE_ELEMENT, a
+/// throw is an internal error naming the selector.
+async fn call_on<T: DeserializeOwned>(
+    node: &Located,
+    selector: &str,
+    function: &str,
+    args: Vec<Value>,
+    deadline: &Deadline,
+) -> Result<T> {
+    let r = node
+        .handle
+        .call(function, args, deadline.capped(deadline::QUICK_CALL))
+        .await
+        .map_err(|e| CliError::on_node(e, selector))?;
+    if let Some(ex) = &r.exception_details {
+        return Err(CliError::Internal(format!(
+            "fill script failed on {selector}: {}",
+            ex.message().lines().next().unwrap_or_default()
+        )));
+    }
+    let value = r.result.value.unwrap_or(Value::Null);
+    serde_json::from_value(value.clone())
+        .map_err(|e| CliError::Internal(format!("fill script on {selector} answered {value}: {e}")))
+}
+
+/// What an element is as a text field ([`FILL_KIND_JS`]).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct FieldKind {
+    /// `text`, `editable`, `value` (set directly: date and time pickers) or `refuse`.
+    pub kind: String,
+    /// What it is, for messages (`<input type=checkbox>`).
+    #[serde(default)]
+    pub what: String,
+    /// Why it is refused and what to use instead.
+    #[serde(default)]
+    pub hint: Option<String>,
+}
+
+/// What kind of text field the node is.
+pub(crate) async fn field_kind(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<FieldKind> {
+    call_on(node, selector, FILL_KIND_JS, Vec::new(), deadline).await
+}
+
+/// Sets the value through the element's native setter and fires input and change; returns the
+/// value the element kept after sanitising.
+pub(crate) async fn set_value(
+    node: &Located,
+    selector: &str,
+    text: &str,
+    deadline: &Deadline,
+) -> Result<Option<String>> {
+    call_on(
+        node,
+        selector,
+        SET_VALUE_JS,
+        vec![Value::String(text.to_string())],
+        deadline,
+    )
+    .await
+}
+
+/// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
+/// replaces it; then checks keyboard focus really is on it ([`FOCUSED_DEEP_JS`]).
+pub(crate) async fn focus_and_select(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<bool> {
+    if let Err(e) = node
+        .session()
+        .send_timeout(
+            &dom::Focus {
+                object_id: Some(node.handle.object_id().clone()),
+                ..Default::default()
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await
+        && e.is_gone()
+    {
+        return Err(CliError::on_node(e, selector));
+    }
+    call_on::<Value>(node, selector, PREPARE_FILL_JS, Vec::new(), deadline).await?;
+    let focused: Option<bool> =
+        call_on(node, selector, FOCUSED_DEEP_JS, Vec::new(), deadline).await?;
+    Ok(focused == Some(true))
+}
+
+/// Empties a focused, selected field as a user's Delete would.
+pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
+    call_on::<Value>(node, selector, CLEAR_JS, Vec::new(), deadline).await?;
+    Ok(())
+}

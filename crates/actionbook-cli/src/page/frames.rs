@@ -1,0 +1,68 @@
+//! The frames of a tab as the snapshot and the actions see them: the tab's frame graph (every
+//! frame, OOPIFs included, kept current by CDP events) and its ref table (`@eN`).
+
+use a11y_snapshot::{CaptureOptions, RefTable, Snapshot};
+use cdp_protocol::Session;
+use frame_graph::{FrameGraph, FrameGraphOptions};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+
+/// A tab's frame graph and ref table.
+#[derive(Debug, Default)]
+pub(crate) struct TabFrames {
+    /// The ref table; `None` until loaded (the tab layer loads it from disk on first use).
+    pub refs: Option<RefTable>,
+    /// The frame graph of the tab's current page session (keyed by that session's id).
+    graph: Option<(String, FrameGraph)>,
+}
+
+impl TabFrames {
+    /// Drops every ref and starts numbering again (a new document was loaded by a navigation
+    /// command, whose refs all die with it).
+    pub fn forget_refs(&mut self) {
+        self.refs = Some(RefTable::new());
+    }
+
+    /// Drops every ref after the main frame loaded a new document, but keeps numbering where it was
+    /// (as the reference CLI does after a click that navigates) so an old ref is recognised as stale
+    /// and can never name a node of the new page.
+    pub fn drop_refs_keep_numbering(&mut self) {
+        self.refs
+            .get_or_insert_with(RefTable::new)
+            .clear_keep_numbering();
+    }
+
+    /// The tab's frame graph, attached on first use and after the page session changed.
+    pub async fn graph(&mut self, page: &Session, deadline: &Deadline) -> Result<FrameGraph> {
+        let key = page.id().map(|s| s.to_string()).unwrap_or_default();
+        if let Some((k, g)) = &self.graph
+            && *k == key
+            && !g.is_detached()
+        {
+            return Ok(g.clone());
+        }
+        if let Some((_, old)) = self.graph.take() {
+            old.shutdown();
+        }
+        let attach = FrameGraph::attach(page.clone(), FrameGraphOptions::default());
+        let g = tokio::time::timeout(deadline.capped(deadline::TRACK_FRAMES), attach)
+            .await
+            .map_err(|_| deadline.timeout("tracking the page's frames"))??;
+        self.graph = Some((key, g.clone()));
+        Ok(g)
+    }
+
+    /// Captures every frame and builds the snapshot, numbering refs in the tab's table.
+    pub async fn snapshot(&mut self, page: &Session, deadline: &Deadline) -> Result<Snapshot> {
+        let g = self.graph(page, deadline).await?;
+        let mut refs = self.refs.take().unwrap_or_default();
+        let opts = CaptureOptions {
+            timeout: deadline.capped(deadline::CAPTURE),
+            ..CaptureOptions::default()
+        };
+        let r = a11y_snapshot::take_snapshot(&g, &mut refs, &opts).await;
+        self.refs = Some(refs);
+        r.map_err(CliError::from)
+    }
+}

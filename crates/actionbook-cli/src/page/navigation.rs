@@ -1,0 +1,310 @@
+//! Loading pages: the URL policy, `Page.navigate`, history moves, and the one waiter every
+//! navigation uses ([`LoadWaiter`]: subscribe before acting, then wait for the commit and the load).
+
+use cdp_protocol::{CdpError, ErrorKind, Event as _, EventStream, Session, page};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::page::eval;
+
+/// URL schemes that run code or carry a whole document in the URL: refused, as the reference
+/// CLI does (`eval` is the way to run script).
+const BLOCKED_SCHEMES: &[&str] = &["javascript", "data", "vbscript"];
+/// Schemes written without `//` that are taken as they are.
+const OPAQUE_SCHEMES: &[&str] = &["about", "chrome", "blob", "view-source", "mailto"];
+
+/// The URL a page is loaded from, as the reference CLI reads what the user typed: a URL with a
+/// scheme as is, `//host/path` and scheme-less input (`example.com/x`, `localhost:3000`) as
+/// `https://`; `javascript:`, `data:` and `vbscript:` are refused (INVALID_ARGUMENT).
+pub(crate) fn normalize_url(input: &str) -> Result<String> {
+    let url = input.trim();
+    if url.is_empty() {
+        return Err(CliError::InvalidArgument("the URL is empty".to_string()));
+    }
+    let scheme = url
+        .split_once(':')
+        .map(|(s, _)| s.to_ascii_lowercase())
+        .filter(|s| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+    if let Some(scheme) = scheme {
+        if BLOCKED_SCHEMES.contains(&scheme.as_str()) {
+            return Err(CliError::InvalidArgument(format!(
+                "dangerous URL protocol blocked: {url}"
+            )));
+        }
+        if url[scheme.len() + 1..].starts_with("//") || OPAQUE_SCHEMES.contains(&scheme.as_str()) {
+            return Ok(url.to_string());
+        }
+    }
+    match url.strip_prefix("//") {
+        Some(rest) => Ok(format!("https://{rest}")),
+        None => Ok(format!("https://{url}")),
+    }
+}
+
+/// The events a navigation is followed by.
+const NAV_EVENTS: &[&str] = &[
+    page::FrameNavigated::METHOD,
+    page::NavigatedWithinDocument::METHOD,
+    page::LoadEventFired::METHOD,
+];
+
+/// Waits for a navigation's commit and load. Subscribe ([`LoadWaiter::subscribe`]) before the step
+/// that starts the navigation, so none of its events is missed.
+#[derive(Debug)]
+pub(crate) struct LoadWaiter {
+    page: Session,
+    events: EventStream,
+}
+
+impl LoadWaiter {
+    /// Starts listening to the page's navigation events.
+    pub fn subscribe(page: &Session) -> LoadWaiter {
+        LoadWaiter {
+            page: page.clone(),
+            events: page.events(NAV_EVENTS),
+        }
+    }
+
+    /// Waits for the main frame to commit a navigation (cross- or same-document).
+    pub async fn committed(
+        &mut self,
+        main_frame: &str,
+        deadline: &Deadline,
+        what: &str,
+    ) -> Result<()> {
+        loop {
+            let ev = match tokio::time::timeout(deadline.remaining(), self.events.recv()).await {
+                Err(_) => return Err(deadline.timeout(what)),
+                Ok(None) => return Err(CdpError::ConnectionClosed.into()),
+                Ok(Some(ev)) => ev,
+            };
+            let committed = match ev.method.as_str() {
+                page::FrameNavigated::METHOD => ev
+                    .decode::<page::FrameNavigated>()
+                    .is_ok_and(|n| n.frame.parent_id.is_none()),
+                page::NavigatedWithinDocument::METHOD => ev
+                    .decode::<page::NavigatedWithinDocument>()
+                    .is_ok_and(|n| n.frame_id.as_str() == main_frame),
+                _ => false,
+            };
+            if committed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Waits until the page's document is fully loaded (`document.readyState` is `complete`),
+    /// checking again on every navigation event and at least every 100 ms.
+    pub async fn loaded(&mut self, deadline: &Deadline, what: &str) -> Result<()> {
+        loop {
+            match ready_state(&self.page, deadline).await {
+                Ok(s) if s == "complete" => return Ok(()),
+                Ok(_) => {}
+                Err(CliError::Cdp(e)) if e.kind() == ErrorKind::Timeout => {
+                    return Err(deadline.timeout(what));
+                }
+                // The context may be swapped mid-navigation (or not answer the read yet): again.
+                Err(CliError::Cdp(CdpError::Protocol { .. }) | CliError::Internal(_)) => {}
+                Err(e) => return Err(e),
+            }
+            if deadline.is_over() {
+                return Err(deadline.timeout(what));
+            }
+            let tick = deadline.capped(std::time::Duration::from_millis(100));
+            let _ = tokio::time::timeout(tick, self.events.recv()).await;
+        }
+    }
+}
+
+/// `document.readyState` of a page.
+async fn ready_state(page: &Session, deadline: &Deadline) -> Result<String> {
+    eval::read(
+        page,
+        "document.readyState",
+        deadline.capped(deadline::QUICK_CALL),
+        "document.readyState",
+    )
+    .await
+}
+
+/// Stops a load that is still going (after its command failed or timed out), best effort.
+async fn stop_loading(page: &Session) {
+    let _ = page
+        .send_timeout(&page::StopLoading, deadline::CLEANUP)
+        .await;
+}
+
+/// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error.
+pub(crate) async fn navigate(
+    page: &Session,
+    url: &str,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<()> {
+    let url = normalize_url(url)?;
+    let mut waiter = LoadWaiter::subscribe(page);
+    let navigate = page::Navigate {
+        url: url.clone(),
+        ..Default::default()
+    };
+    let r = match page.send_timeout(&navigate, deadline.remaining()).await {
+        Ok(r) => r,
+        Err(e) if e.kind() == ErrorKind::Timeout => {
+            stop_loading(page).await;
+            return Err(deadline.timeout(what));
+        }
+        Err(CdpError::Protocol { message, .. }) => {
+            return Err(CliError::NavigationFailed {
+                url,
+                reason: message,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(err) = r.error_text.filter(|s| !s.is_empty()) {
+        return Err(CliError::NavigationFailed { url, reason: err });
+    }
+    if r.loader_id.is_none() {
+        return Ok(()); // same-document navigation
+    }
+    let res = waiter.loaded(deadline, what).await;
+    if res.is_err() {
+        stop_loading(page).await;
+    }
+    res
+}
+
+/// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
+/// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
+pub(crate) async fn forget_history(page: &Session, deadline: &Deadline) -> Result<()> {
+    page.send_timeout(
+        &page::ResetNavigationHistory,
+        deadline.capped(deadline::QUICK_CALL),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Which history move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HistoryMove {
+    /// One entry back.
+    Back,
+    /// One entry forward.
+    Forward,
+    /// The current entry again.
+    Reload,
+}
+
+/// Goes back/forward/reloads and waits for the load. Returns false when there was nowhere to go.
+pub(crate) async fn history(
+    page: &Session,
+    main_frame: &str,
+    mv: HistoryMove,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<bool> {
+    let mut waiter = LoadWaiter::subscribe(page);
+    match mv {
+        HistoryMove::Reload => {
+            page.send_timeout(
+                &page::Reload::default(),
+                deadline.capped(deadline::SLOW_CALL),
+            )
+            .await?;
+        }
+        HistoryMove::Back | HistoryMove::Forward => {
+            let h = page
+                .send_timeout(
+                    &page::GetNavigationHistory,
+                    deadline.capped(deadline::QUICK_CALL),
+                )
+                .await?;
+            let target = match mv {
+                HistoryMove::Back => h.current_index - 1,
+                _ => h.current_index + 1,
+            };
+            let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
+                return Ok(false);
+            };
+            page.send_timeout(
+                &page::NavigateToHistoryEntry { entry_id: entry.id },
+                deadline.capped(deadline::SLOW_CALL),
+            )
+            .await?;
+        }
+    }
+    waiter.committed(main_frame, deadline, what).await?;
+    waiter.loaded(deadline, what).await?;
+    Ok(true)
+}
+
+/// Loads a page that did not answer `Page.enable` (its renderer crashed before, or a script
+/// blocks it) again: `Page.reload` recreates a crashed renderer, and only then does `Page.enable`
+/// answer.
+pub(crate) async fn reload_and_enable(page: &Session, deadline: &Deadline) -> Result<()> {
+    let mut waiter = LoadWaiter::subscribe(page);
+    page.send_timeout(
+        &page::Reload::default(),
+        deadline.capped(deadline::SLOW_CALL),
+    )
+    .await?;
+    page.send_timeout(&page::Enable, deadline.capped(deadline::QUICK_CALL))
+        .await?;
+    waiter
+        .loaded(deadline, "loading the crashed page again")
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_read_as_the_reference_reads_them() {
+        let n = |u: &str| normalize_url(u).map_err(|e| e.to_string());
+        assert_eq!(
+            n("http://127.0.0.1:8/p").as_deref(),
+            Ok("http://127.0.0.1:8/p")
+        );
+        assert_eq!(n("HTTP://x/").as_deref(), Ok("HTTP://x/"));
+        assert_eq!(n("file:///tmp/a.html").as_deref(), Ok("file:///tmp/a.html"));
+        assert_eq!(n("about:blank").as_deref(), Ok("about:blank"));
+        assert_eq!(n("chrome://version").as_deref(), Ok("chrome://version"));
+        assert_eq!(n(" example.com/x ").as_deref(), Ok("https://example.com/x"));
+        assert_eq!(
+            n("localhost:3000/a").as_deref(),
+            Ok("https://localhost:3000/a")
+        );
+        assert_eq!(n("127.0.0.1:8080").as_deref(), Ok("https://127.0.0.1:8080"));
+        assert_eq!(n("//host/p").as_deref(), Ok("https://host/p"));
+        assert_eq!(n("notaurl").as_deref(), Ok("https://notaurl"));
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript:1",
+            "data:text/html,<b>x</b>",
+            "vbscript:x",
+        ] {
+            assert!(
+                n(bad).is_err_and(|e| e.contains("dangerous URL protocol blocked")),
+                "{bad}"
+            );
+        }
+        assert!(n("  ").is_err());
+    }
+
+    proptest::proptest! {
+        /// Whatever is accepted comes out with a scheme, and reading it again changes nothing.
+        #[test]
+        fn normalized_urls_have_a_scheme_and_are_stable(input in "\\PC{0,40}") {
+            if let Ok(url) = normalize_url(&input) {
+                proptest::prop_assert!(url.contains(':'), "{url}");
+                proptest::prop_assert_eq!(normalize_url(&url).ok(), Some(url.clone()));
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! What a handler returns ([`Done`]) and how results become envelopes.
+
+use envelope::{CommandName, Context, Data, Envelope};
+
+use crate::error::CliError;
+
+/// What a handler returns: its data plus an optional context override and warnings.
+#[derive(Debug)]
+pub(crate) struct Done<D> {
+    /// The command's data.
+    pub data: D,
+    /// The context to report, when the handler knows better than the pipeline.
+    pub context: Option<Context>,
+    /// `meta.warnings`.
+    pub warnings: Vec<String>,
+}
+
+impl<D> Done<D> {
+    /// Data only.
+    pub fn data(data: D) -> Self {
+        Done {
+            data,
+            context: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Data with an explicit context.
+    pub fn with_context(data: D, context: Context) -> Self {
+        Done {
+            data,
+            context: Some(context),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A successful envelope.
+pub(crate) fn success(
+    name: CommandName,
+    context: Option<Context>,
+    data: impl Into<Data>,
+    warnings: Vec<String>,
+) -> Envelope {
+    let mut env = Envelope::success(name, context, data);
+    env.meta.warnings = warnings;
+    env
+}
+
+/// A failed envelope.
+pub(crate) fn failure(name: CommandName, context: Option<Context>, err: &CliError) -> Envelope {
+    Envelope::failure(name, context, err.to_info())
+}
+
+/// The JSON envelope of a failure that belongs to no known command (an unknown subcommand, or a
+/// request naming a command this build does not have): `command` is the name as given, since
+/// there is no normalised one to report.
+pub fn unknown_command_json(name: &str, err: &CliError) -> String {
+    // The envelope type only holds known names: render one with a placeholder and put the given
+    // name in its place (the field is always second, and the placeholder's rendering is fixed).
+    let json = failure(CommandName::Help, None, err).to_json();
+    let placeholder = r#"{"ok":false,"command":"help","#;
+    match json.strip_prefix(placeholder) {
+        Some(rest) => format!(
+            r#"{{"ok":false,"command":{},{rest}"#,
+            serde_json::Value::String(name.to_string())
+        ),
+        None => json,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_envelope_has_null_data_and_error() {
+        let env = failure(
+            CommandName::BrowserClick,
+            Some(Context::tab("s1", "t1")),
+            &CliError::ElementNotFound {
+                selector: "#x".into(),
+            },
+        );
+        let v: serde_json::Value = serde_json::from_str(&env.to_json()).unwrap_or_default();
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["data"], serde_json::Value::Null);
+        assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND");
+        assert_eq!(v["error"]["details"]["selector"], "#x");
+        assert_eq!(
+            env.to_text(),
+            "[s1 t1]\nerror ELEMENT_NOT_FOUND: element not found: #x\n"
+        );
+    }
+
+    #[test]
+    fn non_session_envelope_omits_context() {
+        let env = success(CommandName::Help, None, "hi", vec![]);
+        let v: serde_json::Value = serde_json::from_str(&env.to_json()).unwrap_or_default();
+        assert!(v.get("context").is_none());
+        assert_eq!(v["data"], "hi");
+        assert_eq!(env.to_text(), "hi\n");
+    }
+
+    #[test]
+    fn unknown_commands_are_named_as_given() {
+        let err = CliError::InvalidArgument("unrecognized subcommand 'nope'".into());
+        let json = unknown_command_json("browser \"nope\"", &err);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(v["command"], "browser \"nope\"", "{json}");
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+        assert!(json.starts_with(r#"{"ok":false,"command":"browser \"nope\"","data":null"#));
+    }
+}

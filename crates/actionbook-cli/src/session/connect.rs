@@ -1,0 +1,117 @@
+//! (Re)connecting to a session's browser, and what a failed connection means: a browser we
+//! launched whose process is gone has crashed; anything else may come back.
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::model::SessionStatus;
+use crate::session::process::pid_alive;
+use crate::session::{BrowserConn, SessionSlot};
+use crate::store::SessionRecord;
+
+/// Connects to a CDP endpoint (`ws(s)://` or `http(s)://host:port`) with `headers`, bounded by
+/// `cap` and the deadline. Returns the connection and the browser's WebSocket URL.
+pub(crate) async fn connect_endpoint(
+    endpoint: &str,
+    headers: &[(String, String)],
+    cap: std::time::Duration,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<(cdp_protocol::Connection, String)> {
+    let fut = cdp_protocol::connect(endpoint, headers);
+    Ok(tokio::time::timeout(deadline.capped(cap), fut)
+        .await
+        .map_err(|_| deadline.timeout(what))??)
+}
+
+/// Re-connects to a recorded browser.
+async fn reconnect(
+    rec: &SessionRecord,
+    generation: u64,
+    deadline: &Deadline,
+) -> Result<BrowserConn> {
+    let (conn, _ws) = connect_endpoint(
+        &rec.cdp_endpoint,
+        &rec.headers,
+        deadline::RECONNECT,
+        deadline,
+        "connecting to the browser",
+    )
+    .await?;
+    Ok(BrowserConn { conn, generation })
+}
+
+impl<T: Default> SessionSlot<T> {
+    /// Status as observed now (without connecting).
+    pub fn observed_status(&self) -> SessionStatus {
+        let rec = self.record();
+        if rec.status != SessionStatus::Running {
+            return rec.status;
+        }
+        if self.conn().is_some() {
+            return SessionStatus::Running;
+        }
+        match rec.browser_pid {
+            Some(pid) if rec.launched && !pid_alive(pid) => SessionStatus::Crashed,
+            _ if self.had_conn() && rec.launched => SessionStatus::Crashed,
+            _ => SessionStatus::Running,
+        }
+    }
+
+    /// When the browser we launched is dead: marks the session crashed and returns the error to
+    /// report.
+    pub fn crashed_error(&self) -> Option<CliError> {
+        let rec = self.record();
+        let pid = rec.browser_pid.filter(|_| rec.launched)?;
+        if pid_alive(pid) {
+            return None;
+        }
+        self.set_conn(None);
+        let _ = self.update(|r| r.status = SessionStatus::Crashed);
+        Some(CliError::BrowserGone {
+            session: self.id.clone(),
+            detail: format!("process {pid} is gone"),
+        })
+    }
+
+    /// A connection to the session's browser, re-attaching (new daemon, dropped socket) when
+    /// needed.
+    pub async fn connect(&self, deadline: &Deadline) -> Result<BrowserConn> {
+        if let Some(c) = self.conn() {
+            return Ok(c);
+        }
+        let _guard = tokio::time::timeout(deadline.remaining(), self.connecting.lock())
+            .await
+            .map_err(|_| deadline.timeout("connecting to the browser"))?;
+        if let Some(c) = self.conn() {
+            return Ok(c);
+        }
+        let rec = self.record();
+        if rec.status == SessionStatus::Crashed {
+            return Err(CliError::BrowserGone {
+                session: self.id.clone(),
+                detail: "it exited or crashed".into(),
+            });
+        }
+        match reconnect(&rec, self.next_generation(), deadline).await {
+            Ok(conn) => {
+                self.set_conn(Some(conn.clone()));
+                Ok(conn)
+            }
+            Err(e) => {
+                let gone = match rec.browser_pid {
+                    Some(pid) if rec.launched => !pid_alive(pid),
+                    _ => false,
+                };
+                if gone {
+                    let _ = self.update(|r| r.status = SessionStatus::Crashed);
+                    Err(CliError::BrowserGone {
+                        session: self.id.clone(),
+                        detail: format!("process {} is gone", rec.browser_pid.unwrap_or_default()),
+                    })
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+}

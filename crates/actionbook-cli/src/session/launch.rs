@@ -1,0 +1,146 @@
+//! Launching a session's browser, and tearing a session down (its browser, its files).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cdp_protocol::{Browser, CdpError, LaunchOptions};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::session::process::{ensure_exited, kill_profile_processes, pid_alive};
+use crate::session::{BrowserConn, Registry, SessionSlot};
+use crate::store::SessionRecord;
+
+/// What a fresh launch gives.
+#[derive(Debug)]
+pub(crate) struct Launched {
+    /// The connection.
+    pub conn: BrowserConn,
+    /// The browser's WebSocket URL.
+    pub ws_url: String,
+    /// Its pid.
+    pub pid: Option<u32>,
+    /// The process handle (closing it also reaps it).
+    pub browser: Browser,
+}
+
+/// Chromium flags we always add.
+fn default_args() -> Vec<String> {
+    let mut args = vec![
+        "--no-first-run".to_string(),
+        "--no-default-browser-check".to_string(),
+        "--disable-background-networking".to_string(),
+        "--disable-component-update".to_string(),
+        "--disable-sync".to_string(),
+    ];
+    // Chromium refuses to start as root without --no-sandbox.
+    if std::os::unix::fs::MetadataExt::uid(&match std::fs::metadata("/proc/self") {
+        Ok(m) => m,
+        Err(_) => return args,
+    }) == 0
+    {
+        args.push("--no-sandbox".to_string());
+    }
+    args
+}
+
+/// Launches a browser for a session (own process group, so it outlives the daemon).
+pub(crate) async fn launch(
+    executable: Option<PathBuf>,
+    headless: bool,
+    profile_dir: PathBuf,
+    generation: u64,
+) -> Result<Launched> {
+    let executable = match executable {
+        Some(p) => p,
+        None => cdp_protocol::find_executable().map_err(|e| CliError::BrowserNotFound {
+            detail: e.to_string(),
+        })?,
+    };
+    let options = LaunchOptions {
+        executable: Some(executable.clone()),
+        headless,
+        user_data_dir: Some(profile_dir),
+        args: default_args(),
+        detached: true,
+        ..Default::default()
+    };
+    let browser = match Browser::launch(options).await {
+        Ok(b) => b,
+        Err(CdpError::BrowserNotFound { tried }) => {
+            return Err(CliError::BrowserNotFound {
+                detail: format!("no browser found (tried: {})", tried.join(", ")),
+            });
+        }
+        Err(e @ (CdpError::Launch { .. } | CdpError::BrowserExited { .. } | CdpError::Io(_))) => {
+            return Err(CliError::BrowserNotFound {
+                detail: format!("cannot start {}: {e}", executable.display()),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Launched {
+        conn: BrowserConn {
+            conn: browser.connection().clone(),
+            generation,
+        },
+        ws_url: browser.ws_url().to_string(),
+        pid: browser.pid(),
+        browser,
+    })
+}
+
+/// Closes the session's browser (or detaches from one we only connected to) and forgets the
+/// session and its files. Returns how many tabs it had.
+pub(crate) async fn teardown<T: Default>(
+    registry: &Registry<T>,
+    slot: &Arc<SessionSlot<T>>,
+) -> usize {
+    let rec = slot.record();
+    let tabs = rec.tabs.len();
+    shutdown_browser(slot, &rec).await;
+    registry.remove(&slot.id);
+    let _ = std::fs::remove_dir_all(&slot.dir);
+    if rec.launched
+        && !rec.profile_named
+        && let Some(p) = &rec.profile
+    {
+        let _ = std::fs::remove_dir_all(registry.home().profile_dir(p));
+    }
+    tabs
+}
+
+/// Stops the browser of a session we launched (Browser.close, then kill and reap by pid), and
+/// forgets the connection and every tab slot.
+pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec: &SessionRecord) {
+    if let Some(b) = slot.take_owned() {
+        let _ = tokio::time::timeout(deadline::BROWSER_CLOSE, b.close()).await;
+    } else if rec.launched {
+        // Launched by an earlier daemon: ask it to close over CDP (re-connecting if need be).
+        let conn = match slot.conn() {
+            Some(c) => Some(c),
+            None if rec.browser_pid.is_some_and(pid_alive) => {
+                let reconnecting = Deadline::after_ms(deadline::BROWSER_CLOSE_CONNECT_MS);
+                slot.connect(&reconnecting).await.ok()
+            }
+            None => None,
+        };
+        if let Some(conn) = conn {
+            let _ = conn
+                .browser()
+                .send_timeout(&cdp_protocol::browser::Close, deadline::BROWSER_CLOSE_CALL)
+                .await;
+        }
+    }
+    if rec.launched {
+        if let Some(pid) = rec.browser_pid {
+            ensure_exited(pid, deadline::PROCESS_EXIT).await;
+        }
+        // Helpers (renderers, zygote) that outlived their browser still name its profile.
+        if let Some(p) = &rec.profile_dir {
+            kill_profile_processes(p);
+        }
+    }
+    slot.set_conn(None);
+    slot.drop_all_tab_slots();
+}

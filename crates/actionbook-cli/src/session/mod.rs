@@ -1,0 +1,183 @@
+//! Sessions: one browser each, its durable record, its live connection and its tabs' slots.
+//!
+//! - [`SessionSlot`]: one session (record, connection, tab slots, the queues that order work);
+//! - [`registry`]: every session of the home, and id allocation;
+//! - [`connect`]: (re)connecting and the crash policy;
+//! - [`launch`]: launching, and tearing a session down;
+//! - [`targets`]: the browser's page targets and windows, popups adopted as tabs;
+//! - [`process`]: process checks and kills by pid.
+//!
+//! Lock order, outermost first: `Registry::creating` → `SessionSlot::structure` → a tab's queue →
+//! `SessionSlot::connecting`. The std locks (record, connection, tab slots) are innermost, short,
+//! and never held across `.await`.
+//!
+//! A session does not know what a tab slot holds: it is a type parameter (`T`), filled in by the
+//! tab layer above.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cdp_protocol::{Browser, Connection, Session};
+
+use crate::error::Result;
+use crate::store::{self, SessionRecord};
+
+pub(crate) mod connect;
+pub(crate) mod launch;
+pub(crate) mod process;
+pub(crate) mod registry;
+pub(crate) mod targets;
+
+pub(crate) use registry::Registry;
+
+/// A live browser connection of a session.
+#[derive(Debug, Clone)]
+pub(crate) struct BrowserConn {
+    /// The connection.
+    pub conn: Connection,
+    /// Bumps on every new connection, so tab sessions of an old one are re-attached.
+    pub generation: u64,
+}
+
+impl BrowserConn {
+    /// Whether the connection is gone.
+    pub fn is_closed(&self) -> bool {
+        self.conn.is_closed()
+    }
+
+    /// The browser-level session.
+    pub fn browser(&self) -> Session {
+        self.conn.browser()
+    }
+}
+
+/// Locks a short std lock; a panic while holding one leaves plain data behind, so keep going.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One session; `T` is what the tab layer keeps per tab.
+#[derive(Debug)]
+pub(crate) struct SessionSlot<T> {
+    /// The session id.
+    pub id: String,
+    record: Mutex<SessionRecord>,
+    conn: Mutex<Option<BrowserConn>>,
+    tabs: Mutex<BTreeMap<String, Arc<T>>>,
+    /// Structural changes (new-tab, close-tab, restart, close) run one at a time.
+    pub structure: tokio::sync::Mutex<()>,
+    /// (Re)connecting to the browser.
+    pub connecting: tokio::sync::Mutex<()>,
+    /// Files of this session.
+    pub dir: PathBuf,
+    /// The browser process we launched in this daemon (closing it also reaps it).
+    owned: Mutex<Option<Browser>>,
+    /// Connection generations handed out so far.
+    generations: AtomicU64,
+}
+
+impl<T: Default> SessionSlot<T> {
+    /// A session over its record and directory.
+    pub fn new(record: SessionRecord, dir: PathBuf) -> SessionSlot<T> {
+        SessionSlot {
+            id: record.session_id.clone(),
+            record: Mutex::new(record),
+            conn: Mutex::new(None),
+            tabs: Mutex::new(BTreeMap::new()),
+            structure: tokio::sync::Mutex::new(()),
+            connecting: tokio::sync::Mutex::new(()),
+            dir,
+            owned: Mutex::new(None),
+            generations: AtomicU64::new(0),
+        }
+    }
+
+    /// A new connection generation.
+    pub fn next_generation(&self) -> u64 {
+        self.generations.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Continues numbering generations after `generation` (a connection made before the slot).
+    pub fn set_generation(&self, generation: u64) {
+        self.generations.store(generation, Ordering::SeqCst);
+    }
+
+    /// Keeps the launched browser (replacing and detaching any previous one).
+    pub fn set_owned(&self, browser: Option<Browser>) {
+        let old = std::mem::replace(&mut *lock(&self.owned), browser);
+        if let Some(b) = old {
+            let _ = b.detach();
+        }
+    }
+
+    /// Takes the launched browser, if this daemon launched it.
+    pub fn take_owned(&self) -> Option<Browser> {
+        lock(&self.owned).take()
+    }
+
+    /// A copy of the durable record.
+    pub fn record(&self) -> SessionRecord {
+        lock(&self.record).clone()
+    }
+
+    /// Reads the record in place (no copy).
+    pub fn with_record<R>(&self, f: impl FnOnce(&SessionRecord) -> R) -> R {
+        f(&lock(&self.record))
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.join("session.json")
+    }
+
+    /// Changes the record and writes it to disk atomically (under the record lock, so writes never
+    /// reorder).
+    pub fn update<R>(&self, f: impl FnOnce(&mut SessionRecord) -> R) -> Result<R> {
+        let mut rec = lock(&self.record);
+        let r = f(&mut rec);
+        store::write_json(&self.file(), &*rec)?;
+        Ok(r)
+    }
+
+    /// Like [`SessionSlot::update`], but writes only when `f` reports a change.
+    pub fn update_if(&self, f: impl FnOnce(&mut SessionRecord) -> bool) -> Result<()> {
+        let mut rec = lock(&self.record);
+        if f(&mut rec) {
+            store::write_json(&self.file(), &*rec)?;
+        }
+        Ok(())
+    }
+
+    /// The tab's slot, if the tab exists.
+    pub fn tab_slot(&self, tab_id: &str) -> Option<Arc<T>> {
+        lock(&self.record).tab(tab_id)?;
+        let mut tabs = lock(&self.tabs);
+        Some(tabs.entry(tab_id.to_string()).or_default().clone())
+    }
+
+    /// Forgets a tab's slot.
+    pub fn drop_tab_slot(&self, tab_id: &str) {
+        lock(&self.tabs).remove(tab_id);
+    }
+
+    /// Forgets every tab's slot.
+    pub fn drop_all_tab_slots(&self) {
+        lock(&self.tabs).clear();
+    }
+
+    /// The current connection, if any and still open.
+    pub fn conn(&self) -> Option<BrowserConn> {
+        lock(&self.conn).clone().filter(|l| !l.is_closed())
+    }
+
+    /// Whether a connection was made (it may have closed since).
+    fn had_conn(&self) -> bool {
+        lock(&self.conn).is_some()
+    }
+
+    /// Replaces the connection.
+    pub fn set_conn(&self, conn: Option<BrowserConn>) {
+        *lock(&self.conn) = conn;
+    }
+}

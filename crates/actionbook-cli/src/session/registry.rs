@@ -1,0 +1,129 @@
+//! Every session of one home: loaded from disk at start, created and removed by commands, and
+//! the allocation of auto session ids (`s1`, `s2`, ... from a counter on disk).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::Result;
+use crate::session::{SessionSlot, lock};
+use crate::store::{self, Counters, Home, SessionRecord};
+
+/// The sessions of a home; `T` is what the tab layer keeps per tab.
+#[derive(Debug)]
+pub(crate) struct Registry<T> {
+    home: Home,
+    sessions: Mutex<BTreeMap<String, Arc<SessionSlot<T>>>>,
+    /// Creating sessions (id allocation, profile checks) runs one at a time.
+    creating: tokio::sync::Mutex<()>,
+}
+
+impl<T: Default> Registry<T> {
+    /// The sessions recorded under `home` (re-attached lazily, when first used).
+    pub fn open(home: Home) -> Result<Registry<T>> {
+        home.ensure()?;
+        store::ensure_private_dir(&home.sessions_dir())?;
+        let registry = Registry {
+            home,
+            sessions: Mutex::new(BTreeMap::new()),
+            creating: tokio::sync::Mutex::new(()),
+        };
+        registry.load()?;
+        Ok(registry)
+    }
+
+    fn load(&self) -> Result<()> {
+        let dir = self.home.sessions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        for entry in entries.flatten() {
+            let path = entry.path().join("session.json");
+            match store::read_json::<SessionRecord>(&path) {
+                Ok(Some(rec)) => {
+                    let slot = SessionSlot::new(rec, entry.path());
+                    lock(&self.sessions).insert(slot.id.clone(), Arc::new(slot));
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("actionbook: skipping {}: {e}", path.display()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// The session with this id.
+    pub fn get(&self, id: &str) -> Option<Arc<SessionSlot<T>>> {
+        lock(&self.sessions).get(id).cloned()
+    }
+
+    /// Every session, in id order.
+    pub fn all(&self) -> Vec<Arc<SessionSlot<T>>> {
+        lock(&self.sessions).values().cloned().collect()
+    }
+
+    /// Adds a session.
+    pub fn insert(&self, slot: Arc<SessionSlot<T>>) {
+        lock(&self.sessions).insert(slot.id.clone(), slot);
+    }
+
+    /// Forgets a session.
+    pub fn remove(&self, id: &str) -> Option<Arc<SessionSlot<T>>> {
+        lock(&self.sessions).remove(id)
+    }
+
+    /// A new session over `record`, its directory created and its record written (not yet
+    /// registered: [`Registry::insert`] does that).
+    pub fn new_session(&self, record: SessionRecord) -> Result<Arc<SessionSlot<T>>> {
+        let dir = self.home.session_dir(&record.session_id);
+        store::ensure_private_dir(&dir)?;
+        let slot = Arc::new(SessionSlot::new(record, dir));
+        slot.update(|_| ())?;
+        Ok(slot)
+    }
+
+    /// The queue of session creations.
+    pub async fn creating(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.creating.lock().await
+    }
+
+    /// The next auto session id (`sN` from the global counter persisted on disk), without using it
+    /// up; [`Registry::commit_session_id`] does that once the session exists. Callers hold
+    /// [`Registry::creating`].
+    pub fn peek_session_id(&self) -> Result<(String, u64)> {
+        let c: Counters = store::read_json(&self.home.counters_file())?.unwrap_or_default();
+        let mut n = c.next_session.max(1);
+        loop {
+            let id = format!("s{n}");
+            if self.get(&id).is_none() && !self.home.session_dir(&id).exists() {
+                return Ok((id, n));
+            }
+            n += 1;
+        }
+    }
+
+    /// Uses up auto session number `n`.
+    pub fn commit_session_id(&self, n: u64) -> Result<()> {
+        store::write_json(
+            &self.home.counters_file(),
+            &Counters {
+                next_session: n + 1,
+            },
+        )
+    }
+
+    /// Forgets every live connection without closing any browser (daemon shutdown).
+    pub fn detach_all(&self) {
+        for s in self.all() {
+            if let Some(b) = s.take_owned() {
+                let _ = b.detach();
+            }
+            s.set_conn(None);
+        }
+    }
+}

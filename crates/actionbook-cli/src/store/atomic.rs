@@ -1,0 +1,114 @@
+//! Atomic writes: a reader or a crash never sees half a file.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CliError, Result};
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically (unique temp file + fsync + rename), mode 0600.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("path has no parent"))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.tmp.{}.{}",
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode_0600()
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+trait OpenOptionsExt0600 {
+    fn mode_0600(&mut self) -> &mut Self;
+}
+
+impl OpenOptionsExt0600 for fs::OpenOptions {
+    fn mode_0600(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::mode(self, 0o600)
+    }
+}
+
+/// Writes `value` as JSON atomically.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(value)
+        .map_err(|e| CliError::internal(format!("cannot encode {}: {e}", path.display())))?;
+    write_atomic(path, &bytes)?;
+    Ok(())
+}
+
+/// Reads JSON; `Ok(None)` when the file does not exist.
+pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| CliError::internal(format!("corrupt state file {}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Counters;
+
+    #[test]
+    fn concurrent_atomic_writes_never_tear() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("s.json");
+        let big = "x".repeat(64 * 1024);
+        std::thread::scope(|scope| {
+            for t in 0..8u64 {
+                let (p, big) = (&p, &big);
+                scope.spawn(move || {
+                    for i in 0..20u64 {
+                        let _ = write_json(p, &serde_json::json!({ "t": t, "i": i, "pad": big }));
+                    }
+                });
+            }
+            for _ in 0..200 {
+                if let Ok(Some(v)) = read_json::<serde_json::Value>(&p) {
+                    assert_eq!(v["pad"].as_str().map(str::len), Some(64 * 1024));
+                }
+            }
+        });
+        let leftovers = fs::read_dir(dir.path())?.count();
+        assert_eq!(leftovers, 1, "temp files left behind");
+        Ok(())
+    }
+
+    #[test]
+    fn atomic_write_roundtrip() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("x.json");
+        write_json(&p, &Counters { next_session: 7 })?;
+        let c: Option<Counters> = read_json(&p)?;
+        assert_eq!(c.map(|c| c.next_session), Some(7));
+        let leftovers = fs::read_dir(dir.path())?.count();
+        assert_eq!(leftovers, 1);
+        Ok(())
+    }
+}

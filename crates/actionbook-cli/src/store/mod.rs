@@ -1,0 +1,108 @@
+//! Durable state under `$ACTIONBOOK_HOME`: what a new daemon needs to re-attach to running browsers.
+//!
+//! Layout:
+//! ```text
+//! $ACTIONBOOK_HOME/            0700
+//!   daemon.sock daemon.pid daemon.version daemon.log
+//!   counters.json              {"next_session": N}
+//!   profiles/<name>/           Chromium user-data directories
+//!   sessions/<sid>/session.json   SessionRecord
+//!   sessions/<sid>/refs-<tid>.json the tab's ref table
+//!   sessions/<sid>/snapshot_<ms>.yaml
+//! ```
+//! Every file is written atomically ([`write_atomic`]: temp file in the same directory, then
+//! rename), so a reader or a crash never sees half a file. File names of artifacts come from
+//! [`artifacts`]; the records are in [`record`].
+
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{CliError, Result};
+
+pub(crate) mod artifacts;
+mod atomic;
+mod record;
+
+pub use atomic::{read_json, write_atomic, write_json};
+pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
+
+/// Where everything lives.
+#[derive(Debug, Clone)]
+pub struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    /// `ACTIONBOOK_HOME`, else `~/.actionbook`.
+    pub fn from_env() -> Result<Home> {
+        if let Some(h) = std::env::var_os("ACTIONBOOK_HOME").filter(|h| !h.is_empty()) {
+            return Ok(Home::at(PathBuf::from(h)));
+        }
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| {
+                CliError::InvalidArgument("neither ACTIONBOOK_HOME nor HOME is set".into())
+            })?;
+        Ok(Home::at(PathBuf::from(home).join(".actionbook")))
+    }
+
+    /// A home at an explicit path.
+    pub fn at(root: impl Into<PathBuf>) -> Home {
+        Home { root: root.into() }
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates the root (0700) if needed.
+    pub fn ensure(&self) -> Result<()> {
+        ensure_private_dir(&self.root)?;
+        Ok(())
+    }
+
+    /// The daemon's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.root.join("daemon.sock")
+    }
+
+    /// A bookkeeping file in the root (`daemon.pid` ...).
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// `counters.json`: the next auto session number.
+    pub fn counters_file(&self) -> PathBuf {
+        self.root.join("counters.json")
+    }
+
+    /// `sessions/`.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
+    /// `sessions/<sid>/`.
+    pub fn session_dir(&self, sid: &str) -> PathBuf {
+        self.sessions_dir().join(sid)
+    }
+
+    /// `profiles/<name>/`.
+    pub fn profile_dir(&self, name: &str) -> PathBuf {
+        self.root.join("profiles").join(name)
+    }
+}
+
+/// Creates `dir` (and parents) with mode 0700, and tightens an existing one.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let meta = fs::metadata(dir)?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}

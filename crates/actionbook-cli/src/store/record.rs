@@ -1,0 +1,235 @@
+//! The durable records: one per session (with its tabs and windows), and the global counters.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Mode, SessionStatus};
+
+/// One tab's durable facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TabRecord {
+    /// `tN`.
+    pub tab_id: String,
+    /// The CDP target id (`native_tab_id`).
+    pub target_id: String,
+    /// Last known URL.
+    #[serde(default)]
+    pub url: String,
+    /// Last known title.
+    #[serde(default)]
+    pub title: String,
+    /// The window (`wN`) the tab is in, recorded when the tab was created or adopted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<String>,
+}
+
+/// One browser window of a session: our `wN` and Chromium's `windowId`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRecord {
+    /// `wN`.
+    pub window_id: String,
+    /// Chromium's window id (`Browser.getWindowForTarget`).
+    pub native_window_id: i64,
+}
+
+/// One session's durable facts (`sessions/<sid>/session.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The session id.
+    pub session_id: String,
+    /// Browser mode.
+    pub mode: Mode,
+    /// Profile name (local mode).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Whether the profile was named by the user (kept on close) or made for this session.
+    #[serde(default)]
+    pub profile_named: bool,
+    /// The browser's user-data directory (local mode).
+    #[serde(default)]
+    pub profile_dir: Option<PathBuf>,
+    /// Headless or not.
+    pub headless: bool,
+    /// Whether we launched the browser (close kills it) or only connected to it (close detaches).
+    pub launched: bool,
+    /// The browser's pid, when we launched it.
+    #[serde(default)]
+    pub browser_pid: Option<u32>,
+    /// The browser-level WebSocket URL.
+    pub cdp_endpoint: String,
+    /// The endpoint as the user gave it (`--cdp-endpoint`), for reconnects.
+    #[serde(default)]
+    pub user_endpoint: Option<String>,
+    /// Headers for `--cdp-endpoint`.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// The executable used to launch (for restart).
+    #[serde(default)]
+    pub executable: Option<String>,
+    /// Lifecycle state.
+    pub status: SessionStatus,
+    /// Tabs in creation order.
+    #[serde(default)]
+    pub tabs: Vec<TabRecord>,
+    /// The next tab number (t1, t2 ... never reused).
+    pub next_tab: u64,
+    /// Windows seen so far, in order (w0, w1 ...).
+    #[serde(default)]
+    pub windows: Vec<WindowRecord>,
+    /// The next window number (w0, w1 ... never reused).
+    #[serde(default)]
+    pub next_window: u64,
+}
+
+impl SessionRecord {
+    /// The tab with this id.
+    pub fn tab(&self, tab_id: &str) -> Option<&TabRecord> {
+        self.tabs.iter().find(|t| t.tab_id == tab_id)
+    }
+
+    /// The `wN` of a Chromium window, allocating the next one the first time it is seen.
+    pub fn window_for_native(&mut self, native_window_id: i64) -> String {
+        if let Some(w) = self
+            .windows
+            .iter()
+            .find(|w| w.native_window_id == native_window_id)
+        {
+            return w.window_id.clone();
+        }
+        let id = format!("w{}", self.next_window);
+        self.next_window += 1;
+        self.windows.push(WindowRecord {
+            window_id: id.clone(),
+            native_window_id,
+        });
+        id
+    }
+
+    /// The window with this `wN` id.
+    pub fn window(&self, window_id: &str) -> Option<&WindowRecord> {
+        self.windows.iter().find(|w| w.window_id == window_id)
+    }
+
+    /// How many distinct windows the open tabs are in.
+    pub fn open_windows(&self) -> usize {
+        let mut ids: Vec<&str> = self
+            .tabs
+            .iter()
+            .filter_map(|t| t.window_id.as_deref())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    }
+
+    /// The tab's `wN` when the session has more than one window open (`context.window_id`).
+    pub fn context_window(&self, tab_id: &str) -> Option<String> {
+        if self.open_windows() < 2 {
+            return None;
+        }
+        self.tab(tab_id)?.window_id.clone()
+    }
+
+    /// Allocates the next `tN` id.
+    pub fn alloc_tab_id(&mut self) -> String {
+        loop {
+            let id = format!("t{}", self.next_tab.max(1));
+            self.next_tab = self.next_tab.max(1) + 1;
+            if self.tab(&id).is_none() {
+                return id;
+            }
+        }
+    }
+}
+
+/// Global counters (`counters.json`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Counters {
+    /// The next auto session number.
+    pub next_session: u64,
+}
+
+impl From<&TabRecord> for envelope::TabInfo {
+    fn from(t: &TabRecord) -> envelope::TabInfo {
+        envelope::TabInfo {
+            tab_id: t.tab_id.clone(),
+            url: t.url.clone(),
+            title: t.title.clone(),
+            native_tab_id: Some(t.target_id.clone().into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_ids_never_reused() {
+        let mut r = SessionRecord {
+            session_id: "s1".into(),
+            mode: Mode::Local,
+            profile: None,
+            profile_named: false,
+            profile_dir: None,
+            headless: true,
+            launched: true,
+            browser_pid: None,
+            cdp_endpoint: String::new(),
+            user_endpoint: None,
+            headers: vec![],
+            executable: None,
+            status: SessionStatus::Running,
+            tabs: vec![],
+            next_tab: 1,
+            windows: vec![],
+            next_window: 0,
+        };
+        let a = r.alloc_tab_id();
+        let b = r.alloc_tab_id();
+        assert_eq!((a.as_str(), b.as_str()), ("t1", "t2"));
+        r.tabs.push(TabRecord {
+            tab_id: "t3".into(),
+            target_id: "x".into(),
+            url: String::new(),
+            title: String::new(),
+            window_id: None,
+        });
+        assert_eq!(r.alloc_tab_id(), "t4");
+        assert_eq!(r.window_for_native(100), "w0");
+        assert_eq!(r.window_for_native(200), "w1");
+        assert_eq!(r.window_for_native(100), "w0");
+        r.windows.clear();
+        assert_eq!(
+            r.window_for_native(300),
+            "w2",
+            "window ids are never reused"
+        );
+        assert_eq!(r.context_window("t3"), None);
+    }
+
+    #[test]
+    fn context_window_only_with_several_open_windows() {
+        let tab = |id: &str, w: &str| TabRecord {
+            tab_id: id.into(),
+            target_id: id.into(),
+            url: String::new(),
+            title: String::new(),
+            window_id: Some(w.into()),
+        };
+        let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
+            "session_id": "s1", "mode": "local", "headless": true, "launched": true,
+            "cdp_endpoint": "ws://x", "status": "running", "next_tab": 3,
+            "tabs": [{"tab_id": "t1", "target_id": "A"}],
+        }))
+        .unwrap_or_else(|e| panic!("an old record must load: {e}"));
+        assert_eq!((r.windows.len(), r.next_window), (0, 0));
+        assert_eq!(r.tabs[0].window_id, None);
+        r.tabs = vec![tab("t1", "w0"), tab("t2", "w0")];
+        assert_eq!(r.context_window("t2"), None);
+        r.tabs.push(tab("t3", "w1"));
+        assert_eq!(r.context_window("t2").as_deref(), Some("w0"));
+        assert_eq!(r.context_window("t3").as_deref(), Some("w1"));
+    }
+}

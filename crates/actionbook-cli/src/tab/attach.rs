@@ -1,0 +1,109 @@
+//! A tab's flat page session: attached on first use and after the browser connection changed,
+//! with `Page.enable` and the tab's services; and loading a page again that did not answer.
+
+use std::sync::Arc;
+
+use cdp_protocol::{ErrorKind, Session, TargetId, page};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::page::navigation;
+use crate::session::BrowserConn;
+use crate::tab::services::{Pending, crash};
+use crate::tab::{BrowserSession, TabState};
+
+/// The attached flat session of a tab, attaching (enabling Page, starting the services) when
+/// needed. `loads_page`: the command loads a page, so a page that does not answer `Page.enable`
+/// (crashed before we attached, or blocked) is no error; it is loaded again by [`revive`].
+pub(crate) async fn attach(
+    slot: &Arc<BrowserSession>,
+    tab_id: &str,
+    state: &mut TabState,
+    conn: &BrowserConn,
+    deadline: &Deadline,
+    loads_page: bool,
+) -> Result<Session> {
+    if let Some((generation, s)) = &state.attached
+        && *generation == conn.generation
+    {
+        return Ok(s.clone());
+    }
+    let target_id = slot
+        .with_record(|r| r.tab(tab_id).map(|t| t.target_id.clone()))
+        .ok_or_else(|| CliError::TabNotFound {
+            session: slot.id.clone(),
+            tab: tab_id.to_string(),
+        })?;
+    let pending = Pending::prepare(&conn.conn);
+    let root = conn.browser();
+    let tid = TargetId::from(target_id.as_str());
+    let attaching = root.attach_to_target(&tid);
+    let session = match tokio::time::timeout(deadline.capped(deadline::SLOW_CALL), attaching).await
+    {
+        Err(_) => return Err(deadline.timeout("attaching to the tab")),
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) if e.kind() == ErrorKind::NoTarget => {
+            // The page closed itself (window.close, crash): forget the tab.
+            let _ = slot.update(|r| r.tabs.retain(|t| t.tab_id != tab_id));
+            return Err(CliError::TabNotFound {
+                session: slot.id.clone(),
+                tab: tab_id.to_string(),
+            });
+        }
+        Ok(Err(e)) => return Err(e.into()),
+    };
+    let services = pending.start(&session);
+    let mut verdicts = services
+        .get::<crash::CrashWatch>()
+        .map(crash::CrashWatch::receiver);
+    // A page that crashed before we attached never answers Page.enable (until it is loaded
+    // again); it announces the crash only if this connection had seen it, so a page that does
+    // not answer in time is taken as unresponsive: only commands that load a page may run.
+    let enable = session.send_timeout(&page::Enable, deadline.capped(deadline::QUICK_CALL));
+    let crashed_now = async {
+        loop {
+            if crash::next_verdict(&mut verdicts).await.crashed {
+                return;
+            }
+        }
+    };
+    let (crashed, page_enabled) = tokio::select! {
+        r = enable => match r {
+            Ok(_) => (false, true),
+            Err(e) if e.kind() == ErrorKind::Timeout && loads_page => (false, false),
+            Err(e) => {
+                drop(services);
+                let _ = session.detach().await;
+                return Err(match e.kind() {
+                    ErrorKind::Timeout => CliError::PageUnresponsive {
+                        session: slot.id.clone(),
+                        tab: tab_id.to_string(),
+                    },
+                    _ => e.into(),
+                });
+            }
+        },
+        () = crashed_now => (true, false),
+    };
+    state.attached = Some((conn.generation, session.clone()));
+    state.services = services;
+    state.crash_seen = 0;
+    state.target_id = Some(target_id);
+    state.info_trusted = false;
+    state.crashed = crashed;
+    state.page_enabled = page_enabled;
+    Ok(session)
+}
+
+/// Loads a page that did not answer `Page.enable` when attached (crashed before, or blocked)
+/// again; afterwards a navigation command runs on it as usual.
+pub(crate) async fn revive(
+    page: &Session,
+    state: &mut TabState,
+    deadline: &Deadline,
+) -> Result<()> {
+    navigation::reload_and_enable(page, deadline).await?;
+    state.page_enabled = true;
+    state.crashed = false;
+    Ok(())
+}

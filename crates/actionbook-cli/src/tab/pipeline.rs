@@ -1,0 +1,235 @@
+//! The stages every tab command goes through, in order:
+//!
+//! 1. [`find`]: the session and the tab (a tab the page opened itself is adopted first);
+//! 2. [`queue`]: the tab's queue (tab commands run one at a time per tab);
+//! 3. [`enter`]: connect, attach, take crash news into account, load a page that did not answer;
+//! 4. [`run_watched`]: the command itself, ended at once if the page crashes meanwhile;
+//! 5. [`settle`]: what the outcome means for the tab (trust in its URL/title, crashed, detached);
+//! 6. [`finish`]: the context (URL and title after the command, window) and warnings.
+//!
+//! Hooks that later commands need (auto-wait, allowed domains, tracing) go between these.
+
+use std::sync::Arc;
+
+use envelope::{CommandName, Context, Envelope};
+
+use crate::deadline::Deadline;
+use crate::error::{CliError, Result};
+use crate::model::{ClientEnv, CommandTraits, TabTarget};
+use crate::reply::{Done, failure, success};
+use crate::session::targets::refresh_tabs;
+use crate::tab::services::{crash, dialogs::DialogAnswerer};
+use crate::tab::{BrowserSession, Sessions, TabCommand, TabCx, TabSlot, TabState, attach};
+
+/// Runs a tab command through every stage and answers with its envelope.
+pub(crate) async fn run_tab<C: TabCommand>(
+    sessions: &Sessions,
+    name: CommandName,
+    traits: CommandTraits,
+    cmd: C,
+    deadline: &Deadline,
+    env: &ClientEnv,
+) -> Envelope {
+    let target = cmd.target().clone();
+    let (slot, tab_slot) = match find(sessions, &target, deadline).await {
+        Ok(found) => found,
+        Err((context, e)) => return failure(name, context, &e),
+    };
+    let result = async {
+        let mut state = queue(&tab_slot, deadline, name).await?;
+        let mut cx = enter(&slot, &target.tab, &mut state, deadline, env, traits).await?;
+        let done = run_watched(cmd, &mut cx).await;
+        let done = settle(&mut cx, traits, done)?;
+        finish(name, &mut cx, done).await
+    }
+    .await;
+    result.unwrap_or_else(|e| {
+        let e = match e {
+            CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or(CliError::Cdp(e)),
+            other => other,
+        };
+        failure(name, Some(Context::tab(&target.session, &target.tab)), &e)
+    })
+}
+
+/// Stage 1: the session and the tab's slot; on failure, the context located so far.
+async fn find(
+    sessions: &Sessions,
+    target: &TabTarget,
+    deadline: &Deadline,
+) -> std::result::Result<(Arc<BrowserSession>, Arc<TabSlot>), (Option<Context>, CliError)> {
+    let Some(slot) = sessions.get(&target.session) else {
+        return Err((None, CliError::SessionNotFound(target.session.to_string())));
+    };
+    // A tab the page opened itself (a popup) is recorded when first looked for.
+    if slot.tab_slot(&target.tab).is_none() && slot.conn().is_some() {
+        refresh_tabs(&slot, deadline).await;
+    }
+    match slot.tab_slot(&target.tab) {
+        Some(tab) => Ok((slot, tab)),
+        None => Err((
+            Some(Context::session(&target.session)),
+            CliError::TabNotFound {
+                session: target.session.to_string(),
+                tab: target.tab.to_string(),
+            },
+        )),
+    }
+}
+
+/// Stage 2: the tab's queue, bounded by the deadline.
+async fn queue<'a>(
+    tab: &'a TabSlot,
+    deadline: &Deadline,
+    name: CommandName,
+) -> Result<tokio::sync::MutexGuard<'a, TabState>> {
+    tokio::time::timeout(deadline.remaining(), tab.state.lock())
+        .await
+        .map_err(|_| deadline.timeout(name.as_str()))
+}
+
+/// Stage 3: a connected, attached tab ready for the command. A crashed page refuses every command
+/// but those that load a page; a page that did not answer when attached is loaded again first.
+async fn enter<'a>(
+    slot: &Arc<BrowserSession>,
+    tab_id: &str,
+    state: &'a mut TabState,
+    deadline: &Deadline,
+    env: &'a ClientEnv,
+    traits: CommandTraits,
+) -> Result<TabCx<'a>> {
+    let conn = slot.connect(deadline).await?;
+    let page = attach::attach(slot, tab_id, state, &conn, deadline, traits.loads_page).await?;
+    note_crashes(state);
+    if state.crashed && !traits.loads_page {
+        return Err(CliError::PageCrashed {
+            session: slot.id.clone(),
+            tab: tab_id.to_string(),
+        });
+    }
+    if !state.page_enabled {
+        attach::revive(&page, state, deadline).await?;
+    }
+    Ok(TabCx {
+        session: slot.clone(),
+        tab_id: tab_id.to_string(),
+        state,
+        conn,
+        page,
+        deadline: deadline.clone(),
+        env,
+        url: None,
+        title: None,
+    })
+}
+
+/// Applies the crash verdicts seen since the last command (without waiting).
+fn note_crashes(state: &mut TabState) {
+    let latest = state
+        .services
+        .get::<crash::CrashWatch>()
+        .map(|w| *w.receiver().borrow());
+    if let Some(v) = latest
+        && v.seq > state.crash_seen
+    {
+        state.crashed = v.crashed;
+        state.crash_seen = v.seq;
+    }
+}
+
+/// Stage 4: the command; a crash while it runs ends it at once, instead of at its timeout.
+async fn run_watched<C: TabCommand>(cmd: C, cx: &mut TabCx<'_>) -> Result<Done<C::Data>> {
+    let mut verdicts = cx
+        .state
+        .services
+        .get::<crash::CrashWatch>()
+        .map(crash::CrashWatch::receiver);
+    let (session, tab) = (cx.session.id.clone(), cx.tab_id.clone());
+    let mut reloaded = false;
+    let mut seen = None;
+    let done = {
+        let run = cmd.run(cx);
+        tokio::pin!(run);
+        loop {
+            tokio::select! {
+                done = &mut run => break done,
+                v = crash::next_verdict(&mut verdicts) => {
+                    seen = Some(v.seq);
+                    if v.crashed {
+                        break Err(CliError::PageCrashed { session, tab });
+                    }
+                    reloaded = true;
+                }
+            }
+        }
+    };
+    if let Some(seq) = seen {
+        cx.state.crash_seen = cx.state.crash_seen.max(seq);
+    }
+    if reloaded {
+        cx.state.crashed = false;
+    }
+    done
+}
+
+/// Stage 5: what the outcome means for the tab.
+fn settle<D>(cx: &mut TabCx<'_>, traits: CommandTraits, done: Result<Done<D>>) -> Result<Done<D>> {
+    if let Err(CliError::PageCrashed { .. }) = &done {
+        cx.state.crashed = true;
+    }
+    if !traits.read_only || done.is_err() {
+        cx.state.info_trusted = false;
+    }
+    if let Err(CliError::Cdp(e)) = &done
+        && e.is_closed()
+    {
+        // The tab's session went away: re-attach on the next command.
+        cx.state.detach();
+        if let Some(gone) = cx.session.crashed_error() {
+            return Err(gone);
+        }
+    }
+    done
+}
+
+/// Stage 6: the envelope, with the context after the command and the warnings it collected.
+async fn finish<D: Into<envelope::Data>>(
+    name: CommandName,
+    cx: &mut TabCx<'_>,
+    mut done: Done<D>,
+) -> Result<Envelope> {
+    if let Some(dialogs) = cx.state.services.get::<DialogAnswerer>() {
+        done.warnings.extend(dialogs.take());
+    }
+    let mut context = match done.context.take() {
+        Some(c) => c,
+        None => {
+            let (url, title) = match (cx.url.take(), cx.title.take()) {
+                (Some(u), Some(t)) => (u, t),
+                _ => cx.page_info().await?,
+            };
+            let tab = &cx.tab_id;
+            let _ = cx
+                .session
+                .update_if(|r| match r.tabs.iter_mut().find(|t| t.tab_id == *tab) {
+                    Some(t) if t.url != url || t.title != title => {
+                        t.url = url.clone();
+                        t.title = title.clone();
+                        true
+                    }
+                    _ => false,
+                });
+            Context {
+                session_id: cx.session.id.clone(),
+                tab_id: Some(cx.tab_id.clone()),
+                window_id: None,
+                url: Some(url),
+                title: Some(title),
+            }
+        }
+    };
+    if context.window_id.is_none() {
+        context.window_id = cx.session.with_record(|r| r.context_window(&cx.tab_id));
+    }
+    Ok(success(name, Some(context), done.data, done.warnings))
+}

@@ -1,0 +1,143 @@
+//! The daemon across builds: a client of another build or protocol version makes the daemon
+//! restart, but never drops the commands it is running; clients that arrive meanwhile wait and
+//! are served by the new daemon.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::need_chromium;
+use crate::support::{Env, site, wait_gone};
+
+/// Sends one raw frame (4-byte little-endian length, then JSON) and reads the answer.
+fn raw_request(socket: &Path, frame: &Value) -> Value {
+    let mut s = UnixStream::connect(socket).expect("connect to the daemon");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let body = serde_json::to_vec(frame).expect("encode");
+    let len = u32::try_from(body.len()).expect("small frame");
+    s.write_all(&len.to_le_bytes()).expect("write length");
+    s.write_all(&body).expect("write body");
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("read length");
+    let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
+    s.read_exact(&mut body).expect("read body");
+    serde_json::from_slice(&body).expect("decode the answer")
+}
+
+#[test]
+fn another_build_restarts_the_daemon_after_the_commands_in_flight() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let old_daemon = env.daemon_pid().expect("the daemon's pid");
+    let socket = env.home.join("daemon.sock");
+
+    // A goto whose page answers after 6 s...
+    let slow = f.url("/slow.html");
+    let mut goto = env.command(&[
+        "browser",
+        "goto",
+        &slow,
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+        "--json",
+    ]);
+    let goto = std::thread::spawn(move || goto.output());
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // ...while a client of an older protocol and another build connects.
+    let older = raw_request(
+        &socket,
+        &json!({"v": 1, "build": "0.0.1+elsewhere", "request": {"command": "browser title",
+                "args": {"target": {"session": sid, "tab": "t1"}}}}),
+    );
+    assert_eq!(older["kind"], "restart", "{older}");
+    assert!(
+        older["drain_ms"].as_u64().is_some_and(|ms| ms > 1000),
+        "the goto in flight still has time: {older}"
+    );
+    // A client of this very build is told to wait as well: the draining daemon runs nothing new.
+    let build = std::fs::read_to_string(env.home.join("daemon.version")).expect("daemon.version");
+    let same = raw_request(
+        &socket,
+        &json!({"v": 2, "build": build, "text": false, "request": {"command":
+                {"command": "browser url", "args": {"session": sid, "tab": "t1"}}}}),
+    );
+    assert_eq!(same["kind"], "restart", "{same}");
+    // A CLI started meanwhile waits for the restart and is answered by the new daemon.
+    let mut url = env.command(&["browser", "url", "--session", &sid, "--tab", "t1"]);
+    let url = std::thread::spawn(move || url.output());
+
+    // The goto in flight answers, with its page.
+    let out = goto.join().expect("goto thread").expect("run goto");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("goto: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["title"], "Slow", "{v}");
+
+    // The old daemon exits once it is done; the session lives on under the new one.
+    assert!(
+        wait_gone(old_daemon, Duration::from_secs(30)),
+        "the old daemon did not exit after its commands"
+    );
+    let out = url.join().expect("url thread").expect("run url");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("[{sid} t1] {slow}\n{slow}\n")
+    );
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Slow", "{v}");
+    assert_ne!(env.daemon_pid(), Some(old_daemon));
+}
+
+#[test]
+fn a_request_this_build_cannot_read_is_an_envelope_naming_its_command() {
+    let env = Env::new();
+    // Start the daemon (a command that needs no browser).
+    env.run(&["browser", "list-sessions"]).ok();
+    let build = std::fs::read_to_string(env.home.join("daemon.version")).expect("daemon.version");
+    let socket = env.home.join("daemon.sock");
+    let frame = |command: Value| json!({"v": 2, "build": build, "text": false, "request": {"command": command}});
+    // A known command whose request does not decode.
+    let bad = raw_request(
+        &socket,
+        &frame(json!({"command": "browser goto", "args": {"session": "s1"}})),
+    );
+    assert_eq!(bad["kind"], "reply", "{bad}");
+    let envelope: Value =
+        serde_json::from_str(bad["envelope"].as_str().unwrap_or("")).expect("json");
+    assert_eq!(envelope["command"], "browser goto", "{envelope}");
+    assert_eq!(envelope["ok"], false);
+    // A command this build does not know is named as sent, never as `help`.
+    let unknown = raw_request(
+        &socket,
+        &frame(json!({"command": "browser teleport", "args": {}})),
+    );
+    let envelope: Value =
+        serde_json::from_str(unknown["envelope"].as_str().unwrap_or("")).expect("json");
+    assert_eq!(envelope["command"], "browser teleport", "{envelope}");
+    assert_eq!(envelope["error"]["code"], "INTERNAL_ERROR", "{envelope}");
+    // The daemon still serves.
+    assert_eq!(
+        env.run(&["browser", "list-sessions"]).ok().stdout,
+        "0 sessions\n"
+    );
+}
+
+#[test]
+fn an_unknown_subcommand_is_named_as_typed() {
+    let env = Env::new();
+    let r = env.run(&["browser", "clik", "@e1", "--session", "s1", "--json"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["command"], "browser clik", "{v}");
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+}

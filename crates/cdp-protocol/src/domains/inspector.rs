@@ -1,0 +1,26 @@
+//! `Inspector` domain: target-level notices sent to every session of a target, no enable needed.
+
+use crate::protocol::event;
+use serde::{Deserialize, Serialize};
+
+/// `Inspector.targetCrashed`: the target's renderer process is gone.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TargetCrashed {}
+event!(TargetCrashed, "Inspector.targetCrashed");
+
+/// `Inspector.targetReloadedAfterCrash`: the crashed target was loaded again.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TargetReloadedAfterCrash {}
+event!(
+    TargetReloadedAfterCrash,
+    "Inspector.targetReloadedAfterCrash"
+);
+
+/// `Inspector.detached`: the inspector was detached from the target.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Detached {
+    /// Why (e.g. `"Render process gone."`).
+    #[serde(default)]
+    pub reason: String,
+}
+event!(Detached, "Inspector.detached");
