@@ -383,6 +383,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: false,
                 browser_pid: None,
+                browser_identity: None,
                 cdp_endpoint: ws,
                 user_endpoint: Some(endpoint.clone()),
                 headers,
@@ -437,6 +438,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: true,
                 browser_pid: launched.pid,
+                browser_identity: launched.identity.clone(),
                 cdp_endpoint: launched.ws_url.clone(),
                 user_endpoint: None,
                 headers: Vec::new(),
@@ -589,7 +591,7 @@ impl SessionCommand for Restart {
                 generation,
             )
             .await?;
-            (l.conn, l.pid, l.ws_url, Some(l.browser))
+            (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
         } else {
             let endpoint = rec
                 .user_endpoint
@@ -603,14 +605,14 @@ impl SessionCommand for Restart {
                 "browser restart",
             )
             .await?;
-            (BrowserConn { conn, generation }, None, ws, None)
+            (BrowserConn { conn, generation }, (None, None), ws, None)
         };
         // Old refs and tabs belong to the old browser.
         for t in &rec.tabs {
             artifacts::remove_refs(&slot.dir, &t.tab_id);
         }
         slot.update(|r| {
-            r.browser_pid = pid;
+            (r.browser_pid, r.browser_identity) = pid.clone();
             r.cdp_endpoint = ws;
             r.status = SessionStatus::Running;
             r.tabs.clear();

@@ -3,6 +3,7 @@
 //! Layout:
 //! ```text
 //! $ACTIONBOOK_HOME/            0700
+//!   engine.lock                flock'ed by the one engine of this home (holds its pid)
 //!   daemon.sock daemon.pid daemon.version daemon.log
 //!   counters.json              {"next_session": N}
 //!   profiles/<name>/           Chromium user-data directories
@@ -22,9 +23,11 @@ use crate::error::{CliError, Result};
 
 pub(crate) mod artifacts;
 mod atomic;
+mod lock;
 mod record;
 
 pub use atomic::{read_json, write_atomic, write_json};
+pub use lock::HomeLock;
 pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
 
 /// Where everything lives.

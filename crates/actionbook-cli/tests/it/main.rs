@@ -11,6 +11,7 @@ mod interact;
 mod layers;
 mod lifecycle;
 mod nav;
+mod ownership;
 mod page;
 mod parallel;
 mod windows;
