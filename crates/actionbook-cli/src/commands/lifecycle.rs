@@ -407,8 +407,13 @@ impl GlobalCommand for Start {
                 Some(p) => (p.clone(), true),
                 None => (format!("session-{session_id}"), false),
             };
+            let profile_dir = if named {
+                sessions.home().profile_dir(&profile)
+            } else {
+                sessions.home().auto_profile_dir(&session_id)
+            };
             if let Some(holder) = sessions.all().into_iter().find(|s| {
-                s.with_record(|r| r.profile.as_deref() == Some(profile.as_str()))
+                s.with_record(|r| r.profile_dir.as_deref() == Some(profile_dir.as_path()))
                     && s.observed_status() == SessionStatus::Running
             }) {
                 return Err(CliError::ProfileInUse {
@@ -416,7 +421,6 @@ impl GlobalCommand for Start {
                     session: holder.id.clone(),
                 });
             }
-            let profile_dir = sessions.home().profile_dir(&profile);
             store::ensure_private_dir(&profile_dir)?;
             let executable = cx.env.browser_executable.clone();
             let launched =

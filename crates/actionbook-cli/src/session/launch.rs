@@ -103,13 +103,23 @@ pub(crate) async fn teardown<T: Default>(
     let tabs = rec.tabs.len();
     shutdown_browser(slot, &rec).await;
     registry.remove(&slot.id);
-    let _ = std::fs::remove_dir_all(&slot.dir);
+    let mut doomed = vec![slot.dir.clone()];
+    // Only a profile made for the session, and only where those live (a record written before
+    // auto-profiles/ existed keeps its profile rather than risk a user-named one).
     if rec.launched
         && !rec.profile_named
-        && let Some(p) = &rec.profile
+        && let Some(dir) = &rec.profile_dir
+        && dir.parent() == Some(registry.home().auto_profiles_dir().as_path())
     {
-        let _ = std::fs::remove_dir_all(registry.home().profile_dir(p));
+        doomed.push(dir.clone());
     }
+    // Deleting a profile can take a while: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || {
+        for dir in doomed {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    })
+    .await;
     tabs
 }
 

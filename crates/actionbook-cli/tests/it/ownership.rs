@@ -88,3 +88,24 @@ fn an_in_process_engine_on_a_home_with_a_live_daemon_is_refused_naming_the_daemo
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(env.daemon_pid(), Some(daemon));
 }
+
+#[test]
+fn a_user_named_profile_survives_the_close_of_a_session_whose_auto_profile_has_its_name() {
+    need_chromium!();
+    let env = Env::new();
+    let named = env.home.join("profiles").join("session-xy");
+    let sid = env.start(&["--profile", "session-xy"]);
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(named.is_dir(), "close removed the user's named profile");
+    std::fs::write(named.join("user-file"), b"keep me").expect("write");
+
+    let sid = env.start(&["--set-session-id", "xy"]);
+    assert_eq!(sid, "xy");
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        named.join("user-file").is_file(),
+        "closing session xy deleted the user's profile session-xy"
+    );
+}
