@@ -133,7 +133,8 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
             status: SessionStatus::Running,
             headless: rec.headless,
             tabs_count: None,
-            cdp_endpoint: Some(rec.cdp_endpoint.clone()),
+            // Cloud endpoints carry API keys: never printed as they are.
+            cdp_endpoint: Some(cdp_protocol::redact_url(&rec.cdp_endpoint)),
         },
         tab,
         reused,

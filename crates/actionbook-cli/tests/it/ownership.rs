@@ -109,3 +109,37 @@ fn a_user_named_profile_survives_the_close_of_a_session_whose_auto_profile_has_i
         "closing session xy deleted the user's profile session-xy"
     );
 }
+
+#[test]
+fn an_endpoint_s_credentials_are_never_printed() {
+    need_chromium!();
+    let env = Env::new();
+    let f = crate::support::site();
+    let (_sid, ws, _target) = crate::support::start_with_endpoint(&env, &f.url("/index.html"));
+    let secret = ws.replacen("ws://", "ws://agent:hunter2@", 1) + "?token=hunter3";
+    for args in [
+        vec![
+            "browser",
+            "start",
+            "--cdp-endpoint",
+            secret.as_str(),
+            "--json",
+        ],
+        vec![
+            "browser",
+            "start",
+            "--cdp-endpoint",
+            secret.as_str(),
+            "--set-session-id",
+            "cloud",
+        ],
+    ] {
+        let run = env.run(&args);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(all.contains("127.0.0.1"), "{all}");
+        assert!(
+            !all.contains("hunter2") && !all.contains("hunter3"),
+            "{all}"
+        );
+    }
+}
