@@ -48,8 +48,6 @@ pub(crate) const BROWSER_CLOSE_CALL: Duration = Duration::from_secs(3);
 pub(crate) const BROWSER_CLOSE_CONNECT_MS: u64 = 2_000;
 /// How long a closed browser's process gets to exit before it is killed, and then to be gone.
 pub(crate) const PROCESS_EXIT: Duration = Duration::from_secs(3);
-/// Poll interval while waiting for a process to exit.
-pub(crate) const PROCESS_POLL: Duration = Duration::from_millis(25);
 
 /// When one command must be done by: its `--timeout` and the instant that gives.
 #[derive(Debug, Clone)]

@@ -223,6 +223,14 @@ pub enum CliError {
     /// Local I/O failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    /// Another engine (a daemon, or a program embedding one) holds this home's lock.
+    #[error("{} is in use by another actionbook engine{}", home.display(), holder.map(|p| format!(" (process {p})")).unwrap_or_default())]
+    HomeInUse {
+        /// The home directory.
+        home: std::path::PathBuf,
+        /// The pid recorded by the holder, if readable.
+        holder: Option<u32>,
+    },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
@@ -267,9 +275,10 @@ impl CliError {
                 | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
                 _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
-                ErrorCode::InternalError
-            }
+            CliError::Daemon(_)
+            | CliError::Io(_)
+            | CliError::Internal(_)
+            | CliError::HomeInUse { .. } => ErrorCode::InternalError,
         }
     }
 
@@ -402,6 +411,9 @@ impl CliError {
             CliError::IndexOutOfRange { .. } => {
                 Some("use 'query count' to check the number of matches first")
             }
+            CliError::HomeInUse { .. } => Some(
+                "send commands through the `actionbook` CLI (its daemon owns this home), or use another ACTIONBOOK_HOME",
+            ),
             _ => None,
         }
     }

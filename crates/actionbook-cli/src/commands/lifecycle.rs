@@ -138,7 +138,8 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
             status: SessionStatus::Running,
             headless: rec.headless,
             tabs_count: None,
-            cdp_endpoint: Some(rec.cdp_endpoint.clone()),
+            // Cloud endpoints carry API keys: never printed as they are.
+            cdp_endpoint: Some(cdp_protocol::redact_url(&rec.cdp_endpoint)),
         },
         tab,
         reused,
@@ -398,6 +399,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: false,
                 browser_pid: None,
+                browser_identity: None,
                 cdp_endpoint: ws,
                 user_endpoint: Some(endpoint.clone()),
                 headers,
@@ -422,8 +424,13 @@ impl GlobalCommand for Start {
                 Some(p) => (p.clone(), true),
                 None => (format!("session-{session_id}"), false),
             };
+            let profile_dir = if named {
+                sessions.home().profile_dir(&profile)
+            } else {
+                sessions.home().auto_profile_dir(&session_id)
+            };
             if let Some(holder) = sessions.all().into_iter().find(|s| {
-                s.with_record(|r| r.profile.as_deref() == Some(profile.as_str()))
+                s.with_record(|r| r.profile_dir.as_deref() == Some(profile_dir.as_path()))
                     && s.observed_status() == SessionStatus::Running
             }) {
                 return Err(CliError::ProfileInUse {
@@ -431,7 +438,6 @@ impl GlobalCommand for Start {
                     session: holder.id.clone(),
                 });
             }
-            let profile_dir = sessions.home().profile_dir(&profile);
             store::ensure_private_dir(&profile_dir)?;
             let executable = cx.env.browser_executable.clone();
             let launched = match launch::launch(
@@ -460,6 +466,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: true,
                 browser_pid: launched.pid,
+                browser_identity: launched.identity.clone(),
                 cdp_endpoint: launched.ws_url.clone(),
                 user_endpoint: None,
                 headers: Vec::new(),
@@ -614,7 +621,7 @@ impl SessionCommand for Restart {
                 generation,
             )
             .await?;
-            (l.conn, l.pid, l.ws_url, Some(l.browser))
+            (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
         } else {
             let endpoint = rec
                 .user_endpoint
@@ -628,14 +635,14 @@ impl SessionCommand for Restart {
                 "browser restart",
             )
             .await?;
-            (BrowserConn { conn, generation }, None, ws, None)
+            (BrowserConn { conn, generation }, (None, None), ws, None)
         };
         // Old refs and tabs belong to the old browser.
         for t in &rec.tabs {
             artifacts::remove_refs(&slot.dir, &t.tab_id);
         }
         slot.update(|r| {
-            r.browser_pid = pid;
+            (r.browser_pid, r.browser_identity) = pid.clone();
             r.cdp_endpoint = ws;
             r.status = SessionStatus::Running;
             r.tabs.clear();

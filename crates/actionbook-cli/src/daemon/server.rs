@@ -1,8 +1,8 @@
 //! The daemon: serves the [`Engine`] on `$ACTIONBOOK_HOME/daemon.sock`.
 //!
-//! One daemon per home. Exclusivity comes from binding a Linux abstract socket named after the home
-//! (released by the kernel however the process dies, even `kill -9`), so two daemons started at
-//! once never both serve. Browsers are not children in spirit: they run in their own process group
+//! One daemon per home. Exclusivity comes from the engine's lock on the home (an `flock` the kernel
+//! releases however the process dies, even `kill -9`; no abstract socket name another user could
+//! take first), so two daemons started at once never both serve. Browsers are not children in spirit: they run in their own process group
 //! and outlive the daemon; a new daemon re-attaches from the state on disk.
 //!
 //! Restarting (a client of another build or protocol connected): the daemon answers it
@@ -13,10 +13,7 @@
 //! A daemon whose socket file was deleted or replaced exits within [`SOCKET_CHECK`] (no client can
 //! reach it); before that it closes the sessions whose records were deleted too (a removed home).
 
-use std::hash::{Hash, Hasher};
-use std::os::linux::net::SocketAddrExt;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -70,22 +67,14 @@ pub fn run(home: Home) -> ExitCode {
     }
 }
 
-fn lock_name(home: &Home) -> String {
-    let mut h = std::hash::DefaultHasher::new();
-    let canonical =
-        std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_path_buf());
-    canonical.hash(&mut h);
-    format!("actionbook-daemon-{:016x}", h.finish())
-}
-
-/// The home's lock: `None` when another daemon serves (or still holds it after [`LOCK_WAIT`]).
-async fn take_lock(home: &Home) -> Result<Option<std::os::unix::net::UnixListener>> {
-    let addr = SocketAddr::from_abstract_name(lock_name(home).as_bytes())?;
+/// The engine, once it holds the home's lock ([`crate::store::HomeLock`]); `None` when another
+/// daemon serves (or an exiting one still holds the lock after [`LOCK_WAIT`]).
+async fn take_home(home: &Home) -> Result<Option<Engine>> {
     let until = Instant::now() + LOCK_WAIT;
     loop {
-        match std::os::unix::net::UnixListener::bind_addr(&addr) {
-            Ok(l) => return Ok(Some(l)),
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+        match Engine::new(EngineConfig { home: home.clone() }) {
+            Ok(engine) => return Ok(Some(engine)),
+            Err(CliError::HomeInUse { .. }) => {
                 // Serving: leave it be. Exiting (its socket no longer answers): wait for it.
                 if std::os::unix::net::UnixStream::connect(home.socket()).is_ok()
                     || Instant::now() >= until
@@ -94,7 +83,7 @@ async fn take_lock(home: &Home) -> Result<Option<std::os::unix::net::UnixListene
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
 }
@@ -168,8 +157,8 @@ impl Drain {
 
 async fn serve(home: Home) -> Result<()> {
     home.ensure()?;
-    // Exclusivity: an abstract socket cannot be bound twice and vanishes with its process.
-    let Some(_lock) = take_lock(&home).await? else {
+    // Exclusivity: the engine's flock on the home, which the kernel drops with its process.
+    let Some(engine) = take_home(&home).await? else {
         return Ok(()); // another daemon serves
     };
     let sock = home.socket();
@@ -186,7 +175,6 @@ async fn serve(home: Home) -> Result<()> {
     let build = wire::build_id();
     store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
 
-    let engine = Engine::new(EngineConfig { home: home.clone() })?;
     let stop = Arc::new(Notify::new());
     let drain = Arc::new(Drain::default());
     let idle = idle_timeout();

@@ -7,7 +7,7 @@ use cdp_protocol::{Browser, CdpError, LaunchOptions};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
-use crate::session::process::{ensure_exited, kill_profile_processes, pid_alive};
+use crate::session::process::{browser_running, end_browser};
 use crate::session::{BrowserConn, Registry, SessionSlot};
 use crate::store::SessionRecord;
 
@@ -20,6 +20,8 @@ pub(crate) struct Launched {
     pub ws_url: String,
     /// Its pid.
     pub pid: Option<u32>,
+    /// Its identity (pid, start time, boot id, profile), to record instead of trusting the pid.
+    pub identity: Option<cdp_protocol::ProcessIdentity>,
     /// The process handle (closing it also reaps it).
     pub browser: Browser,
 }
@@ -137,6 +139,7 @@ pub(crate) async fn launch(
         },
         ws_url: browser.ws_url().to_string(),
         pid: browser.pid(),
+        identity: browser.identity().cloned(),
         browser,
     })
 }
@@ -151,13 +154,23 @@ pub(crate) async fn teardown<T: Default>(
     let tabs = rec.tabs.len();
     shutdown_browser(slot, &rec).await;
     registry.remove(&slot.id);
-    let _ = std::fs::remove_dir_all(&slot.dir);
+    let mut doomed = vec![slot.dir.clone()];
+    // Only a profile made for the session, and only where those live (a record written before
+    // auto-profiles/ existed keeps its profile rather than risk a user-named one).
     if rec.launched
         && !rec.profile_named
-        && let Some(p) = &rec.profile
+        && let Some(dir) = &rec.profile_dir
+        && dir.parent() == Some(registry.home().auto_profiles_dir().as_path())
     {
-        let _ = std::fs::remove_dir_all(registry.home().profile_dir(p));
+        doomed.push(dir.clone());
     }
+    // Deleting a profile can take a while: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || {
+        for dir in doomed {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    })
+    .await;
     tabs
 }
 
@@ -170,7 +183,7 @@ pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec
         // Launched by an earlier daemon: ask it to close over CDP (re-connecting if need be).
         let conn = match slot.conn() {
             Some(c) => Some(c),
-            None if rec.browser_pid.is_some_and(pid_alive) => {
+            None if browser_running(rec) => {
                 let reconnecting = Deadline::after_ms(deadline::BROWSER_CLOSE_CONNECT_MS);
                 slot.connect(&reconnecting).await.ok()
             }
@@ -184,13 +197,7 @@ pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec
         }
     }
     if rec.launched {
-        if let Some(pid) = rec.browser_pid {
-            ensure_exited(pid, deadline::PROCESS_EXIT).await;
-        }
-        // Helpers (renderers, zygote) that outlived their browser still name its profile.
-        if let Some(p) = &rec.profile_dir {
-            kill_profile_processes(p);
-        }
+        end_browser(rec, deadline::PROCESS_EXIT).await;
     }
     slot.set_conn(None);
     slot.drop_all_tab_slots();

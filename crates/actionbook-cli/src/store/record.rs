@@ -59,6 +59,10 @@ pub struct SessionRecord {
     /// The browser's pid, when we launched it.
     #[serde(default)]
     pub browser_pid: Option<u32>,
+    /// Who the browser process is (pid, start time, boot id, profile), when we launched it: checked
+    /// before it is called running and before any signal, since its pid may be reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_identity: Option<cdp_protocol::ProcessIdentity>,
     /// The browser-level WebSocket URL.
     pub cdp_endpoint: String,
     /// The endpoint as the user gave it (`--cdp-endpoint`), for reconnects.
@@ -90,6 +94,11 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
+    /// Whether the record says which browser process we launched (a pid or an identity).
+    pub fn knows_browser(&self) -> bool {
+        self.browser_pid.is_some() || self.browser_identity.is_some()
+    }
+
     /// The tab with this id.
     pub fn tab(&self, tab_id: &str) -> Option<&TabRecord> {
         self.tabs.iter().find(|t| t.tab_id == tab_id)
@@ -183,6 +192,7 @@ mod tests {
             headless: true,
             launched: true,
             browser_pid: None,
+            browser_identity: None,
             cdp_endpoint: String::new(),
             user_endpoint: None,
             headers: vec![],

@@ -16,6 +16,7 @@ mod lifecycle;
 mod mcp;
 mod nav;
 mod observe;
+mod ownership;
 mod page;
 mod parallel;
 mod pointer;

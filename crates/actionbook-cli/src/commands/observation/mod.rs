@@ -101,11 +101,12 @@ impl TabCommand for Snapshot {
             subtree,
         };
         let text = render_actionbook(&snap, &opts);
-        let path = artifacts::snapshot_file(&cx.session.dir);
+        let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
         store::write_atomic(&path, text.as_bytes()).map_err(|source| CliError::ArtifactWrite {
             path: path.display().to_string(),
             source,
         })?;
+        artifacts::prune_snapshots(&cx.session.dir, &cx.tab_id, artifacts::snapshots_per_tab());
         let (nodes, stats) = node_list(&snap, &opts);
         let nodes = nodes
             .into_iter()
