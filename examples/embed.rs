@@ -60,31 +60,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
             .into(),
             None,
         ),
+        (Click::new("//button[text()='Greet']", tab()).into(), None),
         (
-            Click {
-                selector: "//button[text()='Greet']".into(),
-                target: tab(),
-            }
-            .into(),
-            None,
-        ),
-        (
-            Eval {
-                code: "document.getElementById('out').textContent".into(),
-                target: tab(),
-            }
-            .into(),
+            Eval::new("document.getElementById('out').textContent", tab()).into(),
             None,
         ),
         // Bad input is an envelope too, never a panic.
-        (
-            Click {
-                selector: "#no-such-element".into(),
-                target: tab(),
-            }
-            .into(),
-            Some(500),
-        ),
+        (Click::new("#no-such-element", tab()).into(), Some(500)),
     ];
     // The browser to launch and the headless default come from the caller's environment
     // (ACTIONBOOK_BROWSER_*), passed explicitly: the engine reads none itself.

@@ -1,31 +1,51 @@
-//! Capture from Chromium: per session one `DOM.getDocument{depth:-1,pierce:true}` (depth-limited retry
-//! plus `DOM.describeNode` fill-in for very deep documents), per frame one `Accessibility.getFullAXTree`
-//! on the frame's owning session, and an optional read-only in-page scan for `cursor: pointer`; all
-//! requests issued at once. The result is a [`PageSource`], the seam the rest of the crate builds on.
+//! Capture from Chromium: per session one `DOMSnapshot.captureSnapshot` (every same-process frame
+//! document of the session with layout, the few computed styles the snapshot reads and the rendered
+//! text), a `DOM.describeNode` per outermost shadow host (the flat tree hides where shadow roots and
+//! slots sit in the DOM, which XPaths need), and the accessibility tree per frame: computed here
+//! from the capture ([`AxSource::Computed`]) or Chromium's `Accessibility.getFullAXTree`
+//! ([`AxSource::Chromium`]). Requests go out at once. The result is a [`PageSource`], the seam the
+//! rest of the crate builds on.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use cdp_protocol::{CdpError, Command, Session};
 use futures::future::join_all;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::dom::{DocumentPieces, FrameDom, graft, split_document};
+use crate::ax_input::ComputedTree;
+use crate::doc_view::{DocView, Strings};
+use crate::dom::{FrameDom, ViewExtras, graft, shadow_hosts};
 use crate::error::SnapshotError;
 use crate::frames::{FrameHandle, PageFrames};
-use crate::raw::{AxTree, DescribedNode, DomDocument};
+use crate::raw::{AxNode, AxTree, DescribedNode};
 use crate::refs::RefTable;
+use crate::snapshot_dom::{CaptureSnapshotLean, CapturedSnapshot};
 use crate::tree::{BoundingBox, FrameSource, PageSource, Snapshot};
+
+/// Where the accessibility tree comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AxSource {
+    /// Roles, names and states computed from the DOM capture (one CDP call per session).
+    #[default]
+    Computed,
+    /// Chromium's own tree, `Accessibility.getFullAXTree` per frame (several times slower on large
+    /// pages; the reference the computed tree is tested against).
+    Chromium,
+}
 
 /// How to capture.
 #[derive(Debug, Clone)]
 pub struct CaptureOptions {
-    /// Run the in-page `cursor: pointer` scan (attributes like onclick/tabindex need no scan).
+    /// Mark `cursor: pointer` elements as cursor-interactive (attributes like onclick/tabindex
+    /// count regardless).
     pub cursor: bool,
     /// Deadline for each CDP call.
     pub timeout: Duration,
-    /// Depth used when the full-depth document cannot be fetched or decoded.
+    /// Depth of each `DOM.describeNode` when a shadow host's whole subtree is too deep to fetch.
     pub fallback_depth: i64,
+    /// Where the accessibility tree comes from.
+    pub accessibility: AxSource,
 }
 
 impl Default for CaptureOptions {
@@ -34,20 +54,9 @@ impl Default for CaptureOptions {
             cursor: true,
             timeout: Duration::from_secs(30),
             fallback_depth: 40,
+            accessibility: AxSource::default(),
         }
     }
-}
-
-/// `DOM.getDocument` decoded into the lean types.
-#[derive(Debug, Serialize)]
-struct GetDocumentLean {
-    depth: i64,
-    pierce: bool,
-}
-
-impl Command for GetDocumentLean {
-    const METHOD: &'static str = "DOM.getDocument";
-    type Response = DomDocument;
 }
 
 /// `DOM.describeNode` decoded into the lean types.
@@ -77,161 +86,6 @@ impl Command for GetFullAxTreeLean {
     type Response = AxTree;
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EvaluateByValue {
-    expression: String,
-    context_id: i64,
-    return_by_value: bool,
-    silent: bool,
-}
-
-#[derive(Debug, Deserialize)]
-struct CursorScanResult {
-    result: CursorScanValue,
-}
-
-#[derive(Debug, Deserialize)]
-struct CursorScanValue {
-    #[serde(default)]
-    value: Vec<(u32, String)>,
-}
-
-impl Command for EvaluateByValue {
-    const METHOD: &'static str = "Runtime.evaluate";
-    type Response = CursorScanResult;
-}
-
-/// Element pre-order (an element, its open shadow root's elements, then its children) matching
-/// [`FrameDom`]'s order; reports elements whose cursor is `pointer` while their parent's is not. Reads
-/// computed styles only: nothing in the page changes.
-const CURSOR_SCAN_JS: &str = r#"(() => {
-  const out = []; let i = 0;
-  const walk = (root, parentPointer) => {
-    for (let el = root.firstElementChild; el; el = el.nextElementSibling) {
-      const idx = i++;
-      const p = getComputedStyle(el).cursor === 'pointer';
-      if (p && !parentPointer) out.push([idx, el.localName]);
-      if (el.shadowRoot) walk(el.shadowRoot, p);
-      walk(el, p);
-    }
-  };
-  walk(document, false);
-  return out;
-})()"#;
-
-fn is_depth_problem(e: &CdpError) -> bool {
-    match e {
-        CdpError::Decode { .. } => true,
-        CdpError::Protocol { message, .. } => {
-            let m = message.to_ascii_lowercase();
-            m.contains("stack limit") || m.contains("depth") || m.contains("too deep")
-        }
-        _ => false,
-    }
-}
-
-/// One session's document, cut into frames; falls back to a depth-limited fetch plus fill-in.
-async fn session_document(
-    session: &Session,
-    opts: &CaptureOptions,
-) -> Result<DocumentPieces, SnapshotError> {
-    match session
-        .send_timeout(
-            &GetDocumentLean {
-                depth: -1,
-                pierce: true,
-            },
-            opts.timeout,
-        )
-        .await
-    {
-        Ok(doc) => return Ok(split_document(doc.root)),
-        Err(e) if is_depth_problem(&e) => {}
-        Err(e) => return Err(e.into()),
-    }
-    let depth = opts.fallback_depth.max(1);
-    let doc = session
-        .send_timeout(
-            &GetDocumentLean {
-                depth,
-                pierce: true,
-            },
-            opts.timeout,
-        )
-        .await?;
-    let mut pieces = split_document(doc.root);
-    // Each round fetches the next `depth` levels below every truncated node, and the document of every
-    // frame owner whose content was cut off, all at once.
-    let mut asked_frames: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for _round in 0..10_000 {
-        let mut wanted: Vec<(usize, i64)> = Vec::new();
-        let have: std::collections::HashSet<&str> =
-            pieces.children.iter().map(|(id, _)| id.as_str()).collect();
-        let mut missing: Vec<String> = Vec::new();
-        for (pi, dom) in std::iter::once(&pieces.root)
-            .chain(pieces.children.iter().map(|(_, d)| d))
-            .enumerate()
-        {
-            wanted.extend(dom.truncated().map(|e| (pi, e.backend_node_id)));
-            for e in &dom.entries {
-                if let Some(fid) = &e.child_frame_id
-                    && !have.contains(fid.as_str())
-                    && !asked_frames.contains(fid)
-                {
-                    // An OOPIF owner answers without a document: asked once, then left alone.
-                    missing.push(fid.clone());
-                    wanted.push((pi, e.backend_node_id));
-                }
-            }
-        }
-        asked_frames.extend(missing);
-        if wanted.is_empty() {
-            break;
-        }
-        let answers = join_all(wanted.iter().map(|&(_, id)| async move {
-            session
-                .send_timeout(
-                    &DescribeNodeLean {
-                        backend_node_id: id,
-                        depth,
-                        pierce: true,
-                    },
-                    opts.timeout,
-                )
-                .await
-        }))
-        .await;
-        let mut progressed = false;
-        for ((pi, id), answer) in wanted.into_iter().zip(answers) {
-            let dom = if pi == 0 {
-                &mut pieces.root
-            } else {
-                &mut pieces.children[pi - 1].1
-            };
-            match answer {
-                Ok(d) => {
-                    if let Some(extra) = graft(dom, d.node) {
-                        pieces.children.extend(extra);
-                        progressed = true;
-                    }
-                }
-                Err(_) => {
-                    // The node went away meanwhile: stop asking for it.
-                    if let Some(i) = dom.find(id) {
-                        dom.entries[i as usize].truncated = false;
-                        progressed = true;
-                    }
-                }
-            }
-        }
-        if !progressed {
-            break;
-        }
-    }
-    Ok(pieces)
-}
-
 async fn frame_ax(
     f: &FrameHandle,
     session_root: bool,
@@ -257,34 +111,111 @@ async fn frame_ax(
     }
 }
 
-async fn cursor_scan<P: PageFrames>(
-    frames: &P,
-    f: &FrameHandle,
+/// The DOM of one shadow host: whole, or (too deep to encode) to `fallback_depth`.
+async fn describe_host(
+    session: &Session,
+    backend_node_id: i64,
     opts: &CaptureOptions,
-) -> Vec<(u32, String)> {
-    let Ok(ctx) = frames
-        .execution_context(&f.frame_id, opts.timeout.min(Duration::from_millis(500)))
-        .await
-    else {
-        return Vec::new();
-    };
-    let eval = EvaluateByValue {
-        expression: CURSOR_SCAN_JS.to_string(),
-        context_id: ctx.get(),
-        return_by_value: true,
-        silent: true,
-    };
-    match f.session.send_timeout(&eval, opts.timeout).await {
-        Ok(r) => r.result.value,
-        Err(_) => {
-            frames.forget_context(&f.frame_id);
-            Vec::new()
+) -> Option<crate::raw::DomNode> {
+    for depth in [-1, opts.fallback_depth.max(1)] {
+        let asked = DescribeNodeLean {
+            backend_node_id,
+            depth,
+            pierce: true,
+        };
+        match session.send_timeout(&asked, opts.timeout).await {
+            Ok(d) => return Some(d.node),
+            Err(CdpError::Decode { .. }) | Err(CdpError::Protocol { .. }) => continue,
+            Err(_) => return None,
         }
     }
+    None
 }
 
 fn session_key(s: &Session) -> String {
     s.id().map(|i| i.as_str().to_string()).unwrap_or_default()
+}
+
+/// One session's capture with each frame document's DOM (and computed AX tree) built.
+struct SessionCapture {
+    /// frameId of each document.
+    frame_ids: Vec<String>,
+    /// Frame DOM of each document.
+    doms: Vec<FrameDom>,
+    /// Computed AX tree of each document ([`AxSource::Computed`] only).
+    axs: Vec<ComputedTree>,
+}
+
+/// Builds the frame DOMs of one session's capture, describing its shadow hosts.
+async fn session_doms(
+    session: &Session,
+    snap: CapturedSnapshot,
+    opts: &CaptureOptions,
+) -> SessionCapture {
+    let frame_ids: Vec<String> = snap
+        .documents
+        .iter()
+        .map(|d| snap.str(d.frame_id).to_string())
+        .collect();
+    let strings = Strings::new(&snap);
+    let views: Vec<DocView<'_>> = snap
+        .documents
+        .iter()
+        .map(|d| DocView::new(&strings, d))
+        .collect();
+    let hosts: Vec<Vec<u32>> = views.iter().map(shadow_hosts).collect();
+    let described = join_all(hosts.iter().enumerate().flat_map(|(d, hs)| {
+        let views = &views;
+        hs.iter().map(move |&h| async move {
+            (
+                d,
+                describe_host(session, views[d].backend_id(h), opts).await,
+            )
+        })
+    }))
+    .await;
+    let (mut doms, entries): (Vec<FrameDom>, Vec<Vec<u32>>) = views
+        .iter()
+        .zip(&hosts)
+        .map(|(v, hs)| {
+            FrameDom::from_view(
+                v,
+                &ViewExtras {
+                    frame_ids: &frame_ids,
+                    hosts: hs,
+                },
+            )
+        })
+        .unzip();
+    for (d, node) in described {
+        if let Some(node) = node {
+            // Frame documents inside the host come from the capture itself.
+            let _ = graft(&mut doms[d], node);
+        }
+    }
+    for (d, hs) in hosts.iter().enumerate() {
+        if !hs.is_empty() {
+            doms[d].fill_from_view(&views[d]);
+        }
+    }
+    if !opts.cursor {
+        for dom in &mut doms {
+            dom.clear_cursor_pointer();
+        }
+    }
+    let axs = match opts.accessibility {
+        AxSource::Computed => views
+            .iter()
+            .zip(&entries)
+            .map(|(v, e)| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e))
+            .collect(),
+        AxSource::Chromium => Vec::new(),
+    };
+    SessionCapture {
+        frame_ids,
+        doms,
+        axs,
+    }
 }
 
 /// Captures every frame of the page into a [`PageSource`].
@@ -299,7 +230,7 @@ pub async fn capture<P: PageFrames>(
             frame: "main".into(),
         });
     }
-    // One document per session; the first frame seen on a session is that session's root frame.
+    // One capture per session; the first frame seen on a session is that session's root frame.
     let mut sessions: Vec<(String, Session, String)> = Vec::new();
     for f in &handles {
         let key = session_key(&f.session);
@@ -307,63 +238,92 @@ pub async fn capture<P: PageFrames>(
             sessions.push((key, f.session.clone(), f.frame_id.clone()));
         }
     }
-    let docs = join_all(sessions.iter().map(|(_, s, _)| session_document(s, opts)));
-    let axs = join_all(handles.iter().map(|f| {
-        let root = sessions.iter().any(|(_, _, r)| *r == f.frame_id);
-        frame_ax(f, root, opts)
+    let captures = join_all(sessions.iter().map(|(_, s, _)| async move {
+        let snap = s
+            .send_timeout(&CaptureSnapshotLean::new(), opts.timeout)
+            .await?;
+        Ok::<_, SnapshotError>(session_doms(s, snap, opts).await)
     }));
-    let scans = async {
-        if opts.cursor {
-            join_all(handles.iter().map(|f| cursor_scan(frames, f, opts))).await
-        } else {
-            vec![Vec::new(); handles.len()]
+    let axs = async {
+        match opts.accessibility {
+            AxSource::Chromium => {
+                join_all(handles.iter().map(|f| {
+                    let root = sessions.iter().any(|(_, _, r)| *r == f.frame_id);
+                    frame_ax(f, root, opts)
+                }))
+                .await
+            }
+            AxSource::Computed => Vec::new(),
         }
     };
-    let (docs, axs, scans) = futures::join!(docs, axs, scans);
+    let (captures, axs) = futures::join!(captures, axs);
 
     let mut warnings = Vec::new();
-    let mut doms: HashMap<String, FrameDom> = HashMap::new();
-    for ((_, _, root_frame), doc) in sessions.iter().zip(docs) {
-        match doc {
-            Ok(p) => {
-                doms.insert(root_frame.clone(), p.root);
-                for (id, d) in p.children {
-                    doms.entry(id).or_insert(d);
+    // frameId -> (capture, document)
+    let mut located: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut caps: Vec<SessionCapture> = Vec::new();
+    for ((_, _, root_frame), c) in sessions.iter().zip(captures) {
+        match c {
+            Ok(c) => {
+                for (d, id) in c.frame_ids.iter().enumerate() {
+                    located.entry(id.clone()).or_insert((caps.len(), d));
                 }
+                caps.push(c);
             }
             // The page's own document is required; a vanished OOPIF is not.
             Err(e) if *root_frame == handles[0].frame_id => return Err(e),
             Err(e) => warnings.push(format!("document of frame {root_frame} not captured: {e}")),
         }
     }
-    // Owners: iframe elements in the parent frame's document carry the child frame's id (same-process
-    // and OOPIF alike, F1/F2).
+    // Owners: same-process frame owners point at their content document (F1); OOPIF owners come
+    // from the frame graph.
     let mut owners: HashMap<String, i64> = HashMap::new();
-    for f in &handles {
-        let Some(parent) = f.parent_frame_id.as_ref().and_then(|p| doms.get(p)) else {
-            continue;
-        };
-        if let Some(e) = parent
-            .entries
-            .iter()
-            .find(|e| e.child_frame_id.as_deref() == Some(f.frame_id.as_str()))
-        {
-            owners.insert(f.frame_id.clone(), e.backend_node_id);
+    for c in &caps {
+        for dom in &c.doms {
+            for (e, fid) in dom.child_frames() {
+                if let Some(e) = dom.entries.get(*e as usize) {
+                    owners.entry(fid.clone()).or_insert(e.backend_node_id);
+                }
+            }
         }
     }
+    let mut axs = axs.into_iter();
     let mut out = Vec::with_capacity(handles.len());
-    for (i, ((f, ax), scan)) in handles.into_iter().zip(axs).zip(scans).enumerate() {
-        let ax = match ax {
-            Ok(t) => t.nodes,
-            Err(e) if i == 0 => return Err(e),
-            Err(e) => {
-                // Typically a frame that detached while capturing.
-                warnings.push(format!("frame {} ({}) skipped: {e}", f.frame_index, f.url));
-                Vec::new()
+    for (i, f) in handles.into_iter().enumerate() {
+        let (dom, ax, computed) = match located.get(&f.frame_id) {
+            Some(&(c, d)) => {
+                let dom = std::mem::take(&mut caps[c].doms[d]);
+                let mut computed = None;
+                let ax: Vec<AxNode> = match opts.accessibility {
+                    AxSource::Chromium => match axs.next() {
+                        Some(Ok(t)) => t.nodes,
+                        Some(Err(e)) if i == 0 => return Err(e),
+                        Some(Err(e)) => {
+                            warnings
+                                .push(format!("frame {} ({}) skipped: {e}", f.frame_index, f.url));
+                            Vec::new()
+                        }
+                        None => Vec::new(),
+                    },
+                    AxSource::Computed => {
+                        computed = caps[c].axs.get_mut(d).map(std::mem::take);
+                        Vec::new()
+                    }
+                };
+                (dom, ax, computed)
+            }
+            None => {
+                if opts.accessibility == AxSource::Chromium {
+                    let _ = axs.next();
+                }
+                if i == 0 {
+                    return Err(SnapshotError::FrameNotFound {
+                        frame: f.frame_id.clone(),
+                    });
+                }
+                (FrameDom::default(), Vec::new(), None)
             }
         };
-        let mut dom = doms.remove(&f.frame_id).unwrap_or_default();
-        dom.mark_cursor_pointer(&scan);
         out.push(FrameSource {
             frame_index: f.frame_index,
             owner_backend_node_id: f
@@ -375,6 +335,7 @@ pub async fn capture<P: PageFrames>(
             session_id: f.session.id().map(|s| s.as_str().to_string()),
             dom,
             ax,
+            computed,
         });
     }
     Ok(PageSource {

@@ -3,6 +3,9 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
+use crate::doc_view::DocView;
 use crate::raw::{DomAttrs, DomNode};
 
 /// Sentinel for "no parent".
@@ -34,8 +37,9 @@ pub struct DomEntry {
     pub parent: u32,
     /// Node kind.
     pub kind: DomKind,
-    /// Tag name: lower case for HTML elements, as written for foreign (SVG, MathML) elements.
-    pub name: Box<str>,
+    /// Tag name: lower case for HTML elements, as written for foreign (SVG, MathML) elements
+    /// (shared between the entries of one arena).
+    pub name: Arc<str>,
     /// The element is not in the HTML namespace (XPath needs `*[name()='x']`).
     pub foreign: bool,
     /// 1-based position among siblings with the same step kind and name (0 when there is no step).
@@ -44,8 +48,6 @@ pub struct DomEntry {
     pub scrollable: bool,
     /// Attributes of interest.
     pub attrs: DomAttrs,
-    /// For frame owners: the child frame's id.
-    pub child_frame_id: Option<String>,
     /// The node has children that were not fetched (depth-limited answer).
     pub truncated: bool,
     /// Set when a capture source found `cursor: pointer` on the element (and not on its parent).
@@ -72,7 +74,66 @@ impl DomEntry {
 pub struct FrameDom {
     /// The nodes.
     pub entries: Vec<DomEntry>,
-    index: crate::fasthash::FastMap<i64, u32>,
+    index: NodeIndex,
+    /// Frame owners: (entry, the child frame's id).
+    child_frames: Vec<(u32, String)>,
+    names: HashMap<Box<str>, Arc<str>>,
+}
+
+/// backendNodeId → entry: a vector while the ids are small (they are handed out from 1 up per
+/// renderer), a hash map otherwise.
+#[derive(Debug, Clone)]
+enum NodeIndex {
+    Dense(Vec<u32>),
+    Sparse(crate::fasthash::FastMap<i64, u32>),
+}
+
+impl Default for NodeIndex {
+    fn default() -> Self {
+        NodeIndex::Dense(Vec::new())
+    }
+}
+
+impl NodeIndex {
+    fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            NodeIndex::Dense(v) => usize::try_from(id)
+                .ok()
+                .and_then(|i| v.get(i))
+                .copied()
+                .filter(|&e| e != NO_PARENT),
+            NodeIndex::Sparse(m) => m.get(&id).copied(),
+        }
+    }
+
+    /// Records `id → entry` unless `id` is known already (the first entry wins).
+    fn insert(&mut self, id: i64, entry: u32, entries: usize) {
+        if let NodeIndex::Dense(v) = self {
+            match usize::try_from(id) {
+                Ok(i) if i < entries.saturating_mul(4).max(4096) => {
+                    if i >= v.len() {
+                        v.resize(i + 1, NO_PARENT);
+                    }
+                    if v[i] == NO_PARENT {
+                        v[i] = entry;
+                    }
+                    return;
+                }
+                _ => {
+                    let map = v
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| **e != NO_PARENT)
+                        .map(|(i, e)| (i as i64, *e))
+                        .collect();
+                    *self = NodeIndex::Sparse(map);
+                }
+            }
+        }
+        if let NodeIndex::Sparse(m) = self {
+            m.entry(id).or_insert(entry);
+        }
+    }
 }
 
 /// A document cut at frame boundaries.
@@ -87,7 +148,39 @@ pub struct DocumentPieces {
 impl FrameDom {
     /// The entry index of a backendNodeId.
     pub fn find(&self, backend_node_id: i64) -> Option<u32> {
-        self.index.get(&backend_node_id).copied()
+        self.index.get(backend_node_id)
+    }
+
+    /// Frame owner elements: (entry, the child frame's id).
+    pub fn child_frames(&self) -> &[(u32, String)] {
+        &self.child_frames
+    }
+
+    /// The child frame an owner element holds.
+    pub fn child_frame_of(&self, entry: u32) -> Option<&str> {
+        self.child_frames
+            .iter()
+            .find(|(e, _)| *e == entry)
+            .map(|(_, f)| f.as_str())
+    }
+
+    /// The shared copy of a tag name.
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(n) = self.names.get(name) {
+            return Arc::clone(n);
+        }
+        let n: Arc<str> = Arc::from(name);
+        self.names.insert(name.into(), Arc::clone(&n));
+        n
+    }
+
+    /// Appends an entry and indexes it.
+    fn push(&mut self, entry: DomEntry) -> u32 {
+        let me = self.entries.len() as u32;
+        self.index
+            .insert(entry.backend_node_id, me, self.entries.len() + 1);
+        self.entries.push(entry);
+        me
     }
 
     /// The entry for a backendNodeId.
@@ -141,29 +234,11 @@ impl FrameDom {
         false
     }
 
-    /// Marks elements found to have `cursor: pointer`, given their element pre-order indices and tag names
-    /// (as produced by the in-page scan); entries whose tag does not match are skipped (the page changed).
-    pub fn mark_cursor_pointer(&mut self, hits: &[(u32, String)]) -> usize {
-        if hits.is_empty() {
-            return 0;
+    /// Forgets every `cursor: pointer` mark (the caller asked for no cursor detection).
+    pub(crate) fn clear_cursor_pointer(&mut self) {
+        for e in &mut self.entries {
+            e.cursor_pointer = false;
         }
-        let elements: Vec<u32> = (0..self.entries.len() as u32)
-            .filter(|&i| {
-                let e = &self.entries[i as usize];
-                e.kind == DomKind::Element && !e.script_hidden
-            })
-            .collect();
-        let mut marked = 0;
-        for (idx, tag) in hits {
-            if let Some(&i) = elements.get(*idx as usize) {
-                let e = &mut self.entries[i as usize];
-                if e.name.eq_ignore_ascii_case(tag) {
-                    e.cursor_pointer = true;
-                    marked += 1;
-                }
-            }
-        }
-        marked
     }
 
     /// Entries whose children were not fetched (need `DOM.describeNode` fill-in).
@@ -204,12 +279,12 @@ fn kind_of(n: &DomNode) -> DomKind {
 }
 
 /// HTML elements report an upper-case nodeName in HTML documents; foreign elements keep their case.
-fn element_name(n: &DomNode) -> (Box<str>, bool) {
+fn element_name(n: &DomNode) -> (String, bool) {
     let (key, foreign) = element_key(n);
     if foreign || !key.bytes().any(|b| b.is_ascii_uppercase()) {
-        (key.into(), foreign)
+        (key.to_string(), foreign)
     } else {
-        (key.to_ascii_lowercase().into_boxed_str(), false)
+        (key.to_ascii_lowercase(), false)
     }
 }
 
@@ -260,11 +335,19 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
         let (name, foreign) = if kind == DomKind::Element {
             element_name(&node)
         } else {
-            ("".into(), false)
+            (String::new(), false)
         };
         let fetched = node.children.as_ref().map_or(0, |c| c.len()) as u32;
         let truncated = node.child_node_count.is_some_and(|c| c > fetched)
             || (node.children.is_none() && node.child_node_count.is_some_and(|c| c > 0));
+        // Documents can carry their own frameId too; only owner elements name a child frame.
+        let child_frame = if kind == DomKind::Element {
+            node.frame_id.take()
+        } else {
+            None
+        };
+        let dom = &mut pieces[piece].1;
+        let name = dom.intern(&name);
         let entry = DomEntry {
             backend_node_id: node.backend_node_id,
             parent,
@@ -274,21 +357,14 @@ pub fn split_document(root: DomNode) -> DocumentPieces {
             position,
             scrollable: node.is_scrollable.unwrap_or(false),
             attrs: std::mem::take(&mut node.attributes),
-            // Documents can carry their own frameId too; only owner elements name a child frame.
-            child_frame_id: if kind == DomKind::Element {
-                node.frame_id.take()
-            } else {
-                None
-            },
             truncated,
             cursor_pointer: false,
             script_hidden: hidden,
         };
-        let dom = &mut pieces[piece].1;
-        let me = dom.entries.len() as u32;
-        dom.index.insert(entry.backend_node_id, me);
-        let child_frame = entry.child_frame_id.clone();
-        dom.entries.push(entry);
+        let me = dom.push(entry);
+        if let Some(f) = &child_frame {
+            dom.child_frames.push((me, f.clone()));
+        }
 
         if let Some(doc) = node.content_document.take() {
             let frame_id =
@@ -374,6 +450,282 @@ fn positions_of(children: &[DomNode]) -> Vec<u32> {
         .collect()
 }
 
+/// What [`FrameDom::from_view`] needs besides the captured document.
+#[derive(Debug, Default)]
+pub(crate) struct ViewExtras<'a> {
+    /// frameId of every document of the capture, by document index (for frame owners).
+    pub frame_ids: &'a [String],
+    /// Elements hosting a shadow tree whose DOM structure has to come from elsewhere (see
+    /// [`shadow_hosts`]); their flat-tree descendants get no entries here.
+    pub hosts: &'a [u32],
+}
+
+impl FrameDom {
+    /// The frame DOM of one captured document, from its flat tree: outside shadow trees the flat tree
+    /// is the DOM tree (pseudo elements aside), so parents and XPath positions come straight from it.
+    /// Descendants of `extras.hosts` are left out (graft their DOM with [`graft`], then call
+    /// [`FrameDom::fill_from_view`]).
+    /// Also returns, per captured node, its entry index ([`NO_PARENT`] for nodes without one).
+    pub(crate) fn from_view(view: &DocView<'_>, extras: &ViewExtras<'_>) -> (FrameDom, Vec<u32>) {
+        let n = view.len();
+        let mut dom = FrameDom::default();
+        dom.entries.reserve(n);
+        let mut entry_of = vec![NO_PARENT; n];
+        let mut skip = vec![false; n];
+        for &h in extras.hosts {
+            // Everything below a host is grafted from its described DOM.
+            let mut stack: Vec<u32> = view.children(h).collect();
+            while let Some(c) = stack.pop() {
+                if let Some(s) = skip.get_mut(c as usize) {
+                    *s = true;
+                }
+                stack.extend(view.children(c));
+            }
+        }
+        let pointer = cursor_pointers(view);
+        let scrollable = scroll_containers(view);
+        // Positions are numbered per parent while walking its children.
+        let mut positions = vec![0u32; n];
+        let mut counts: Vec<(DomKind, &str, bool, u32)> = Vec::new();
+        let mut big: HashMap<(DomKind, &str, bool), u32> = HashMap::new();
+        for p in 0..n as u32 {
+            counts.clear();
+            big.clear();
+            let kids: Vec<u32> = view
+                .children(p)
+                .filter(|&c| view.pseudo(c).is_none())
+                .collect();
+            let use_map = kids.len() > 24;
+            for c in kids {
+                let kind = view_kind(view, c);
+                if !matches!(kind, DomKind::Element | DomKind::Text | DomKind::Comment) {
+                    continue;
+                }
+                let (key, foreign) = if kind == DomKind::Element {
+                    let name = view.node_name(c);
+                    (name, name.bytes().any(|b| b.is_ascii_lowercase()))
+                } else {
+                    ("", false)
+                };
+                let pos = if use_map {
+                    let e = big.entry((kind, key, foreign)).or_insert(0);
+                    *e += 1;
+                    *e
+                } else {
+                    match counts
+                        .iter_mut()
+                        .find(|(k, nm, f, _)| *k == kind && *f == foreign && *nm == key)
+                    {
+                        Some(e) => {
+                            e.3 += 1;
+                            e.3
+                        }
+                        None => {
+                            counts.push((kind, key, foreign, 1));
+                            1
+                        }
+                    }
+                };
+                positions[c as usize] = pos;
+            }
+        }
+        for i in 0..n as u32 {
+            if skip[i as usize] || view.pseudo(i).is_some() {
+                continue;
+            }
+            let kind = view_kind(view, i);
+            let parent = match view.parent(i) {
+                crate::doc_view::NIL => NO_PARENT,
+                p => entry_of.get(p as usize).copied().unwrap_or(NO_PARENT),
+            };
+            let (name, foreign): (Arc<str>, bool) = if kind == DomKind::Element {
+                let raw = view.node_name(i);
+                let foreign = raw.bytes().any(|b| b.is_ascii_lowercase());
+                if foreign {
+                    (dom.intern(raw), true)
+                } else if raw.bytes().any(|b| b.is_ascii_uppercase()) {
+                    (dom.intern(&raw.to_ascii_lowercase()), false)
+                } else {
+                    (dom.intern(raw), false)
+                }
+            } else {
+                (dom.intern(""), false)
+            };
+            let entry = DomEntry {
+                backend_node_id: view.backend_id(i),
+                parent,
+                kind,
+                name,
+                foreign,
+                position: positions[i as usize],
+                scrollable: scrollable[i as usize],
+                attrs: if kind == DomKind::Element {
+                    view_attrs(view, i)
+                } else {
+                    DomAttrs::default()
+                },
+                truncated: false,
+                cursor_pointer: pointer[i as usize],
+                script_hidden: view.shadow_type(i).is_some_and(|t| t != "open"),
+            };
+            let me = dom.push(entry);
+            entry_of[i as usize] = me;
+            if let Some(f) = view
+                .doc
+                .nodes
+                .content_document_index
+                .get(i as usize)
+                .and_then(|d| usize::try_from(d).ok())
+                .and_then(|d| extras.frame_ids.get(d))
+            {
+                dom.child_frames.push((me, f.clone()));
+            }
+        }
+        dom.names = HashMap::new();
+        (dom, entry_of)
+    }
+
+    /// Sets attributes, cursor and scroll flags of grafted entries from the captured document.
+    pub(crate) fn fill_from_view(&mut self, view: &DocView<'_>) {
+        let pointer = cursor_pointers(view);
+        let scrollable = scroll_containers(view);
+        for i in 0..view.len() as u32 {
+            let Some(e) = self.find(view.backend_id(i)) else {
+                continue;
+            };
+            let e = &mut self.entries[e as usize];
+            if e.kind == DomKind::Element {
+                e.attrs = view_attrs(view, i);
+                e.cursor_pointer = pointer[i as usize];
+                e.scrollable = scrollable[i as usize];
+            }
+        }
+    }
+}
+
+fn view_kind(view: &DocView<'_>, i: u32) -> DomKind {
+    use crate::doc_view::node_type as t;
+    match view.node_type(i) {
+        t::ELEMENT => DomKind::Element,
+        t::TEXT | t::CDATA => DomKind::Text,
+        t::COMMENT => DomKind::Comment,
+        t::DOCUMENT => DomKind::Document,
+        _ => DomKind::Other,
+    }
+}
+
+fn view_attrs(view: &DocView<'_>, i: u32) -> DomAttrs {
+    use crate::doc_view::Attr;
+    DomAttrs {
+        onclick: view.has_attr(i, Attr::Onclick),
+        tabindex: view
+            .attr(i, Attr::Tabindex)
+            .and_then(|v| v.trim().parse().ok()),
+        contenteditable: view
+            .attr(i, Attr::Contenteditable)
+            .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
+        href: view.attr(i, Attr::Href).map(Box::from),
+    }
+}
+
+/// Elements whose computed cursor is `pointer` while their flat-tree parent element's is not (what
+/// the in-page scan reported before). Elements without a box inherit their parent's state.
+pub(crate) fn cursor_pointers(view: &DocView<'_>) -> Vec<bool> {
+    use crate::snapshot_dom::Style;
+    let n = view.len();
+    let mut pointer = vec![false; n];
+    let mut inherited = vec![false; n];
+    for i in 0..n as u32 {
+        let parent = view.parent(i);
+        let from_parent = parent != crate::doc_view::NIL && inherited[parent as usize];
+        if !view.is_element(i) {
+            inherited[i as usize] = from_parent;
+            continue;
+        }
+        let own = if view.rendered(i) {
+            view.style(i, Style::Cursor) == "pointer"
+        } else {
+            from_parent
+        };
+        inherited[i as usize] = own;
+        pointer[i as usize] = own && !from_parent && view.rendered(i);
+    }
+    pointer
+}
+
+/// Scroll containers that can scroll: a box with `overflow-x`/`-y` of `auto`, `scroll` or
+/// `overlay` whose content reaches beyond it on that axis (content boxes are in document
+/// coordinates, scrolled or not). `<html>` and `<body>` hand their overflow to the viewport.
+pub(crate) fn scroll_containers(view: &DocView<'_>) -> Vec<bool> {
+    use crate::doc_view::Tag;
+    use crate::snapshot_dom::Style;
+    let n = view.len();
+    let scrolls = |v: &str| matches!(v, "auto" | "scroll" | "overlay");
+    let mut out = vec![false; n];
+    // Extents of every node's subtree, bottom-up (children come after parents in the arrays).
+    let mut right = vec![f32::MIN; n];
+    let mut bottom = vec![f32::MIN; n];
+    for i in (0..n as u32).rev() {
+        for l in view.layouts(i) {
+            if let Some([x, y, w, h]) = view.bounds(l)
+                && (w > 0.0 || h > 0.0)
+            {
+                right[i as usize] = right[i as usize].max(x + w);
+                bottom[i as usize] = bottom[i as usize].max(y + h);
+            }
+        }
+        let p = view.parent(i);
+        if p != crate::doc_view::NIL {
+            let (r, b) = (right[i as usize], bottom[i as usize]);
+            right[p as usize] = right[p as usize].max(r);
+            bottom[p as usize] = bottom[p as usize].max(b);
+        }
+    }
+    for i in 0..n as u32 {
+        if !view.is_element(i) || matches!(view.tag(i), Tag::Html | Tag::Body) {
+            continue;
+        }
+        let (ox, oy) = (
+            view.style(i, Style::OverflowX),
+            view.style(i, Style::OverflowY),
+        );
+        if !(scrolls(ox) || scrolls(oy)) {
+            continue;
+        }
+        let Some([x, y, w, h]) = view.layout_of(i).and_then(|l| view.bounds(l)) else {
+            continue;
+        };
+        let (mut r, mut b) = (f32::MIN, f32::MIN);
+        for c in view.children(i) {
+            r = r.max(right[c as usize]);
+            b = b.max(bottom[c as usize]);
+        }
+        out[i as usize] = (scrolls(ox) && r > x + w + 0.5) || (scrolls(oy) && b > y + h + 0.5);
+    }
+    out
+}
+
+/// Outermost elements of the document tree that host a shadow tree: their DOM (light children,
+/// shadow roots, slots) differs from the flat tree and is read with `DOM.describeNode`.
+pub(crate) fn shadow_hosts(view: &DocView<'_>) -> Vec<u32> {
+    let n = view.len();
+    let mut out = Vec::new();
+    let mut covered = vec![false; n];
+    for i in 0..n as u32 {
+        let p = view.parent(i);
+        if p != crate::doc_view::NIL && covered[p as usize] {
+            covered[i as usize] = true;
+            continue;
+        }
+        if view.shadow_type(i).is_none() && view.children(i).any(|c| view.shadow_type(c).is_some())
+        {
+            out.push(i);
+            covered[i as usize] = true;
+        }
+    }
+    out
+}
+
 /// Grafts the children of a `DOM.describeNode` answer onto a truncated node (depth-limited capture).
 /// Returns false when the node is unknown. Frame documents found inside are returned as extra pieces.
 pub fn graft(dom: &mut FrameDom, described: DomNode) -> Option<Vec<(String, FrameDom)>> {
@@ -392,9 +744,13 @@ pub fn graft(dom: &mut FrameDom, described: DomNode) -> Option<Vec<(String, Fram
         } else {
             e.parent - 1 + base
         };
-        let me = dom.entries.len() as u32;
-        dom.index.insert(e.backend_node_id, me);
-        dom.entries.push(e);
+        dom.push(e);
+    }
+    for (e, f) in sub.root.child_frames.drain(..) {
+        // Entry numbers of the described piece, re-homed like the entries above.
+        if e > 0 {
+            dom.child_frames.push((e - 1 + base, f));
+        }
     }
     if let Some(e) = dom.entries.get_mut(at as usize) {
         e.truncated = false;
@@ -504,9 +860,6 @@ mod tests {
             child.find(34).map(|i| child.xpath(i)).as_deref(),
             Some("/html[1]/body[1]/button[1]")
         );
-        assert_eq!(
-            d.get(30).and_then(|e| e.child_frame_id.clone()).as_deref(),
-            Some("CHILD")
-        );
+        assert_eq!(d.find(30).and_then(|e| d.child_frame_of(e)), Some("CHILD"));
     }
 }

@@ -1,7 +1,8 @@
 //! One accessibility snapshot of a page across all its frames.
 //!
-//! What it does: merges each frame's DOM (`DOM.getDocument`) and accessibility tree
-//! (`Accessibility.getFullAXTree`) into one pruned tree; gives every node a frame-scoped encoded id
+//! What it does: captures each frame's DOM with layout and styles (`DOMSnapshot.captureSnapshot`),
+//! computes its accessibility tree from that (or takes Chromium's, `Accessibility.getFullAXTree`,
+//! when asked) and merges all frames into one pruned tree; gives every node a frame-scoped encoded id
 //! (`1-42`) and the nodes an agent acts on a per-tab stable ref (`@e7`); renders the Actionbook snapshot
 //! text, HyperAgent's simplified form and a JSON node list; returns encoded id → backendNodeId / XPath
 //! maps; and resolves a ref, encoded id, CSS selector or XPath back to a live node in the right frame,
@@ -19,7 +20,9 @@
 //! - [`ids`] — [`EncodedId`], [`Ref`].
 //! - [`refs`] — [`RefTable`], the per-tab ref numbering (serialisable; reset it on navigation).
 //! - [`frames`] — [`PageFrames`], what capture and resolution need from the frame graph.
-//! - [`mod@capture`] — CDP capture into [`PageSource`], bounding boxes.
+//! - [`mod@capture`] — CDP capture into [`PageSource`] ([`AxSource`] picks the AX tree), boxes.
+//! - `snapshot_dom` / `doc_view` — the DOM capture decoded into flat arrays, and read access to it.
+//! - `ax_compute` — the accessibility tree computed from the capture (roles, names, states).
 //! - [`raw`] — lean decode types for the CDP answers.
 //! - [`dom`] — per-frame DOM arenas and XPath steps ([`xpath`] parses and evaluates them).
 //! - [`tree`] — the capture seam [`PageSource`] and the merged [`Snapshot`] with its maps.
@@ -29,7 +32,10 @@
 //! - [`fasthash`] — the hasher of the per-snapshot maps.
 //! - [`error`] — [`SnapshotError`].
 
+mod ax_compute;
+mod ax_input;
 pub mod capture;
+mod doc_view;
 pub mod dom;
 pub mod error;
 pub mod fasthash;
@@ -40,10 +46,12 @@ pub mod refs;
 pub mod render;
 pub mod resolve;
 pub mod roles;
+mod snapshot_dom;
 pub mod tree;
 pub mod xpath;
 
-pub use capture::{CaptureOptions, capture, capture_boxes, take_snapshot};
+pub use ax_input::ComputedTree;
+pub use capture::{AxSource, CaptureOptions, capture, capture_boxes, take_snapshot};
 pub use error::SnapshotError;
 pub use frames::{FrameHandle, PageFrames, SessionFrames};
 pub use ids::{EncodedId, Ref};

@@ -403,18 +403,17 @@ impl<'de> Deserialize<'de> for AxNodeId {
     }
 }
 
-/// One `AXProperty`.
-#[derive(Debug, Clone, Deserialize)]
+/// One `AXProperty` (only the names in [`WANTED_PROPERTIES`] are decoded).
+#[derive(Debug, Clone)]
 pub struct AxProperty {
     /// Property name (`checked`, `disabled`, `url`, ...).
-    pub name: String,
+    pub name: &'static str,
     /// Its value.
-    #[serde(default)]
     pub value: AxValue,
 }
 
 /// Property names the snapshot reads.
-const WANTED_PROPERTIES: &[&str] = &[
+pub const WANTED_PROPERTIES: &[&str] = &[
     "checked", "pressed", "selected", "expanded", "disabled", "focused", "required", "url",
 ];
 
@@ -462,10 +461,7 @@ impl<'de> Deserialize<'de> for MaybeProperty {
                         }
                     }
                 }
-                Ok(MaybeProperty(name.map(|n| AxProperty {
-                    name: n.to_string(),
-                    value,
-                })))
+                Ok(MaybeProperty(name.map(|n| AxProperty { name: n, value })))
             }
         }
         d.deserialize_map(V)
@@ -540,7 +536,7 @@ pub struct DomAttrs {
     /// `contenteditable` is present and not "false".
     pub contenteditable: bool,
     /// The `href` attribute, as written.
-    pub href: Option<String>,
+    pub href: Option<Box<str>>,
 }
 
 struct AttrsVisitor;
@@ -568,7 +564,11 @@ impl<'de> Visitor<'de> for AttrsVisitor {
                     let v = seq.next_element::<LossyString>()?.unwrap_or_default();
                     out.contenteditable = !v.0.eq_ignore_ascii_case("false");
                 }
-                "href" => out.href = seq.next_element::<LossyString>()?.map(|v| v.0),
+                "href" => {
+                    out.href = seq
+                        .next_element::<LossyString>()?
+                        .map(|v| v.0.into_boxed_str())
+                }
                 _ => {
                     seq.next_element::<IgnoredAny>()?;
                 }

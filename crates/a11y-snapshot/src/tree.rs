@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::ax_input::{AxInput, ChromiumAx, ComputedTree};
 use crate::dom::{DomKind, FrameDom};
 use crate::ids::{EncodedId, Ref};
 use crate::raw::{AxNode, AxScalar};
@@ -35,8 +36,10 @@ pub struct FrameSource {
     pub session_id: Option<String>,
     /// The frame's DOM.
     pub dom: FrameDom,
-    /// The frame's `getFullAXTree` nodes.
+    /// The frame's `getFullAXTree` nodes (used when `computed` is None).
     pub ax: Vec<AxNode>,
+    /// The frame's AX tree as computed from the DOM capture (takes precedence over `ax`).
+    pub computed: Option<ComputedTree>,
 }
 
 /// Everything captured for one page, main frame first, then the other frames in document order.
@@ -226,7 +229,7 @@ impl Snapshot {
         let capture_time = source.capture_time;
         snap.warnings = source.warnings;
         for mut f in source.frames {
-            ax_count += f.ax.len();
+            ax_count += f.computed.as_ref().map_or(f.ax.len(), ComputedTree::len);
             element_count += f.dom.element_count();
             let roots = build_frame(&mut snap.nodes, &mut f);
             snap.frames.push(SnapshotFrame {
@@ -461,39 +464,45 @@ fn unreachable_ref() -> Ref {
 
 /// Builds one frame's pruned tree into `nodes`; returns the frame's top-level node indices.
 fn build_frame(nodes: &mut Vec<Node>, f: &mut FrameSource) -> Vec<u32> {
-    let mut ax = std::mem::take(&mut f.ax);
-    if ax.is_empty() {
+    match f.computed.take() {
+        Some(mut t) => build_tree(nodes, f, &mut t),
+        None => {
+            let ax = std::mem::take(&mut f.ax);
+            build_tree(nodes, f, &mut ChromiumAx::new(ax))
+        }
+    }
+}
+
+fn build_tree<A: AxInput>(nodes: &mut Vec<Node>, f: &FrameSource, ax: &mut A) -> Vec<u32> {
+    if ax.len() == 0 {
         return Vec::new();
     }
     nodes.reserve(ax.len() / 2);
-    let mut by_id: crate::fasthash::FastMap<i64, u32> =
-        crate::fasthash::FastMap::with_capacity_and_hasher(ax.len(), Default::default());
-    for (i, n) in ax.iter().enumerate() {
-        by_id.entry(n.node_id.0).or_insert(i as u32);
-    }
-    let root = ax.iter().position(|n| n.parent_id.is_none()).unwrap_or(0) as u32;
+    let root = ax.root();
     let mut visited = vec![false; ax.len()];
     // Post-order walk with an explicit stack; outputs of finished children accumulate on `out`.
     let mut out: Vec<u32> = Vec::new();
-    // (ax index, out.len() at entry, next child position, looks at children)
-    let mut stack: Vec<(u32, usize, usize, bool)> =
-        vec![(root, 0, 0, descends(&ax[root as usize]))];
-    visited[root as usize] = true;
+    // (ax index, out.len() at entry, child cursor, looks at children)
+    let mut stack: Vec<(u32, usize, u32, bool)> =
+        vec![(root, 0, ax.first(root), descends(ax.role(root)))];
+    if let Some(v) = visited.get_mut(root as usize) {
+        *v = true;
+    }
     while let Some(top) = stack.last_mut() {
-        let (ai, start, next, descend) = *top;
-        let a = &ax[ai as usize];
-        if descend && next < a.child_ids.len() {
-            top.2 += 1;
-            if let Some(&ci) = by_id.get(&a.child_ids[next].0)
+        let (ai, start, cursor, descend) = *top;
+        if descend && let Some((child, next)) = ax.advance(ai, cursor) {
+            top.2 = next;
+            if let Some(ci) = child
+                && (ci as usize) < visited.len()
                 && !std::mem::replace(&mut visited[ci as usize], true)
             {
                 let len = out.len();
-                stack.push((ci, len, 0, descends(&ax[ci as usize])));
+                stack.push((ci, len, ax.first(ci), descends(ax.role(ci))));
             }
             continue;
         }
         stack.pop();
-        finish_node(nodes, f, &mut ax[ai as usize], &mut out, start);
+        finish_node(nodes, f, ax, ai, &mut out, start);
     }
     // The frame's body (or another nameless wrapper) as the only top-level node adds a level for nothing.
     while out.len() == 1 {
@@ -507,55 +516,33 @@ fn build_frame(nodes: &mut Vec<Node>, f: &mut FrameSource) -> Vec<u32> {
     out
 }
 
-fn take_text(v: &mut Option<crate::raw::AxValue>) -> String {
-    match v.take() {
-        Some(crate::raw::AxValue {
-            value: AxScalar::Str(s),
-        }) => clean_text(s),
-        Some(crate::raw::AxValue {
-            value: AxScalar::None,
-        })
-        | None => String::new(),
-        Some(other) => other.value.as_text().into_owned(),
+fn take_text(v: AxScalar) -> String {
+    match v {
+        AxScalar::Str(s) => clean_text(s),
+        AxScalar::None => String::new(),
+        other => other.as_text().into_owned(),
     }
 }
 
-/// The frame's document node (never a clickable wrapper).
-fn raw_is_root(a: &AxNode) -> bool {
-    a.role
-        .as_ref()
-        .is_some_and(|r| matches!(r.value.as_text().as_ref(), "RootWebArea" | "WebArea"))
-}
-
 /// Whether the builder looks at an AX node's children.
-fn descends(a: &AxNode) -> bool {
-    let raw_role = a
-        .role
-        .as_ref()
-        .map(|r| r.value.as_text())
-        .unwrap_or_default();
-    !matches!(
-        map_role(&raw_role).1,
-        RoleKind::DropSubtree | RoleKind::Text
-    )
+fn descends(raw_role: &str) -> bool {
+    !matches!(map_role(raw_role).1, RoleKind::DropSubtree | RoleKind::Text)
 }
 
 /// Decides what an AX node becomes once its children are done: nothing, its children, or a node.
-/// Strings are moved out of the AX node (it is not used again).
-fn finish_node(
+/// Strings are moved out of the AX tree (the node is not used again).
+fn finish_node<A: AxInput>(
     nodes: &mut Vec<Node>,
     f: &FrameSource,
-    a: &mut AxNode,
+    ax: &mut A,
+    ai: u32,
     out: &mut Vec<u32>,
     start: usize,
 ) {
+    let raw_role = ax.role(ai);
+    let is_root = matches!(raw_role, "RootWebArea" | "WebArea");
     let (role, kind) = {
-        let raw_role = a
-            .role
-            .as_ref()
-            .map(|r| r.value.as_text())
-            .unwrap_or_default();
-        let (mapped, kind) = map_role(&raw_role);
+        let (mapped, kind) = map_role(raw_role);
         let role = if mapped.starts_with(|c: char| c.is_ascii_uppercase()) {
             let mut r = mapped.to_string();
             r[..1].make_ascii_lowercase();
@@ -571,21 +558,18 @@ fn finish_node(
         out.truncate(start);
         return;
     }
-    let backend = a.backend_dom_node_id.unwrap_or(0);
-    let entry_idx = if backend != 0 {
-        f.dom.find(backend).unwrap_or(NO_ENTRY)
-    } else {
-        NO_ENTRY
-    };
+    let ignored = ax.ignored(ai);
+    let backend = ax.backend(ai);
+    let entry_idx = ax.entry(ai, &f.dom);
     let entry = (entry_idx != NO_ENTRY).then(|| &f.dom.entries[entry_idx as usize]);
     // An ignored or presentational node gives way to its children, unless a user can click it
     // (cursor:pointer wrappers are often ignored by Chromium); then it is a generic node.
-    let clickable_wrapper = (a.ignored || kind == RoleKind::Transparent)
+    let clickable_wrapper = (ignored || kind == RoleKind::Transparent)
         && kind != RoleKind::Text
         && backend != 0
         && entry.is_some_and(|e| e.cursor_interactive() && e.kind == DomKind::Element)
-        && !raw_is_root(a);
-    if (a.ignored || kind == RoleKind::Transparent) && !clickable_wrapper {
+        && !is_root;
+    if (ignored || kind == RoleKind::Transparent) && !clickable_wrapper {
         return;
     }
     let (role, kind) = if clickable_wrapper {
@@ -593,7 +577,7 @@ fn finish_node(
     } else {
         (role, kind)
     };
-    let mut name = take_text(&mut a.name);
+    let mut name = take_text(ax.take_name(ai));
     if kind == RoleKind::Text {
         out.truncate(start);
         if name.is_empty() {
@@ -693,9 +677,9 @@ fn finish_node(
     }
     let mut states = States::default();
     let mut url = None;
-    for p in &a.properties {
+    for p in ax.properties(ai) {
         let v = &p.value.value;
-        match p.name.as_str() {
+        match p.name {
             "checked" => {
                 states.checked = v.is_true();
                 states.mixed = matches!(v, AxScalar::Str(s) if s == "mixed");
@@ -716,9 +700,9 @@ fn finish_node(
         }
     }
     if url.is_none() && role == "link" {
-        url = entry.and_then(|e| e.attrs.href.clone());
+        url = entry.and_then(|e| e.attrs.href.as_deref().map(str::to_string));
     }
-    let value = take_text(&mut a.value);
+    let value = take_text(ax.take_value(ai));
     let tag = entry
         .filter(|e| e.kind == DomKind::Element)
         .map(|e| e.name.to_string())

@@ -124,14 +124,14 @@ fn fixture() -> PageSource {
     let pieces = split_document(doc(1, vec![el(2, "html", vec![body])]));
     let mut checked = ax(9, "checkbox", "I agree", 24, &[]);
     checked.properties.push(AxProperty {
-        name: "checked".into(),
+        name: "checked",
         value: AxValue {
             value: AxScalar::Str("true".into()),
         },
     });
     let mut link_ax = ax(12, "link", "Go to page two", 30, &[13]);
     link_ax.properties.push(AxProperty {
-        name: "url".into(),
+        name: "url",
         value: AxValue {
             value: AxScalar::Str("http://x/page2.html".into()),
         },

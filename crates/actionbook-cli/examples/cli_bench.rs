@@ -13,38 +13,17 @@
 //! - cold start (nothing running: daemon start, Chromium launch, `--open-url` loaded and answered) vs
 //!   launching Chromium, connecting and loading the same page directly.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cdp_protocol::{Browser, LaunchOptions};
+use common::{actionbook_bin, median, ms};
 use serde_json::json;
 
 const PAGE: &str = "<!doctype html><html><head><title>Bench</title></head><body><h1>Bench</h1><input aria-label=Name><button>Go</button></body></html>";
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn actionbook_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("ACTIONBOOK_BIN") {
-        return PathBuf::from(p);
-    }
-    // target/<profile>/examples/cli_bench -> target/<profile>/actionbook
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| {
-            p.parent()
-                .and_then(|d| d.parent())
-                .map(|d| d.join("actionbook"))
-        })
-        .unwrap_or_else(|| PathBuf::from("actionbook"))
-}
 
 fn run(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (Duration, String) {
     let t = Instant::now();

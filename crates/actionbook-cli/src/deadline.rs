@@ -27,15 +27,11 @@ pub(crate) const RECONNECT: Duration = Duration::from_secs(5);
 pub(crate) const CONNECT_ENDPOINT: Duration = Duration::from_secs(10);
 /// Attaching the frame graph to a page (every frame, OOPIFs included).
 pub(crate) const TRACK_FRAMES: Duration = Duration::from_secs(20);
-/// Capturing a snapshot of every frame.
-pub(crate) const CAPTURE: Duration = Duration::from_secs(30);
 /// Resolving a selector in every frame.
 pub(crate) const RESOLVE: Duration = Duration::from_secs(10);
-/// Reading `(location.href, document.title)`: at least `PAGE_INFO_MIN` even when the command's
-/// time is nearly spent (the reply needs it), at most `PAGE_INFO_MAX`.
+/// Reading `(location.href, document.title)`: at least this long even when the command's time is
+/// nearly spent (the reply needs it).
 pub(crate) const PAGE_INFO_MIN: Duration = Duration::from_secs(2);
-/// See [`PAGE_INFO_MIN`].
-pub(crate) const PAGE_INFO_MAX: Duration = Duration::from_secs(10);
 /// Clean-up after a failed or timed-out step (`Page.stopLoading`, releasing handles).
 pub(crate) const CLEANUP: Duration = Duration::from_secs(2);
 /// `Runtime.terminateExecution` after an evaluation timed out.
@@ -52,8 +48,6 @@ pub(crate) const BROWSER_CLOSE_CALL: Duration = Duration::from_secs(3);
 pub(crate) const BROWSER_CLOSE_CONNECT_MS: u64 = 2_000;
 /// How long a closed browser's process gets to exit before it is killed, and then to be gone.
 pub(crate) const PROCESS_EXIT: Duration = Duration::from_secs(3);
-/// Poll interval while waiting for a process to exit.
-pub(crate) const PROCESS_POLL: Duration = Duration::from_millis(25);
 
 /// When one command must be done by: its `--timeout` and the instant that gives.
 #[derive(Debug, Clone)]

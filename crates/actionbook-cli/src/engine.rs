@@ -99,6 +99,23 @@ impl Engine {
         env.with_duration_ms(started.elapsed().as_millis() as u64)
     }
 
+    /// Closes the sessions whose record was deleted from the home (`browser close` each, at once,
+    /// each within `timeout_ms`): no later engine could find their browsers again.
+    pub async fn close_unrecorded(&self, timeout_ms: u64) {
+        let unrecorded = self
+            .sessions
+            .all()
+            .into_iter()
+            .filter(|slot| !slot.record_file().exists());
+        let closing = unrecorded.map(|slot| {
+            let close = crate::commands::lifecycle::Close {
+                target: crate::model::SessionTarget::new(slot.id.clone()),
+            };
+            self.execute(Request::new(close).with_timeout_ms(timeout_ms))
+        });
+        futures::future::join_all(closing).await;
+    }
+
     /// Forgets every live connection without closing any browser (daemon shutdown).
     pub fn detach_all(&self) {
         self.sessions.detach_all();

@@ -31,6 +31,46 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// `query one` matched more than one element.
+    #[error("Query mode 'one' requires exactly 1 match, found {count}")]
+    MultipleMatches {
+        /// The query.
+        query: String,
+        /// How many matched.
+        count: u64,
+        /// Selectors of the first matches.
+        samples: Vec<String>,
+    },
+    /// `query nth` asked for a match that is not there.
+    #[error("index {index} out of range (found {count} matches; nth is 1-based)")]
+    IndexOutOfRange {
+        /// The query.
+        query: String,
+        /// The index asked for.
+        index: u64,
+        /// How many matched.
+        count: u64,
+        /// Selectors of the first matches.
+        samples: Vec<String>,
+    },
+    /// A `<select>` has no option with a value (or text) asked for: nothing was selected.
+    #[error("{message}")]
+    OptionNotFound {
+        /// The `<select>` as given.
+        selector: String,
+        /// The value that matched nothing.
+        value: String,
+        /// What was wrong, with the options listed.
+        message: String,
+        /// The options: (value, display text).
+        options: Vec<(String, String)>,
+    },
+    /// No cookie of this name (ELEMENT_NOT_FOUND: one thing asked for by name is not there).
+    #[error("cookie '{name}' not found")]
+    CookieNotFound {
+        /// The name asked for.
+        name: String,
+    },
     /// The node went away and something else sits in its place.
     #[error("{0}")]
     Stale(String),
@@ -44,6 +84,52 @@ pub enum CliError {
         what: String,
         /// The timeout in milliseconds.
         ms: u64,
+    },
+    /// An element never became actionable within the command's timeout: the check that did not
+    /// pass and what was seen (`details.reason`, `details.by`).
+    #[error("{action} timed out after {ms}ms: {selector} {detail}")]
+    NotActionable {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+        /// The check: `covered`, `disabled`, `not visible`, `moving`, `outside viewport`, ...
+        reason: &'static str,
+        /// The element in the way (`tag#id.class 'text'`), when one is known.
+        by: Option<String>,
+        /// The reason in words (`is covered by div#overlay 'Loading'`).
+        detail: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+    },
+    /// Input was sent to an element twice (fresh geometry the second time) and its document saw
+    /// it arrive elsewhere, or not at all: nothing is reported as done.
+    #[error(
+        "{action}: the input did not reach {selector}: it {detail}; the element's document saw it twice elsewhere, so nothing is reported done"
+    )]
+    NotDelivered {
+        /// The command.
+        action: String,
+        /// The selector as given.
+        selector: String,
+        /// `covered` or `input missed`.
+        reason: &'static str,
+        /// What got the input instead, when known.
+        by: Option<String>,
+        /// The reason in words.
+        detail: String,
+    },
+    /// A wait's condition did not hold in time: how long it waited and what it saw last.
+    #[error("{what} timed out after {ms}ms")]
+    WaitTimedOut {
+        /// The wait (e.g. `browser wait element`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+        /// How long it waited.
+        elapsed_ms: u64,
+        /// What it observed last (`details.observed_value`).
+        observed: Value,
     },
     /// A navigation failed (Chromium's net error in `reason`).
     #[error("navigation to {url} failed: {reason}")]
@@ -137,6 +223,14 @@ pub enum CliError {
     /// Local I/O failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    /// Another engine (a daemon, or a program embedding one) holds this home's lock.
+    #[error("{} is in use by another actionbook engine{}", home.display(), holder.map(|p| format!(" (process {p})")).unwrap_or_default())]
+    HomeInUse {
+        /// The home directory.
+        home: std::path::PathBuf,
+        /// The pid recorded by the holder, if readable.
+        holder: Option<u32>,
+    },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
@@ -152,10 +246,17 @@ impl CliError {
             CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
-            CliError::ElementNotFound { .. } => ErrorCode::ElementNotFound,
+            CliError::ElementNotFound { .. }
+            | CliError::OptionNotFound { .. }
+            | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
+            CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
-            CliError::Timeout { .. } => ErrorCode::Timeout,
+            CliError::Timeout { .. }
+            | CliError::NotActionable { .. }
+            | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
+            CliError::NotDelivered { .. } => ErrorCode::InternalError,
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
@@ -177,18 +278,30 @@ impl CliError {
                 | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
                 _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
-                ErrorCode::InternalError
-            }
+            CliError::Daemon(_)
+            | CliError::Io(_)
+            | CliError::Internal(_)
+            | CliError::HomeInUse { .. } => ErrorCode::InternalError,
             CliError::Manuals(e) => e.code(),
         }
     }
 
     /// Whether retrying the same command may succeed.
     pub fn retryable(&self) -> bool {
+        // A script that ran out of time may finish with more.
+        if let CliError::EvalFailed {
+            details: Some(d), ..
+        } = self
+            && d["kind"] == "timeout"
+        {
+            return true;
+        }
         matches!(
             self,
             CliError::Timeout { .. }
+                | CliError::NotActionable { .. }
+                | CliError::NotDelivered { .. }
+                | CliError::WaitTimedOut { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
@@ -201,10 +314,64 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::MultipleMatches {
+                query,
+                count,
+                samples,
+            } => Some(serde_json::json!({
+                "query": query, "count": count, "sample_selectors": samples,
+            })),
+            CliError::IndexOutOfRange {
+                query,
+                index,
+                count,
+                samples,
+            } => Some(serde_json::json!({
+                "query": query, "index": index, "count": count, "sample_selectors": samples,
+            })),
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
             }
+            CliError::OptionNotFound {
+                selector,
+                value,
+                options,
+                ..
+            } => Some(serde_json::json!({
+                "selector": selector,
+                "value": value,
+                "options": options.iter().map(|(v, t)| serde_json::json!({ "value": v, "text": t })).collect::<Vec<_>>(),
+            })),
+            CliError::NotActionable {
+                selector,
+                reason,
+                by,
+                ..
+            }
+            | CliError::NotDelivered {
+                selector,
+                reason,
+                by,
+                ..
+            } => {
+                let mut d = serde_json::json!({ "selector": selector, "reason": reason });
+                if let Some(by) = by {
+                    d["by"] = serde_json::Value::String(by.clone());
+                }
+                Some(d)
+            }
+            CliError::CookieNotFound { name } => Some(serde_json::json!({ "name": name })),
             CliError::EvalFailed { details, .. } => details.clone(),
+            CliError::WaitTimedOut {
+                ms,
+                elapsed_ms,
+                observed,
+                ..
+            } => Some(serde_json::json!({
+                "timeout_ms": ms,
+                "elapsed_ms": elapsed_ms,
+                "observed_value": observed,
+            })),
             CliError::TabNotFound { session, tab } => {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
@@ -228,12 +395,29 @@ impl CliError {
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
-            CliError::Timeout { .. } => Some("increase --timeout or retry the command"),
+            CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
+                Some("increase --timeout or retry the command")
+            }
+            CliError::NotActionable {
+                reason: "covered", ..
+            } => Some(
+                "close or wait out what covers it (a dialog, a banner), or pass --force to act anyway",
+            ),
+            CliError::NotActionable { .. } => {
+                Some("check the element's state with `browser snapshot`, or increase --timeout")
+            }
             // Refs are numbered per document: after a navigation the old ones are gone.
             CliError::ElementNotFound { selector } if selector.starts_with('@') => {
                 Some("refs come from the latest `browser snapshot` of this page; run it again")
             }
             CliError::Stale(_) => Some("run `browser snapshot` again for fresh refs"),
+            CliError::MultipleMatches { .. } => Some("use 'query all' or narrow your selector"),
+            CliError::IndexOutOfRange { .. } => {
+                Some("use 'query count' to check the number of matches first")
+            }
+            CliError::HomeInUse { .. } => Some(
+                "send commands through the `actionbook` CLI (its daemon owns this home), or use another ACTIONBOOK_HOME",
+            ),
             _ => None,
         }
     }

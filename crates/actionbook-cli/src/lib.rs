@@ -29,8 +29,9 @@
 //! - [`commands`]: the command table, one module per spec section;
 //! - `engine`: [`Engine`], [`Request`].
 //!
-//! On top: [`daemon`] (wire, server, client) and, with the `cli` feature (default), [`cli`] (the
-//! clap tree, lowering, printing) and the binary (`main.rs`).
+//! On top: [`daemon`] (wire, server, client); [`mcp`] (the MCP server over stdio, its tools made
+//! from the command table, on the daemon or an in-process engine); and, with the `cli` feature
+//! (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
 //!
 //! # Adding a command
 //! Its request type (serde + `schemars::JsonSchema`, `clap::Args` behind `cfg_attr`) and handler
@@ -61,6 +62,7 @@ pub mod commands;
 mod engine;
 
 pub mod daemon;
+pub mod mcp;
 
 #[cfg(feature = "cli")]
 pub mod cli;

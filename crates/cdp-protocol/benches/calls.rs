@@ -1,5 +1,6 @@
 //! Calls per second through one connection against a loopback fake CDP peer that answers every
-//! call at once, with 1 and 64 callers in flight.
+//! call at once, with 1 and 64 callers in flight; and with 16 events nobody subscribed to
+//! (2 KiB `Runtime.consoleAPICalled` on a flattened session) before each answer.
 
 use cdp_protocol::{ConnectOptions, Connection};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -26,6 +27,19 @@ async fn start_peer() -> String {
             let Ok(call) = serde_json::from_str::<Value>(text.as_str()) else {
                 continue;
             };
+            if call["method"] == "Bench.flood" {
+                let event = json!({
+                    "method": "Runtime.consoleAPICalled",
+                    "params": {"type": "log", "args": [{"type": "string", "value": "x".repeat(2048)}]},
+                    "sessionId": "0123456789ABCDEF0123456789ABCDEF",
+                })
+                .to_string();
+                for _ in 0..16 {
+                    if tx.feed(Message::Text(event.clone().into())).await.is_err() {
+                        return;
+                    }
+                }
+            }
             let reply = json!({"id": call["id"], "result": {"ok": true}}).to_string();
             if tx.send(Message::Text(reply.into())).await.is_err() {
                 return;
@@ -63,6 +77,17 @@ fn calls(c: &mut Criterion) {
             for r in futures::future::join_all(futs).await {
                 r.expect("answer");
             }
+        })
+    });
+    // Someone listens, to something else: the floods are events nobody wants.
+    let _loads = conn.events(cdp_protocol::EventFilter::methods(&["Page.loadEventFired"]));
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("1_in_flight_16_unwanted_events", |b| {
+        b.to_async(&rt).iter(|| async {
+            session
+                .call("Bench.flood", json!({}))
+                .await
+                .expect("answer");
         })
     });
     group.finish();

@@ -3,17 +3,19 @@
 use crate::error::CdpError;
 use crate::events::{EventFilter, EventStream, RawEvent, Subscriber};
 use crate::ids::SessionId;
+use crate::redact::redact_url;
 use crate::session::Session;
-use crate::wire::FrameBoundary;
+use crate::wire::{BACKSTOP_SLACK, FrameBoundary, Oversized};
 use futures::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -23,6 +25,8 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 256 * 1024 * 1024;
 /// Default deadline of a call.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default number of calls that may wait for the socket task before senders wait too.
+pub const DEFAULT_SEND_QUEUE: usize = 256;
 /// How long closing the socket may take before the task gives up on a clean close.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How many detached session ids the socket task remembers.
@@ -38,16 +42,25 @@ type Socket =
 const WRITE_BATCH: usize = 128;
 
 /// Options for [`Connection::connect`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ConnectOptions {
     /// Extra HTTP headers for the WebSocket handshake (auth for remote/cloud browsers).
     pub headers: Vec<(String, String)>,
-    /// Largest accepted message and frame, in bytes (default 256 MiB).
+    /// Largest message, in bytes (default 256 MiB). A larger answer fails its call with
+    /// [`CdpError::MessageTooLarge`] and a larger event is skipped and counted as lost; the
+    /// connection stays up either way, and the skipped bytes are never buffered.
     pub max_message_size: usize,
-    /// Deadline of calls made without an explicit one, and of the handshake (default 30 s).
+    /// Deadline of calls made without an explicit one (default 30 s), and of connecting when
+    /// `connect_timeout` is unset.
     pub default_timeout: Duration,
+    /// Budget of the whole connect: endpoint discovery (`/json/version`), TCP, TLS and the
+    /// WebSocket handshake; `None` = `default_timeout`.
+    pub connect_timeout: Option<Duration>,
     /// Extra trusted root certificates (DER) for `wss://`/`https://`, on top of webpki-roots.
     pub root_certificates: Vec<Vec<u8>>,
+    /// How many calls may wait for the socket task (default 256); more wait to be queued, and
+    /// one still waiting at its deadline fails with [`CdpError::QueueFull`] (never sent).
+    pub send_queue: usize,
 }
 
 impl Default for ConnectOptions {
@@ -56,8 +69,29 @@ impl Default for ConnectOptions {
             headers: Vec::new(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             default_timeout: DEFAULT_TIMEOUT,
+            connect_timeout: None,
             root_certificates: Vec::new(),
+            send_queue: DEFAULT_SEND_QUEUE,
         }
+    }
+}
+
+/// Header values (often `Authorization`) are never printed.
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(name, _)| (name.as_str(), "***"))
+            .collect();
+        f.debug_struct("ConnectOptions")
+            .field("headers", &headers)
+            .field("max_message_size", &self.max_message_size)
+            .field("default_timeout", &self.default_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("root_certificates", &self.root_certificates.len())
+            .field("send_queue", &self.send_queue)
+            .finish()
     }
 }
 
@@ -86,10 +120,27 @@ impl ConnectOptions {
         self
     }
 
+    /// Sets the budget of the whole connect (discovery, TCP, TLS, handshake).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
     /// Trusts one more root certificate (DER) for TLS endpoints (private or self-signed CAs).
     pub fn add_root_certificate(mut self, der: Vec<u8>) -> Self {
         self.root_certificates.push(der);
         self
+    }
+
+    /// Sets how many calls may wait for the socket task.
+    pub fn send_queue(mut self, calls: usize) -> Self {
+        self.send_queue = calls;
+        self
+    }
+
+    /// The connect budget in effect.
+    pub(crate) fn connect_budget(&self) -> Duration {
+        self.connect_timeout.unwrap_or(self.default_timeout)
     }
 }
 
@@ -102,27 +153,92 @@ pub struct Connection {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
 struct Inner {
-    tx: mpsc::UnboundedSender<ToActor>,
+    /// Calls, bounded: a socket that cannot keep up slows senders down.
+    calls: mpsc::Sender<Call>,
+    /// Cancels and close: never wait, so unbounded (at most one cancel per call sent).
+    control: mpsc::UnboundedSender<Control>,
+    /// Subscriptions, handed over synchronously (see [`Inbox`]).
+    inbox: Arc<Inbox>,
     next_id: AtomicU64,
     closed: watch::Receiver<bool>,
     default_timeout: Duration,
     url: String,
+    /// Messages over the limit that were skipped (events and unroutable ones).
+    skipped: Arc<AtomicU64>,
 }
 
-/// A message from a handle to the socket task.
+/// The URL may carry credentials: printed redacted.
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("url", &redact_url(&self.url))
+            .field("closed", &*self.closed.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+/// New subscriptions on their way to the socket task. A subscription must be in place before
+/// any event caused by a call sent after [`Connection::events`] returned, so it is not a message
+/// that could be overtaken: the socket task takes new ones before routing each event.
 #[derive(Debug)]
-enum ToActor {
-    Call {
-        id: u64,
-        session: Option<SessionId>,
-        method: String,
-        frame: String,
-        reply: oneshot::Sender<Result<Utf8Bytes, CdpError>>,
-    },
+struct Inbox {
+    /// `None` once the socket task has ended (new subscriptions are dropped: their streams end).
+    waiting: Mutex<Option<Vec<Subscriber>>>,
+    /// Set when `waiting` has something (saves the lock on every event).
+    flag: AtomicBool,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Inbox::new()
+    }
+}
+
+impl Inbox {
+    fn new() -> Inbox {
+        Inbox {
+            waiting: Mutex::new(Some(Vec::new())),
+            flag: AtomicBool::new(false),
+        }
+    }
+
+    fn push(&self, sub: Subscriber) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = waiting.as_mut() {
+            w.push(sub);
+            self.flag.store(true, Ordering::Release);
+        }
+    }
+
+    fn take(&self, into: &mut Vec<Subscriber>) {
+        if self.flag.swap(false, Ordering::Acquire) {
+            let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(w) = waiting.as_mut() {
+                into.append(w);
+            }
+        }
+    }
+
+    fn close(&self) {
+        *self.waiting.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// A call on its way to the socket task.
+#[derive(Debug)]
+struct Call {
+    id: u64,
+    session: Option<SessionId>,
+    method: String,
+    frame: String,
+    reply: oneshot::Sender<Result<Utf8Bytes, CdpError>>,
+}
+
+/// Control messages from handles to the socket task.
+#[derive(Debug)]
+enum Control {
     Cancel(u64),
-    Subscribe(Subscriber),
     Close,
 }
 
@@ -148,8 +264,8 @@ struct Incoming<'a> {
     session_id: Option<SessionId>,
     #[serde(default)]
     error: Option<WireError>,
-    #[serde(default)]
-    params: Option<Box<RawValue>>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -175,10 +291,21 @@ struct ResultOf<T> {
 }
 
 impl Connection {
-    /// Opens a WebSocket to `ws_url` (a browser's `webSocketDebuggerUrl`) and starts its socket task.
+    /// Opens a WebSocket to `ws_url` (a browser's `webSocketDebuggerUrl`) and starts its socket
+    /// task, within the options' connect budget.
     pub async fn connect(ws_url: &str, options: ConnectOptions) -> Result<Connection, CdpError> {
+        let deadline = Instant::now() + options.connect_budget();
+        Self::connect_until(ws_url, options, deadline).await
+    }
+
+    /// [`Connection::connect`] that gives up at `deadline` (the rest of a larger budget).
+    pub(crate) async fn connect_until(
+        ws_url: &str,
+        options: ConnectOptions,
+        deadline: Instant,
+    ) -> Result<Connection, CdpError> {
         let connect_err = |reason: String| CdpError::Connect {
-            url: ws_url.to_owned(),
+            url: redact_url(ws_url),
             reason,
         };
         let mut request = ws_url
@@ -187,36 +314,54 @@ impl Connection {
         for (name, value) in &options.headers {
             let name = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|e| connect_err(format!("bad header name {name:?}: {e}")))?;
+            // The value is a secret more often than not: never echoed.
             let value = HeaderValue::from_str(value)
-                .map_err(|e| connect_err(format!("bad header value for {name}: {e}")))?;
+                .map_err(|_| connect_err(format!("bad header value for {name}")))?;
             request.headers_mut().insert(name, value);
         }
+        // Our limit is applied below tungstenite (`wire`); its own is only a backstop.
+        let backstop = options.max_message_size.saturating_add(BACKSTOP_SLACK);
         let config = WebSocketConfig::default()
-            .max_message_size(Some(options.max_message_size))
-            .max_frame_size(Some(options.max_message_size));
-        let (ws, _response) = tokio::time::timeout(
-            options.default_timeout,
-            open_socket(request, config, &options.root_certificates),
+            .max_message_size(Some(backstop))
+            .max_frame_size(Some(backstop));
+        let (ws, _response) = tokio::time::timeout_at(
+            deadline,
+            open_socket(
+                request,
+                config,
+                &options.root_certificates,
+                options.max_message_size,
+            ),
         )
         .await
-        .map_err(|_| {
-            connect_err(format!(
-                "handshake timed out after {:?}",
-                options.default_timeout
-            ))
+        .map_err(|_| CdpError::ConnectTimeout {
+            url: redact_url(ws_url),
+            after: options.connect_budget(),
         })?
-        .map_err(|e| connect_err(e.to_string()))?;
+        .map_err(|e| connect_err(redact_url(&e)))?;
 
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (calls, calls_rx) = mpsc::channel(options.send_queue.max(1));
+        let (control, control_rx) = mpsc::unbounded_channel();
         let (closed_tx, closed_rx) = watch::channel(false);
-        tokio::spawn(run_socket(ws, rx, closed_tx));
+        let inbox = Arc::new(Inbox::new());
+        let skipped = Arc::new(AtomicU64::new(0));
+        let router = Router {
+            inbox: inbox.clone(),
+            skipped: skipped.clone(),
+            limit: u64::try_from(options.max_message_size).unwrap_or(u64::MAX),
+            ..Router::default()
+        };
+        tokio::spawn(run_socket(ws, router, calls_rx, control_rx, closed_tx));
         Ok(Connection {
             inner: Arc::new(Inner {
-                tx,
+                calls,
+                control,
+                inbox,
                 next_id: AtomicU64::new(1),
                 closed: closed_rx,
                 default_timeout: options.default_timeout,
                 url: ws_url.to_owned(),
+                skipped,
             }),
         })
     }
@@ -236,13 +381,13 @@ impl Connection {
     pub fn events(&self, filter: EventFilter) -> EventStream {
         let (sub, stream) = Subscriber::new(filter);
         // If the task is gone the subscriber is dropped here and the stream ends at once.
-        let _ = self.inner.tx.send(ToActor::Subscribe(sub));
+        self.inner.inbox.push(sub);
         stream
     }
 
     /// True once the socket is closed.
     pub fn is_closed(&self) -> bool {
-        *self.inner.closed.borrow() || self.inner.tx.is_closed()
+        *self.inner.closed.borrow() || self.inner.control.is_closed()
     }
 
     /// Resolves when the socket is closed (browser exited, connection dropped or [`Connection::close`]).
@@ -255,11 +400,12 @@ impl Connection {
     /// Closes the socket; every pending call fails with [`CdpError::ConnectionClosed`].
     /// Waits (bounded) until the socket task has finished.
     pub async fn close(&self) {
-        let _ = self.inner.tx.send(ToActor::Close);
+        let _ = self.inner.control.send(Control::Close);
         let _ = tokio::time::timeout(CLOSE_GRACE * 2, self.closed()).await;
     }
 
-    /// The WebSocket URL this connection was opened with.
+    /// The WebSocket URL this connection was opened with, as given (it may hold credentials:
+    /// print it through [`crate::redact_url`]).
     pub fn url(&self) -> &str {
         &self.inner.url
     }
@@ -267,6 +413,12 @@ impl Connection {
     /// The deadline used by calls without an explicit one.
     pub fn default_timeout(&self) -> Duration {
         self.inner.default_timeout
+    }
+
+    /// How many messages were over the message limit and skipped without failing a call
+    /// (events, and messages that answered no pending call).
+    pub fn skipped_messages(&self) -> u64 {
+        self.inner.skipped.load(Ordering::Relaxed)
     }
 
     /// Sends one call and waits for the raw response text (the whole message).
@@ -277,6 +429,7 @@ impl Connection {
         params: &P,
         timeout: Duration,
     ) -> Result<Utf8Bytes, CdpError> {
+        let deadline = Instant::now() + timeout;
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let frame = serde_json::to_string(&Outgoing {
             id,
@@ -289,23 +442,30 @@ impl Connection {
             source,
         })?;
         let (reply, rx) = oneshot::channel();
-        self.inner
-            .tx
-            .send(ToActor::Call {
-                id,
-                session: session.cloned(),
-                method: method.to_owned(),
-                frame,
-                reply,
-            })
-            .map_err(|_| CdpError::ConnectionClosed)?;
+        let call = Call {
+            id,
+            session: session.cloned(),
+            method: method.to_owned(),
+            frame,
+            reply,
+        };
+        match tokio::time::timeout_at(deadline, self.inner.calls.send(call)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(CdpError::ConnectionClosed),
+            Err(_) => {
+                return Err(CdpError::QueueFull {
+                    method: method.to_owned(),
+                    after: timeout,
+                });
+            }
+        }
         // If this future is dropped mid-wait, the guard tells the task to forget the call.
         let mut guard = CancelOnDrop {
-            tx: &self.inner.tx,
+            tx: &self.inner.control,
             id,
             armed: true,
         };
-        let outcome = tokio::time::timeout(timeout, rx).await;
+        let outcome = tokio::time::timeout_at(deadline, rx).await;
         match outcome {
             Ok(Ok(result)) => {
                 guard.armed = false;
@@ -343,7 +503,7 @@ impl Connection {
 }
 
 struct CancelOnDrop<'a> {
-    tx: &'a mpsc::UnboundedSender<ToActor>,
+    tx: &'a mpsc::UnboundedSender<Control>,
     id: u64,
     armed: bool,
 }
@@ -351,7 +511,7 @@ struct CancelOnDrop<'a> {
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.tx.send(ToActor::Cancel(self.id));
+            let _ = self.tx.send(Control::Cancel(self.id));
         }
     }
 }
@@ -368,9 +528,13 @@ struct Pending {
 struct Router {
     pending: HashMap<u64, Pending>,
     subscribers: Vec<Subscriber>,
+    inbox: Arc<Inbox>,
     closed_sessions: HashSet<SessionId>,
     /// Insertion order of `closed_sessions`, to bound its size.
     closed_order: VecDeque<SessionId>,
+    /// The message limit, for [`CdpError::MessageTooLarge`].
+    limit: u64,
+    skipped: Arc<AtomicU64>,
 }
 
 enum Flow {
@@ -380,47 +544,62 @@ enum Flow {
 
 async fn run_socket(
     mut ws: Socket,
-    mut rx: mpsc::UnboundedReceiver<ToActor>,
+    mut router: Router,
+    mut calls: mpsc::Receiver<Call>,
+    mut control: mpsc::UnboundedReceiver<Control>,
     closed_tx: watch::Sender<bool>,
 ) {
-    let mut router = Router::default();
     loop {
         tokio::select! {
-            msg = rx.recv() => {
-                let Some(msg) = msg else {
-                    // Every handle is gone: close politely and stop.
+            msg = control.recv() => match msg {
+                Some(Control::Cancel(id)) => {
+                    router.pending.remove(&id);
+                }
+                // `None`: every handle is gone. Either way, close politely and stop.
+                Some(Control::Close) | None => {
+                    let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
+                    break;
+                }
+            },
+            call = calls.recv() => {
+                let Some(call) = call else {
                     let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
                     break;
                 };
-                let mut flow = router.control(msg, &mut ws).await;
+                let mut flow = router.call(call, &mut ws).await;
                 // Write what else is queued before flushing once: fewer syscalls under load.
                 let mut batch = 1;
                 while matches!(flow, Flow::Continue) && batch < WRITE_BATCH {
-                    match rx.try_recv() {
-                        Ok(msg) => flow = router.control(msg, &mut ws).await,
+                    match calls.try_recv() {
+                        Ok(call) => flow = router.call(call, &mut ws).await,
                         Err(_) => break,
                     }
                     batch += 1;
                 }
-                if matches!(flow, Flow::Stop) {
-                    let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
-                    break;
-                }
-                if ws.flush().await.is_err() {
+                if matches!(flow, Flow::Stop) || ws.flush().await.is_err() {
                     break;
                 }
             }
             frame = ws.next() => match frame {
                 Some(Ok(Message::Text(text))) => {
-                    let len = text.len();
-                    router.incoming(text);
-                    ws = shed_read_buffer(ws, len).await;
-                }
-                Some(Ok(Message::Binary(bytes))) => {
-                    if let Ok(text) = Utf8Bytes::try_from(bytes) {
-                        router.incoming(text);
+                    match ws.get_mut().take_oversized() {
+                        // This message is the stand-in for one that was skipped.
+                        Some(skipped) => router.oversized(&skipped),
+                        None => {
+                            let len = text.len();
+                            router.incoming(text);
+                            ws = shed_read_buffer(ws, len).await;
+                        }
                     }
                 }
+                Some(Ok(Message::Binary(bytes))) => match ws.get_mut().take_oversized() {
+                    Some(skipped) => router.oversized(&skipped),
+                    None => {
+                        if let Ok(text) = Utf8Bytes::try_from(bytes) {
+                            router.incoming(text);
+                        }
+                    }
+                },
                 Some(Ok(Message::Ping(_))) => {
                     // tungstenite queues the pong; flush sends it.
                     if ws.flush().await.is_err() {
@@ -433,21 +612,22 @@ async fn run_socket(
         }
     }
     router.fail_all();
+    router.inbox.close();
     drop(router);
     let _ = closed_tx.send(true);
     // Queued calls still in the channel: dropping their reply senders fails them.
-    rx.close();
-    while let Ok(msg) = rx.try_recv() {
-        drop(msg);
-    }
+    calls.close();
+    while calls.try_recv().is_ok() {}
 }
 
 /// Connects TCP (and TLS for `wss://`, trusting webpki-roots plus `extra_roots`) and performs
-/// the opening handshake, reads cut at frame boundaries (`wire`).
+/// the opening handshake, reads cut at frame boundaries and messages over `limit` skipped
+/// (`wire`).
 async fn open_socket(
     request: tokio_tungstenite::tungstenite::handshake::client::Request,
     config: WebSocketConfig,
     extra_roots: &[Vec<u8>],
+    limit: usize,
 ) -> Result<
     (
         Socket,
@@ -473,7 +653,7 @@ async fn open_socket(
         .to_owned();
     let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
     let tcp = crate::tls::connect(&host, port, secure.then_some(extra_roots)).await?;
-    let stream = FrameBoundary::new(tokio::io::BufReader::with_capacity(READ_BUFFER, tcp));
+    let stream = FrameBoundary::new(tokio::io::BufReader::with_capacity(READ_BUFFER, tcp), limit);
     tokio_tungstenite::client_async_with_config(request, stream, Some(config))
         .await
         .map_err(|e| e.to_string())
@@ -496,59 +676,115 @@ async fn shed_read_buffer(ws: Socket, message_len: usize) -> Socket {
 
 /// The id of a message that starts `{"id":N,"result":`, if it does.
 fn success_response_id(text: &str) -> Option<u64> {
+    let (id, rest) = leading_id(text)?;
+    rest.starts_with(",\"result\":").then_some(id)
+}
+
+/// `{"id":N` at the very start (Chromium writes `id` first): the id and what follows it.
+fn leading_id(text: &str) -> Option<(u64, &str)> {
     let rest = text.strip_prefix("{\"id\":")?;
     let end = rest.find(|c: char| !c.is_ascii_digit())?;
-    let id = rest[..end].parse().ok()?;
-    rest[end..].starts_with(",\"result\":").then_some(id)
+    Some((rest[..end].parse().ok()?, &rest[end..]))
+}
+
+/// `"id":N}` at the very end (a peer that writes `id` last).
+fn trailing_id(text: &str) -> Option<u64> {
+    let body = text.strip_suffix('}')?;
+    let start = body.rfind(|c: char| !c.is_ascii_digit())? + 1;
+    let (before, digits) = body.split_at(start);
+    let before = before.strip_suffix("\"id\":")?;
+    matches!(before.chars().last(), Some(',' | '{')).then(|| digits.parse().ok())?
+}
+
+/// The method of a message that starts `{"method":"NAME",` (Chromium's events), if it does.
+fn leading_method(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("{\"method\":\"")?;
+    let end = rest.find('"')?;
+    let method = &rest[..end];
+    (!method.contains('\\') && rest[end + 1..].starts_with(',')).then_some(method)
+}
+
+/// The session of a message that ends `,"sessionId":"ID"}` (Chromium appends it last), if it
+/// does. A top-level key: inside a string the quotes would be escaped, and inside a nested
+/// object the message would end `}}`.
+fn trailing_session(text: &str) -> Option<&str> {
+    let body = text.strip_suffix("\"}")?;
+    let start = body.rfind('"')? + 1;
+    let (before, id) = body.split_at(start);
+    let before = before.strip_suffix("\"sessionId\":\"")?;
+    (before.ends_with(',') && !id.contains('\\')).then_some(id)
+}
+
+/// Events the router itself follows, whoever subscribes.
+fn routing_event(method: &str) -> bool {
+    matches!(
+        method,
+        "Target.detachedFromTarget" | "Target.attachedToTarget"
+    )
 }
 
 impl Router {
-    async fn control<S>(
-        &mut self,
-        msg: ToActor,
-        ws: &mut tokio_tungstenite::WebSocketStream<S>,
-    ) -> Flow
+    async fn call<S>(&mut self, call: Call, ws: &mut tokio_tungstenite::WebSocketStream<S>) -> Flow
     where
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
     {
-        match msg {
-            ToActor::Call {
+        let Call {
+            id,
+            session,
+            method,
+            frame,
+            reply,
+        } = call;
+        if let Some(s) = session
+            .as_ref()
+            .filter(|s| self.closed_sessions.contains(*s))
+        {
+            let _ = reply.send(Err(CdpError::SessionClosed { session: s.clone() }));
+            return Flow::Continue;
+        }
+        // Registered before the write, so even an instant answer finds its caller; not at all
+        // if the caller already gave up (its cancel may have overtaken the call).
+        if !reply.is_closed() {
+            self.pending.insert(
                 id,
-                session,
-                method,
-                frame,
-                reply,
-            } => {
-                if let Some(s) = session
-                    .as_ref()
-                    .filter(|s| self.closed_sessions.contains(*s))
-                {
-                    let _ = reply.send(Err(CdpError::SessionClosed { session: s.clone() }));
-                    return Flow::Continue;
+                Pending {
+                    method,
+                    session,
+                    reply,
+                },
+            );
+        }
+        if ws.feed(Message::Text(frame.into())).await.is_err() {
+            return Flow::Stop;
+        }
+        Flow::Continue
+    }
+
+    /// A message over the limit was skipped: fail the call it answers, or count the event as
+    /// lost for every subscriber that wanted it.
+    fn oversized(&mut self, skipped: &Oversized) {
+        let head = String::from_utf8_lossy(&skipped.head);
+        let tail = String::from_utf8_lossy(&skipped.tail);
+        let id = leading_id(&head)
+            .map(|(id, _)| id)
+            .or_else(|| trailing_id(&tail));
+        if let Some(pending) = id.and_then(|id| self.pending.remove(&id)) {
+            let _ = pending.reply.send(Err(CdpError::MessageTooLarge {
+                method: pending.method,
+                size: skipped.size,
+                limit: self.limit,
+            }));
+            return;
+        }
+        self.skipped.fetch_add(1, Ordering::Relaxed);
+        if let Some(method) = leading_method(&head) {
+            self.inbox.take(&mut self.subscribers);
+            let session = trailing_session(&tail).map(|s| SessionId::from(s.to_owned()));
+            for sub in &self.subscribers {
+                if sub.wants(method, session.as_ref()) {
+                    sub.lost();
                 }
-                // Registered before the write, so even an instant answer finds its caller.
-                self.pending.insert(
-                    id,
-                    Pending {
-                        method,
-                        session,
-                        reply,
-                    },
-                );
-                if ws.feed(Message::Text(frame.into())).await.is_err() {
-                    return Flow::Stop;
-                }
-                Flow::Continue
             }
-            ToActor::Cancel(id) => {
-                self.pending.remove(&id);
-                Flow::Continue
-            }
-            ToActor::Subscribe(sub) => {
-                self.subscribers.push(sub);
-                Flow::Continue
-            }
-            ToActor::Close => Flow::Stop,
         }
     }
 
@@ -561,7 +797,28 @@ impl Router {
             }
             return;
         }
+        self.inbox.take(&mut self.subscribers);
+        // Fast path for events nobody wants: decided on the method (and, where Chromium puts it
+        // last, the session) before any parse.
+        if let Some(method) = leading_method(text.as_str())
+            && !routing_event(method)
+        {
+            let session = trailing_session(text.as_str());
+            let wanted = match session {
+                Some(s) => {
+                    let s = SessionId::from(s.to_owned());
+                    self.subscribers
+                        .iter()
+                        .any(|sub| sub.wants(method, Some(&s)))
+                }
+                None => self.subscribers.iter().any(|sub| sub.wants_method(method)),
+            };
+            if !wanted {
+                return;
+            }
+        }
         // Malformed or unexpected messages are skipped: they never break the connection.
+        // `params` is borrowed, not copied, until a subscriber wants it.
         let Ok(msg) = serde_json::from_str::<Incoming<'_>>(text.as_str()) else {
             return;
         };
@@ -587,33 +844,37 @@ impl Router {
         let Some(method) = msg.method else {
             return;
         };
-        let params: Arc<RawValue> = match msg.params {
-            Some(p) => Arc::from(p),
-            None => match RawValue::from_string("{}".to_owned()) {
-                Ok(p) => Arc::from(p),
-                Err(_) => return,
-            },
-        };
+        let params = msg.params.map_or("{}", RawValue::get);
         match method.as_ref() {
             "Target.detachedFromTarget" => {
-                if let Ok(p) = serde_json::from_str::<SessionParams>(params.get()) {
+                if let Ok(p) = serde_json::from_str::<SessionParams>(params) {
                     self.session_closed(p.session_id);
                 }
             }
             "Target.attachedToTarget" => {
-                if let Ok(p) = serde_json::from_str::<SessionParams>(params.get()) {
+                if let Ok(p) = serde_json::from_str::<SessionParams>(params) {
                     self.closed_sessions.remove(&p.session_id);
                 }
             }
             _ => {}
         }
-        if self.subscribers.is_empty() {
+        let session = msg.session_id;
+        if !self
+            .subscribers
+            .iter()
+            .any(|sub| sub.wants(&method, session.as_ref()))
+        {
+            self.subscribers.retain(|sub| !sub.is_closed());
             return;
         }
+        // The one copy of the params, shared by every subscriber that gets the event.
+        let Ok(params) = RawValue::from_string(params.to_owned()) else {
+            return;
+        };
         let event = RawEvent {
             method: method.into_owned(),
-            session_id: msg.session_id,
-            params,
+            session_id: session,
+            params: Arc::from(params),
         };
         self.subscribers.retain(|sub| {
             if sub.wants(&event.method, event.session_id.as_ref()) {
@@ -662,7 +923,54 @@ impl Router {
 
 #[cfg(test)]
 mod tests {
-    use super::success_response_id;
+    use super::{leading_id, leading_method, success_response_id, trailing_id, trailing_session};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    proptest! {
+        /// What the routing shortcuts read off Chromium-shaped messages is what a full parse
+        /// reads, and where they cannot be sure they say nothing.
+        #[test]
+        fn routing_shortcuts_agree_with_a_full_parse(
+            method in "[A-Za-z]{1,8}\\.[A-Za-z]{1,12}",
+            session in proptest::option::of("[A-F0-9]{1,32}"),
+            nested in proptest::option::of("[A-F0-9]{1,8}"),
+            text in ".{0,12}",
+            id in any::<u64>(),
+        ) {
+            let mut params = json!({"text": text});
+            if let Some(n) = &nested {
+                // A nested `sessionId` (as in Target.attachedToTarget) is not the message's.
+                params["sessionId"] = json!(n);
+            }
+            // serde_json writes keys in order: method, params, sessionId, as Chromium does.
+            let mut event = json!({"method": method, "params": params});
+            if let Some(s) = &session {
+                event["sessionId"] = json!(s);
+            }
+            let event = event.to_string();
+            prop_assert_eq!(leading_method(&event), Some(method.as_str()));
+            prop_assert_eq!(trailing_session(&event), session.as_deref());
+            prop_assert_eq!(leading_id(&event), None);
+            let response = json!({"id": id, "result": params}).to_string();
+            prop_assert_eq!(leading_id(&response).map(|(i, _)| i), Some(id));
+            prop_assert_eq!(success_response_id(&response), Some(id));
+            prop_assert_eq!(leading_method(&response), None);
+            let id_last = format!("{{\"result\":{params},\"id\":{id}}}");
+            prop_assert_eq!(trailing_id(&id_last), Some(id));
+            prop_assert_eq!(trailing_id(&response), None);
+        }
+    }
+
+    #[test]
+    fn shortcuts_refuse_lookalikes() {
+        // A string value ending like a sessionId key has escaped quotes.
+        let tricky = r#"{"method":"A.b","params":{},"x":"a\",\"sessionId\":\"S"}"#;
+        assert_eq!(trailing_session(tricky), None);
+        assert_eq!(leading_method(r#"{"method":"A\"b","params":{}}"#), None);
+        assert_eq!(leading_method(r#"{"method":"A.b"}"#), None);
+        assert_eq!(trailing_id(r#"{"x":{"id":5}}"#), None);
+    }
 
     #[test]
     fn fast_path_only_takes_plain_success_responses() {

@@ -48,7 +48,8 @@ pub enum CdpError {
     /// The WebSocket connection (or endpoint discovery) failed.
     #[error("cannot connect to {url}: {reason}")]
     Connect {
-        /// The endpoint tried.
+        /// The endpoint tried, with credentials and token-like parameters redacted
+        /// ([`crate::redact_url`]).
         url: String,
         /// Why it failed.
         reason: String,
@@ -80,6 +81,51 @@ pub enum CdpError {
     /// An I/O error outside the WebSocket (process, files).
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+    /// Nothing was signalled: the pid does not belong to the recorded process (any more).
+    #[error("process {pid} is not the recorded process: {mismatch}")]
+    NotOurProcess {
+        /// The recorded pid.
+        pid: u32,
+        /// What differs.
+        mismatch: crate::process::Mismatch,
+    },
+    /// The answer to this call was over the connection's message limit and was skipped unread;
+    /// the connection and every other call are unaffected.
+    #[error("{method}: the response is {size} bytes, over the {limit}-byte message limit")]
+    MessageTooLarge {
+        /// The method whose answer was too large.
+        method: String,
+        /// The size of the answer, in bytes.
+        size: u64,
+        /// The connection's limit ([`crate::ConnectOptions::max_message_size`]).
+        limit: u64,
+    },
+    /// The call was not sent: the connection's send queue stayed full until its deadline.
+    #[error("{method}: not sent, the send queue stayed full for {after:?}")]
+    QueueFull {
+        /// The method that was not sent.
+        method: String,
+        /// How long the call waited.
+        after: Duration,
+    },
+    /// The browser was not up and connected within the launch's budget (it was killed).
+    #[error("browser {path} not ready within {after:?}; last stderr lines:\n{stderr_tail}")]
+    LaunchTimeout {
+        /// The executable.
+        path: String,
+        /// The budget ([`crate::LaunchOptions::startup_timeout`]).
+        after: Duration,
+        /// The last lines Chromium wrote to stderr.
+        stderr_tail: String,
+    },
+    /// Connecting (endpoint discovery, TCP, TLS and handshake) did not finish within its budget.
+    #[error("cannot connect to {url}: no connection within {after:?}")]
+    ConnectTimeout {
+        /// The endpoint tried, with credentials and token-like parameters redacted.
+        url: String,
+        /// The budget.
+        after: Duration,
+    },
 }
 
 impl CdpError {
@@ -94,10 +140,14 @@ impl CdpError {
             CdpError::Decode { .. } => ErrorKind::Decode,
             CdpError::Connect { .. } => ErrorKind::Connect,
             CdpError::BrowserNotFound { .. } => ErrorKind::BrowserNotFound,
-            CdpError::BrowserExited { .. } | CdpError::Launch { .. } => ErrorKind::Launch,
+            CdpError::BrowserExited { .. }
+            | CdpError::Launch { .. }
+            | CdpError::LaunchTimeout { .. } => ErrorKind::Launch,
+            CdpError::ConnectTimeout { .. } => ErrorKind::Connect,
             CdpError::Io(_) => ErrorKind::Io,
-            #[allow(unreachable_patterns)] // variants added later land here until classified
-            _ => ErrorKind::Other,
+            CdpError::NotOurProcess { .. } => ErrorKind::NotOurProcess,
+            CdpError::MessageTooLarge { .. } => ErrorKind::MessageTooLarge,
+            CdpError::QueueFull { .. } => ErrorKind::QueueFull,
         }
     }
 
@@ -153,6 +203,12 @@ pub enum ErrorKind {
     Launch,
     /// Local I/O failed.
     Io,
+    /// A recorded pid belongs to another process now: nothing was signalled.
+    NotOurProcess,
+    /// The answer was over the connection's message limit (the connection is fine).
+    MessageTooLarge,
+    /// The call was never sent (the send queue stayed full): safe to retry.
+    QueueFull,
     /// Not classified.
     Other,
 }
@@ -240,5 +296,42 @@ mod tests {
         assert!(!protocol("Invalid parameters").is_gone());
         assert!(CdpError::ConnectionClosed.is_closed());
         assert!(!CdpError::ConnectionClosed.is_gone());
+    }
+
+    #[test]
+    fn transport_and_process_errors_have_their_own_kinds() {
+        let after = Duration::from_secs(1);
+        let method = || "Runtime.evaluate".to_owned();
+        assert_eq!(
+            CdpError::QueueFull {
+                method: method(),
+                after
+            }
+            .kind(),
+            ErrorKind::QueueFull
+        );
+        let too_large = CdpError::MessageTooLarge {
+            method: method(),
+            size: 2,
+            limit: 1,
+        };
+        assert_eq!(too_large.kind(), ErrorKind::MessageTooLarge);
+        assert!(!too_large.is_closed());
+        let not_ours = CdpError::NotOurProcess {
+            pid: 1,
+            mismatch: crate::process::Mismatch::NoProcess,
+        };
+        assert_eq!(not_ours.kind(), ErrorKind::NotOurProcess);
+        let launch = CdpError::LaunchTimeout {
+            path: "chromium".into(),
+            after,
+            stderr_tail: String::new(),
+        };
+        assert_eq!(launch.kind(), ErrorKind::Launch);
+        let connect = CdpError::ConnectTimeout {
+            url: "ws://h".into(),
+            after,
+        };
+        assert_eq!(connect.kind(), ErrorKind::Connect);
     }
 }

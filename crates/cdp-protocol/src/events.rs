@@ -45,7 +45,8 @@ pub struct EventFilter {
     pub methods: Option<Vec<String>>,
     /// Sessions to receive from.
     pub session: SessionFilter,
-    /// Queue length; events arriving while the queue is full are dropped and counted.
+    /// Queue length; events arriving while the queue is full are dropped and counted (as are
+    /// events over the connection's message limit).
     pub capacity: usize,
 }
 
@@ -134,7 +135,17 @@ impl Subscriber {
 
     /// Whether this subscriber wants events of `method` from `session`.
     pub(crate) fn wants(&self, method: &str, session: Option<&SessionId>) -> bool {
-        self.methods.as_ref().is_none_or(|m| m.contains(method)) && self.session.matches(session)
+        self.wants_method(method) && self.session.matches(session)
+    }
+
+    /// Whether this subscriber wants events of `method` from some session.
+    pub(crate) fn wants_method(&self, method: &str) -> bool {
+        self.methods.as_ref().is_none_or(|m| m.contains(method))
+    }
+
+    /// Counts an event this subscriber wanted but cannot get (it was over the message limit).
+    pub(crate) fn lost(&self) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Queues the event without waiting; returns false once the stream is gone.
@@ -170,7 +181,8 @@ impl EventStream {
         self.rx.try_recv().ok()
     }
 
-    /// How many events were lost because the queue was full.
+    /// How many events were lost: the queue was full, or the event was over the connection's
+    /// message limit and skipped unread.
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
@@ -214,7 +226,7 @@ impl<E: Event> TypedEventStream<E> {
         self.inner.recv().await.map(|raw| raw.decode::<E>())
     }
 
-    /// How many events were lost because the queue was full.
+    /// How many events were lost (see [`EventStream::dropped`]).
     pub fn dropped(&self) -> u64 {
         self.inner.dropped()
     }

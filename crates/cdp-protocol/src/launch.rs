@@ -3,11 +3,14 @@
 use crate::browser as browser_domain;
 use crate::connection::{ConnectOptions, Connection};
 use crate::error::CdpError;
+use crate::process::{self, OwnedChild, ProcessIdentity};
+use crate::redact::redact_url;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::time::Instant;
 
 /// Environment variable naming the browser executable to use.
 pub const BROWSER_PATH_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
@@ -35,9 +38,13 @@ pub const STDERR_FILE: &str = "actionbook-chromium-stderr.log";
 
 const POLL: Duration = Duration::from_millis(25);
 const GRACEFUL_CLOSE: Duration = Duration::from_secs(5);
-const KILL_WAIT: Duration = Duration::from_secs(5);
+/// How long Chromium gets after SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(3);
+/// How long helpers get to follow their browser out before they are killed.
+const HELPER_GRACE: Duration = Duration::from_secs(2);
 const STDERR_TAIL_LINES: usize = 12;
+/// How often a running browser is checked for having exited (and reaped).
+const REAP_POLL: Duration = Duration::from_millis(500);
 
 /// How to launch a browser.
 #[derive(Debug, Clone)]
@@ -50,10 +57,15 @@ pub struct LaunchOptions {
     pub user_data_dir: Option<PathBuf>,
     /// Extra flags, e.g. `"--site-per-process"`.
     pub args: Vec<String>,
-    /// How long to wait for the DevTools endpoint (default 20 s).
+    /// Budget of the whole launch, from the call until the DevTools endpoint is up and
+    /// connected (default 20 s); past it the browser is killed and the launch fails with
+    /// [`CdpError::LaunchTimeout`]. Pass the caller's remaining deadline here.
     pub startup_timeout: Duration,
     /// Start Chromium in its own process group so it survives the launcher (use with [`Browser::detach`]).
     pub detached: bool,
+    /// Options of the connection to the launched browser (message limit, call deadline, send
+    /// queue); its connect budget is whatever is left of `startup_timeout`.
+    pub connect: ConnectOptions,
 }
 
 impl Default for LaunchOptions {
@@ -65,6 +77,7 @@ impl Default for LaunchOptions {
             args: Vec::new(),
             startup_timeout: Duration::from_secs(20),
             detached: false,
+            connect: ConnectOptions::default(),
         }
     }
 }
@@ -94,7 +107,7 @@ impl LaunchOptions {
         self
     }
 
-    /// Sets the startup deadline.
+    /// Sets the budget of the whole launch (endpoint up and connected).
     pub fn startup_timeout(mut self, timeout: Duration) -> Self {
         self.startup_timeout = timeout;
         self
@@ -103,6 +116,12 @@ impl LaunchOptions {
     /// Own process group (survives the launcher).
     pub fn detached(mut self, detached: bool) -> Self {
         self.detached = detached;
+        self
+    }
+
+    /// Sets the options of the connection to the launched browser.
+    pub fn connect_options(mut self, options: ConnectOptions) -> Self {
+        self.connect = options;
         self
     }
 }
@@ -116,11 +135,14 @@ pub struct DetachedBrowser {
     pub ws_url: String,
     /// Its profile directory (not removed: the browser still uses it).
     pub user_data_dir: PathBuf,
+    /// Who the browser process is (record this, not the pid, to find or end it later).
+    pub identity: Option<ProcessIdentity>,
 }
 
 /// A launched Chromium and the connection to it.
 ///
-/// [`Browser::close`] (or dropping it) ends the process and reaps it; [`Browser::detach`] leaves it running.
+/// [`Browser::close`] (or dropping it) ends the process and reaps it; [`Browser::detach`] leaves
+/// it running. Dropping never waits: the process is ended and reaped on a thread of its own.
 #[derive(Debug)]
 pub struct Browser {
     conn: Connection,
@@ -128,20 +150,26 @@ pub struct Browser {
     process: BrowserProcess,
 }
 
-/// The process side of a browser; dropping it kills and reaps the process.
+/// The process side of a browser; dropping it kills and reaps the process (off-thread).
 #[derive(Debug)]
 struct BrowserProcess {
     pid: Option<u32>,
+    identity: Option<ProcessIdentity>,
     path: PathBuf,
     user_data_dir: PathBuf,
     temp_profile: bool,
-    /// `None` once closed or detached. Never locked across an await.
-    child: Mutex<Option<Child>>,
+    /// `None` once closed or detached. Shared with the reaper task; never locked across an await.
+    child: Arc<Mutex<Option<OwnedChild>>>,
+    /// Reaps the browser as soon as it exits (a crash leaves no zombie behind).
+    reaper: Option<tokio::task::AbortHandle>,
 }
 
 impl Browser {
-    /// Starts Chromium, waits (bounded) for its DevTools endpoint and connects.
+    /// Starts Chromium, waits for its DevTools endpoint and connects, all within
+    /// `options.startup_timeout`. Dropping the future half-way ends the browser (without
+    /// blocking the thread).
     pub async fn launch(options: LaunchOptions) -> Result<Browser, CdpError> {
+        let deadline = Instant::now() + options.startup_timeout;
         let path = match &options.executable {
             Some(p) => p.clone(),
             None => find_executable()?,
@@ -184,23 +212,37 @@ impl Browser {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let child = cmd
-            .spawn()
-            .map_err(|e| launch_err(format!("cannot start: {e}")))?;
-        let process = BrowserProcess {
-            pid: Some(child.id()),
-            path: path.clone(),
-            user_data_dir,
-            temp_profile,
-            child: Mutex::new(Some(child)),
+        let child = OwnedChild::new(
+            cmd.spawn()
+                .map_err(|e| launch_err(format!("cannot start: {e}")))?,
+        );
+        // From here on, an error or a dropped future drops `process`, which ends the browser.
+        let process = BrowserProcess::new(child, path.clone(), user_data_dir, temp_profile);
+        let timed_out = || CdpError::LaunchTimeout {
+            path: path_str.clone(),
+            after: options.startup_timeout,
+            stderr_tail: stderr_tail(&stderr_path),
         };
-        // From here on, an error drops `process`, which kills and reaps the browser.
-        let ws_url = process
-            .wait_for_endpoint(&port_file, &stderr_path, options.startup_timeout)
-            .await?;
-        let conn = Connection::connect(&ws_url, ConnectOptions::default())
-            .await
-            .map_err(|e| launch_err(format!("cannot connect to {ws_url}: {e}")))?;
+        let ws_url = match tokio::time::timeout_at(
+            deadline,
+            process.wait_for_endpoint(&port_file, &stderr_path),
+        )
+        .await
+        {
+            Ok(found) => found?,
+            Err(_) => return Err(timed_out()),
+        };
+        let conn = match Connection::connect_until(&ws_url, options.connect.clone(), deadline).await
+        {
+            Ok(conn) => conn,
+            Err(CdpError::ConnectTimeout { .. }) => return Err(timed_out()),
+            Err(e) => {
+                return Err(launch_err(format!(
+                    "cannot connect to {}: {e}",
+                    redact_url(&ws_url)
+                )));
+            }
+        };
         Ok(Browser {
             conn,
             ws_url,
@@ -210,18 +252,50 @@ impl Browser {
 }
 
 impl BrowserProcess {
+    fn new(
+        child: OwnedChild,
+        path: PathBuf,
+        user_data_dir: PathBuf,
+        temp_profile: bool,
+    ) -> BrowserProcess {
+        let identity = child
+            .identity()
+            .cloned()
+            .map(|id| id.with_user_data_dir(&user_data_dir));
+        let child = Arc::new(Mutex::new(Some(child)));
+        // A crashed browser must not stay a zombie until someone closes it. Polling waitpid is
+        // one syscall a tick; `AsyncFd` on the pidfd would need unsafe code.
+        let slot = child.clone();
+        let reaper = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(REAP_POLL).await;
+                if !lock(&slot).as_mut().is_some_and(OwnedChild::is_running) {
+                    return;
+                }
+            }
+        })
+        .abort_handle();
+        BrowserProcess {
+            pid: identity.as_ref().map(|i| i.pid),
+            identity,
+            path,
+            user_data_dir,
+            temp_profile,
+            child,
+            reaper: Some(reaper),
+        }
+    }
+
+    /// Polls for the DevTools endpoint until found or the browser exits (the caller bounds it).
     async fn wait_for_endpoint(
         &self,
         port_file: &Path,
         stderr_path: &Path,
-        timeout: Duration,
     ) -> Result<String, CdpError> {
-        let path = self.path.display().to_string();
-        let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.try_wait() {
                 return Err(CdpError::BrowserExited {
-                    path,
+                    path: self.path.display().to_string(),
                     status,
                     stderr_tail: stderr_tail(stderr_path),
                 });
@@ -232,44 +306,60 @@ impl BrowserProcess {
             if let Some(url) = read_stderr_endpoint(stderr_path) {
                 return Ok(url);
             }
-            if Instant::now() >= deadline {
-                let tail = stderr_tail(stderr_path);
-                return Err(CdpError::Launch {
-                    path,
-                    reason: format!(
-                        "no DevTools endpoint after {timeout:?}; last stderr lines:\n{tail}"
-                    ),
-                });
-            }
             tokio::time::sleep(POLL).await;
         }
     }
 
     /// Exit status as text if the process has exited (and is now reaped).
     fn try_wait(&self) -> Option<String> {
-        let mut guard = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = lock(&self.child);
         let child = guard.as_mut()?;
-        match child.try_wait() {
-            Ok(Some(status)) => Some(status.to_string()),
-            Ok(None) => None,
-            Err(e) => Some(format!("unknown ({e})")),
+        child.try_wait().map(|status| match status {
+            Some(status) => status.to_string(),
+            None => "unknown (reaped elsewhere)".to_owned(),
+        })
+    }
+
+    /// True while the child is still owned (not closed or detached).
+    fn owned(&self) -> bool {
+        lock(&self.child).is_some()
+    }
+
+    /// Takes the child (it is no longer ours to end) and stops the reaper task.
+    fn take_child(&mut self) -> Option<OwnedChild> {
+        if let Some(reaper) = self.reaper.take() {
+            reaper.abort();
         }
+        lock(&self.child).take()
     }
+}
 
-    /// The pid while the child is still owned and not yet reaped.
-    fn running_pid(&self) -> Option<u32> {
-        let guard = self.child.lock().unwrap_or_else(|p| p.into_inner());
-        guard.as_ref().map(Child::id)
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Ends a browser and cleans up after it, blocking: SIGTERM (Chromium then shuts its helpers
+/// down and reaps them, which matters where PID 1 does not reap orphans), SIGKILL after a grace
+/// period, then helpers that linger (its descendants, found before it exited, and anything still
+/// naming its profile), then a temporary profile. Every wait is bounded.
+fn end_browser_blocking(
+    mut child: Option<OwnedChild>,
+    descendants: Option<Vec<ProcessIdentity>>,
+    profile: &Path,
+    remove_profile: bool,
+) {
+    let descendants = match (descendants, &child) {
+        (Some(d), _) => d,
+        // Only while unreaped: a reaped child's pid may be another process's by now.
+        (None, Some(c)) if !c.is_reaped() => process::descendants_blocking(c.id()),
+        (None, _) => Vec::new(),
+    };
+    if let Some(c) = child.as_mut() {
+        c.terminate_blocking(TERM_GRACE);
     }
-
-    fn take_child(&self) -> Option<Child> {
-        self.child.lock().unwrap_or_else(|p| p.into_inner()).take()
-    }
-
-    fn remove_temp_profile(&self) {
-        if self.temp_profile {
-            let _ = std::fs::remove_dir_all(&self.user_data_dir);
-        }
+    process::kill_stragglers_blocking(descendants, Some(profile), HELPER_GRACE);
+    if remove_profile {
+        let _ = std::fs::remove_dir_all(profile);
     }
 }
 
@@ -294,6 +384,12 @@ impl Browser {
         self.process.pid
     }
 
+    /// Who the browser process is: pid, start time, boot id and profile directory (`None` where
+    /// `/proc` is unreadable). Record this rather than the pid.
+    pub fn identity(&self) -> Option<&ProcessIdentity> {
+        self.process.identity.as_ref()
+    }
+
     /// The profile directory in use.
     pub fn user_data_dir(&self) -> &Path {
         &self.process.user_data_dir
@@ -304,15 +400,26 @@ impl Browser {
         &self.process.path
     }
 
-    /// Closes the browser: `Browser.close` over CDP, then kill and reap the process (all bounded),
-    /// and remove a temporary profile. Calling it again does nothing.
+    /// Closes the browser: `Browser.close` over CDP, then kill and reap the process (all bounded,
+    /// none of it on the async workers), and remove a temporary profile. Calling it again does
+    /// nothing.
     pub async fn close(&self) -> Result<(), CdpError> {
         // The child stays in `self` until the very end: if this future is dropped half-way
-        // (e.g. by a caller's timeout), dropping the Browser still kills and reaps it.
-        let Some(pid) = self.process.running_pid() else {
+        // (e.g. by a caller's timeout), dropping the Browser still ends it.
+        let Some(pid) = self.process.pid.filter(|_| self.process.owned()) else {
             return Ok(());
         };
-        let descendants = descendants_of(pid);
+        // Taken while the browser runs: once it exits, its helpers are reparented.
+        let slot = self.process.child.clone();
+        let descendants = tokio::task::spawn_blocking(move || {
+            let found = process::descendants_blocking(pid);
+            // Still unreaped after the scan, so unreaped during it: the pid was the browser's
+            // (the reaper task may have reaped a crashed one, freeing its pid for reuse).
+            let pinned = lock(&slot).as_ref().is_some_and(|c| !c.is_reaped());
+            if pinned { found } else { Vec::new() }
+        })
+        .await
+        .unwrap_or_default();
         if !self.conn.is_closed() {
             // The socket usually closes before the answer arrives; both outcomes are fine.
             let _ = self
@@ -326,32 +433,29 @@ impl Browser {
             tokio::time::sleep(POLL).await;
         }
         self.conn.close().await;
+        let child = lock(&self.process.child).take();
+        if let Some(reaper) = &self.process.reaper {
+            reaper.abort();
+        }
         let profile = self.process.user_data_dir.clone();
-        let cleanup = match self.process.take_child() {
-            Some(mut child) => {
-                tokio::task::spawn_blocking(move || {
-                    if matches!(child.try_wait(), Ok(None)) {
-                        kill_and_reap(&mut child);
-                    }
-                    kill_leftovers(&descendants, &profile);
-                })
-                .await
-            }
-            None => Ok(()),
-        };
-        self.process.remove_temp_profile();
-        cleanup.map_err(|e| CdpError::Io(std::io::Error::other(e)))
+        let remove = self.process.temp_profile;
+        tokio::task::spawn_blocking(move || {
+            end_browser_blocking(child, Some(descendants), &profile, remove)
+        })
+        .await
+        .map_err(|e| CdpError::Io(std::io::Error::other(e)))
     }
 
     /// Leaves the browser running and forgets it (no kill on drop). Its temporary profile, if any,
     /// is kept: the caller owns it now.
-    pub fn detach(self) -> DetachedBrowser {
-        // Dropping a std Child neither kills nor waits.
+    pub fn detach(mut self) -> DetachedBrowser {
+        // Dropping the child neither kills nor waits.
         drop(self.process.take_child());
         DetachedBrowser {
             pid: self.process.pid,
             ws_url: self.ws_url.clone(),
             user_data_dir: self.process.user_data_dir.clone(),
+            identity: self.process.identity.clone(),
         }
         // `self` drops here with no child: nothing is killed and the profile stays.
     }
@@ -359,153 +463,28 @@ impl Browser {
 
 impl Drop for BrowserProcess {
     fn drop(&mut self) {
-        let child = self
-            .child
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        if let Some(mut child) = child {
-            let descendants = descendants_of(child.id());
-            kill_and_reap(&mut child);
-            kill_leftovers(&descendants, &self.user_data_dir);
-            self.remove_temp_profile();
-        }
-    }
-}
-
-/// Ends the process and reaps it so no zombie is left: SIGTERM first (Chromium then shuts its
-/// helpers down and reaps them, which matters where PID 1 does not reap orphans), SIGKILL after
-/// a short grace period. Every wait is bounded.
-fn kill_and_reap(child: &mut Child) {
-    if matches!(child.try_wait(), Ok(None)) {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(child.id().to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        if wait_bounded(child, TERM_GRACE) {
+        let Some(child) = self.take_child() else {
             return;
-        }
-    }
-    let _ = child.kill();
-    wait_bounded(child, KILL_WAIT);
-}
-
-/// Polls until the child has exited (and is reaped) or `limit` passes; true when it exited.
-fn wait_bounded(child: &mut Child, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if !matches!(child.try_wait(), Ok(None)) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Chromium's helpers (zygote, renderers) normally exit with the browser; kill any that linger.
-/// They are found as the browser's descendants (taken before it exited) and, since orphans are
-/// reparented, by the `--user-data-dir` flag every helper carries.
-fn kill_leftovers(descendants: &[u32], profile: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        let mut alive: Vec<u32> = descendants
-            .iter()
-            .copied()
-            .filter(|p| process_alive(*p))
-            .collect();
-        for p in processes_with_profile(profile) {
-            if !alive.contains(&p) {
-                alive.push(p);
-            }
-        }
-        if alive.is_empty() {
-            return;
-        }
-        if Instant::now() >= deadline {
-            // No unsafe code here: use kill(1) rather than libc.
-            let _ = Command::new("kill")
-                .arg("-KILL")
-                .args(alive.iter().map(|p| p.to_string()))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Live processes whose command line has `--user-data-dir=<profile>`.
-fn processes_with_profile(profile: &Path) -> Vec<u32> {
-    let flag = format!("--user-data-dir={}", profile.display());
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
-        .filter(|pid| *pid != std::process::id())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == flag.as_bytes()))
-        })
-        .filter(|pid| process_alive(*pid))
-        .collect()
-}
-
-/// True when `/proc/PID` exists and is not a zombie.
-pub(crate) fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X"),
-        Err(_) => false,
-    }
-}
-
-/// Every live descendant of `pid`, from `/proc` (empty where `/proc` is unavailable).
-pub(crate) fn descendants_of(pid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut parent_of: Vec<(u32, u32)> = Vec::new();
-    for entry in dir.flatten() {
-        let Some(p) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
-            continue;
-        };
-        // Fields after the parenthesised command: state, ppid, ...
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|s| s.parse::<u32>().ok());
-        if let Some(ppid) = ppid {
-            parent_of.push((p, ppid));
-        }
-    }
-    let mut out = Vec::new();
-    let mut frontier = vec![pid];
-    while let Some(parent) = frontier.pop() {
-        for (child, _) in parent_of.iter().filter(|(_, pp)| *pp == parent) {
-            if !out.contains(child) {
-                out.push(*child);
-                frontier.push(*child);
+        let profile = self.user_data_dir.clone();
+        let remove = self.temp_profile;
+        let slot = Arc::new(Mutex::new(Some(child)));
+        let theirs = slot.clone();
+        // Never wait here (this runs on whatever thread dropped the browser, often an async
+        // worker cancelling a launch): the waiting happens on a thread of its own.
+        let spawned = std::thread::Builder::new()
+            .name("actionbook-browser-reaper".to_owned())
+            .spawn(move || {
+                let child = lock(&theirs).take();
+                end_browser_blocking(child, None, &profile, remove);
+            });
+        if spawned.is_err() {
+            // No thread to wait on: SIGKILL without waiting (a zombie is left until we exit).
+            if let Some(mut child) = lock(&slot).take() {
+                let _ = child.signal(process::Signal::Kill);
             }
         }
     }
-    out
 }
 
 fn launch_args(options: &LaunchOptions, user_data_dir: &Path) -> Vec<String> {
@@ -513,7 +492,7 @@ fn launch_args(options: &LaunchOptions, user_data_dir: &Path) -> Vec<String> {
     if options.headless {
         args.push("--headless=new".to_owned());
     }
-    if running_as_root() {
+    if process::running_as_root() {
         args.push("--no-sandbox".to_owned());
     }
     args.extend(STANDARD_FLAGS.iter().map(|f| (*f).to_owned()));
@@ -521,22 +500,6 @@ fn launch_args(options: &LaunchOptions, user_data_dir: &Path) -> Vec<String> {
     args.extend(options.args.iter().cloned());
     args.push("about:blank".to_owned());
     args
-}
-
-/// Effective uid 0, read from `/proc/self/status` (or `id -u` where there is no `/proc`).
-pub fn running_as_root() -> bool {
-    if let Ok(status) = std::fs::read_to_string("/proc/self/status")
-        && let Some(line) = status.lines().find(|l| l.starts_with("Uid:"))
-    {
-        // Uid: real effective saved fs
-        return line.split_whitespace().nth(2) == Some("0");
-    }
-    Command::new("id")
-        .arg("-u")
-        .stderr(Stdio::null())
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
 }
 
 /// Finds the browser: `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`, then `chromium`, `chromium-browser`,
@@ -635,38 +598,57 @@ pub async fn connect(
 }
 
 /// [`connect`] with full [`ConnectOptions`]: headers (sent to `/json/version` too), extra
-/// trusted root certificates for TLS endpoints, message size and deadline.
+/// trusted root certificates for TLS endpoints, message size, call deadline, and the budget of
+/// the whole connect (`connect_timeout`: discovery and handshake together). Errors name the
+/// endpoint with its credentials and token-like parameters redacted.
 pub async fn connect_with(
     endpoint: &str,
     options: ConnectOptions,
 ) -> Result<(Connection, String), CdpError> {
+    let budget = options.connect_budget();
+    let deadline = Instant::now() + budget;
     let connect_err = |reason: String| CdpError::Connect {
-        url: endpoint.to_owned(),
+        url: redact_url(endpoint),
         reason,
     };
     let parsed = url::Url::parse(endpoint).map_err(|e| connect_err(e.to_string()))?;
-    let ws_url = match parsed.scheme() {
-        "ws" | "wss" => endpoint.to_owned(),
-        "http" => resolve_ws_url(&parsed, &options.headers, None).await?,
-        "https" => {
-            resolve_ws_url(&parsed, &options.headers, Some(&options.root_certificates)).await?
+    let discovery = async {
+        match parsed.scheme() {
+            "ws" | "wss" => Ok(endpoint.to_owned()),
+            "http" => resolve_ws_url(&parsed, &options.headers, None).await,
+            "https" => {
+                resolve_ws_url(&parsed, &options.headers, Some(&options.root_certificates)).await
+            }
+            other => Err(connect_err(format!("unsupported scheme {other:?}"))),
         }
-        other => return Err(connect_err(format!("unsupported scheme {other:?}"))),
     };
-    let conn = Connection::connect(&ws_url, options).await?;
+    let ws_url = tokio::time::timeout_at(deadline, discovery)
+        .await
+        .map_err(|_| CdpError::ConnectTimeout {
+            url: redact_url(endpoint),
+            after: budget,
+        })??;
+    let conn = Connection::connect_until(&ws_url, options, deadline)
+        .await
+        .map_err(|e| match e {
+            CdpError::ConnectTimeout { .. } => CdpError::ConnectTimeout {
+                url: redact_url(endpoint),
+                after: budget,
+            },
+            other => other,
+        })?;
     Ok((conn, ws_url))
 }
 
 /// `GET /json/version` over plain TCP, or TLS when `tls_roots` (extra trusted roots) is given
 /// (Chromium ignores HTTP/1.0 and keeps 1.1 connections open, so the body is read by
-/// `Content-Length`).
+/// `Content-Length`). The caller bounds it.
 async fn resolve_ws_url(
     endpoint: &url::Url,
     headers: &[(String, String)],
     tls_roots: Option<&[Vec<u8>]>,
 ) -> Result<String, CdpError> {
-    const TIMEOUT: Duration = Duration::from_secs(10);
-    let url_str = endpoint.as_str().to_owned();
+    let url_str = redact_url(endpoint.as_str());
     let err = |reason: String| CdpError::Connect {
         url: url_str.clone(),
         reason,
@@ -687,16 +669,14 @@ async fn resolve_ws_url(
     }
     request.push_str("\r\n");
     let tcp_host = host.trim_start_matches('[').trim_end_matches(']');
-    let fetch = async {
+    let body = async {
         let stream = crate::tls::connect(tcp_host, port, tls_roots)
             .await
             .map_err(std::io::Error::other)?;
         http_get(stream, &request).await
-    };
-    let body = tokio::time::timeout(TIMEOUT, fetch)
-        .await
-        .map_err(|_| err(format!("no answer from /json/version within {TIMEOUT:?}")))?
-        .map_err(|e| err(format!("GET /json/version: {e}")))?;
+    }
+    .await
+    .map_err(|e| err(format!("GET /json/version: {e}")))?;
     let json: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| err(format!("/json/version is not JSON: {e}")))?;
     let ws = json

@@ -48,7 +48,11 @@
 //! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
 //! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`], [`connect_with`]:
-//!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls).
+//!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls), each
+//!   within one budget.
+//! - [`process`]: process identity (pid + start time + boot id), identity-checked signals
+//!   through pidfds, the profile scan for leftover helpers, children that are always reaped.
+//! - [`redact_url`]: an endpoint URL without credentials or token-like parameters, for output.
 //! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
@@ -58,7 +62,9 @@ mod error;
 mod events;
 pub mod ids;
 mod launch;
+pub mod process;
 mod protocol;
+mod redact;
 mod session;
 mod surrogates;
 #[cfg(feature = "test-support")]
@@ -66,7 +72,9 @@ pub mod testing;
 mod tls;
 mod wire;
 
-pub use connection::{ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_TIMEOUT};
+pub use connection::{
+    ConnectOptions, Connection, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SEND_QUEUE, DEFAULT_TIMEOUT,
+};
 pub use domains::{
     accessibility, browser, dom, dom_snapshot, emulation, fetch, input, inspector, log, network,
     page, runtime, storage, target,
@@ -78,7 +86,9 @@ pub use events::{
 pub use ids::*;
 pub use launch::{
     BROWSER_NAMES, BROWSER_PATH_ENV, Browser, DetachedBrowser, LaunchOptions, STANDARD_FLAGS,
-    connect, connect_with, find_executable, running_as_root,
+    connect, connect_with, find_executable,
 };
+pub use process::{ProcessIdentity, running_as_root};
 pub use protocol::{Command, Empty, Event};
-pub use session::Session;
+pub use redact::redact_url;
+pub use session::{RawResponse, Session};

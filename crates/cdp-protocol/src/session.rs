@@ -85,6 +85,23 @@ impl Session {
             .await
     }
 
+    /// Sends a typed command and keeps the response as its raw message text, for results too large
+    /// to decode into a copy (screenshots, PDFs): read them in place with [`RawResponse::result`].
+    pub async fn send_raw_timeout<C: Command>(
+        &self,
+        cmd: &C,
+        timeout: Duration,
+    ) -> Result<RawResponse, CdpError> {
+        let text = self
+            .conn
+            .call_raw(self.id.as_ref(), C::METHOD, cmd, timeout)
+            .await?;
+        Ok(RawResponse {
+            text,
+            method: C::METHOD,
+        })
+    }
+
     /// Sends any method with JSON params (the escape hatch) and returns the JSON result.
     pub async fn call(
         &self,
@@ -170,5 +187,48 @@ impl Session {
             })
             .await
             .map(|_| ())
+    }
+}
+
+/// A response kept as the whole message text ([`Session::send_raw_timeout`]); its result is decoded
+/// borrowing from that text, so a large string field (base64 image data) is never copied.
+pub struct RawResponse {
+    text: tokio_tungstenite::tungstenite::Utf8Bytes,
+    method: &'static str,
+}
+
+impl RawResponse {
+    /// Decodes the `result` member, borrowing strings from the message where it can
+    /// (`&str` fields need strings without JSON escapes, as base64 is).
+    pub fn result<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, CdpError> {
+        #[derive(serde::Deserialize)]
+        struct Wrap<T> {
+            result: T,
+        }
+        serde_json::from_str::<Wrap<T>>(self.text.as_str())
+            .map(|w| w.result)
+            .map_err(|source| CdpError::Decode {
+                what: format!("response of {}", self.method),
+                source,
+            })
+    }
+
+    /// The size of the message in bytes.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether the message is empty (never, for a real response).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl std::fmt::Debug for RawResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawResponse")
+            .field("method", &self.method)
+            .field("bytes", &self.text.len())
+            .finish()
     }
 }

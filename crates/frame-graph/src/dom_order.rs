@@ -1,11 +1,152 @@
-//! Reading frame owners and document order out of a `DOM.getDocument{depth:-1, pierce:true}` tree.
+//! Reading frame owners and document order: cheaply, per frame document, with
+//! `DOM.querySelectorAll` for frame owner elements (document order) and `DOM.describeNode` on
+//! each ([`owner_query`]); or out of the whole `DOM.getDocument{depth:-1, pierce:true}` tree, which
+//! also sees owners inside shadow roots but costs as much as the page is large.
 //!
 //! The `<iframe>` element itself carries `frameId`, for same-process frames and OOPIFs alike
 //! (NOTES F1/F2); a same-process frame's content document hangs below it, an OOPIF's does not.
 
-use cdp_protocol::{BackendNodeId, Command, FrameId};
+use cdp_protocol::{BackendNodeId, CdpError, Command, FrameId, NodeId, Session};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::time::Duration;
+
+/// Elements that can own a frame.
+const FRAME_OWNERS: &str = "iframe,frame,object,embed,fencedframe";
+
+/// `DOM.getDocument{depth:0}`: the document node alone (its agent-local id).
+#[derive(Debug, Clone, Serialize)]
+struct GetRootNode {
+    depth: i64,
+}
+
+impl Command for GetRootNode {
+    const METHOD: &'static str = "DOM.getDocument";
+    type Response = RootNode;
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct RootNode {
+    root: NodeRef,
+}
+
+/// A node reduced to what the owner query reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeRef {
+    #[serde(default)]
+    node_id: Option<NodeId>,
+    #[serde(default)]
+    backend_node_id: Option<BackendNodeId>,
+    #[serde(default)]
+    node_type: i64,
+    #[serde(default)]
+    frame_id: Option<FrameId>,
+    #[serde(default)]
+    content_document: Option<Box<NodeRef>>,
+}
+
+/// `DOM.querySelectorAll` (matches in document order; shadow trees are not searched).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QueryOwners {
+    node_id: NodeId,
+    selector: &'static str,
+}
+
+impl Command for QueryOwners {
+    const METHOD: &'static str = "DOM.querySelectorAll";
+    type Response = Matches;
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Matches {
+    #[serde(default)]
+    node_ids: Vec<NodeId>,
+}
+
+/// `DOM.describeNode{nodeId, depth:0}`: an owner's frameId and content document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DescribeOwner {
+    node_id: NodeId,
+    depth: i64,
+}
+
+impl Command for DescribeOwner {
+    const METHOD: &'static str = "DOM.describeNode";
+    type Response = Described;
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Described {
+    node: NodeRef,
+}
+
+/// The frame owners of one session's documents, found with `DOM.querySelectorAll` per document
+/// (the session's root document, then every same-process frame document inside it) and one
+/// `DOM.describeNode` per owner: a few small calls however large the page. Owners inside shadow
+/// trees are not found (check the result against the frames expected and fall back to the
+/// whole-document walk).
+pub(crate) async fn owner_query(
+    session: &Session,
+    root_frame: &FrameId,
+    timeout: Duration,
+) -> Result<DomFrames, CdpError> {
+    let root = session
+        .send_timeout(&GetRootNode { depth: 0 }, timeout)
+        .await?
+        .root;
+    let mut out = DomFrames::default();
+    let mut documents: Vec<(NodeId, FrameId)> = match root.node_id {
+        Some(id) => vec![(id, root_frame.clone())],
+        None => Vec::new(),
+    };
+    let mut guard = 0usize;
+    while let Some((document, frame)) = documents.pop() {
+        guard += 1;
+        if guard > 10_000 {
+            break;
+        }
+        let found = session
+            .send_timeout(
+                &QueryOwners {
+                    node_id: document,
+                    selector: FRAME_OWNERS,
+                },
+                timeout,
+            )
+            .await?
+            .node_ids;
+        let described = futures::future::join_all(found.into_iter().map(|node_id| async move {
+            session
+                .send_timeout(&DescribeOwner { node_id, depth: 0 }, timeout)
+                .await
+        }))
+        .await;
+        for d in described {
+            // An owner removed meanwhile is simply not there any more.
+            let Ok(d) = d else { continue };
+            let node = d.node;
+            let (Some(child), Some(backend)) = (node.frame_id, node.backend_node_id) else {
+                continue;
+            };
+            if node.node_type != 1 || child == frame {
+                continue;
+            }
+            out.owners.push((child.clone(), backend));
+            out.children
+                .entry(frame.clone())
+                .or_default()
+                .push(child.clone());
+            if let Some(id) = node.content_document.and_then(|c| c.node_id) {
+                documents.push((id, child));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// `DOM.getDocument{depth:-1, pierce:true}` decoded into [`DomNode`]s: only what frame owners and
 /// document order need, so a large page's attribute and text strings are skipped, not copied.
@@ -65,6 +206,19 @@ pub struct DomFrames {
 }
 
 impl DomFrames {
+    /// Adds another session's findings.
+    pub(crate) fn merge(&mut self, other: DomFrames) {
+        self.owners.extend(other.owners);
+        for (k, v) in other.children {
+            self.children.entry(k).or_default().extend(v);
+        }
+    }
+
+    /// Whether an owner of `frame` was found.
+    pub(crate) fn has_owner(&self, frame: &FrameId) -> bool {
+        self.owners.iter().any(|(f, _)| f == frame)
+    }
+
     /// Walks `root` (the document of `root_frame`) depth-first in document order.
     pub(crate) fn collect(&mut self, root_frame: &FrameId, root: &DomNode) {
         // (node, frame whose document the node is in)

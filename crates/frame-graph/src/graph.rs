@@ -1,7 +1,7 @@
 //! [`FrameGraph`]: the registry kept current by CDP events from the page session and every OOPIF
 //! session, through one ordered connection-level event stream applied by one background task.
 
-use crate::dom_order::{DomFrames, GetFrameDocument};
+use crate::dom_order::{DomFrames, GetFrameDocument, owner_query};
 use crate::error::FrameGraphError;
 use crate::registry::{DetachReason, FrameRegistry, SessionKey, TreeFrame};
 use crate::types::{FrameGraphOptions, FrameIndex, FrameInfo, Rect};
@@ -284,10 +284,12 @@ impl Shared {
         }
     }
 
-    /// Reads every session's document and records owners, document order of children and the
-    /// numbering of frames still unnumbered (document order, depth-first).
+    /// Reads where every session's frames sit in its documents and records owners, document order
+    /// of children and the numbering of frames still unnumbered (document order, depth-first).
+    /// Owners are queried cheaply ([`owner_query`]); a session whose query misses a frame (an
+    /// owner inside a shadow tree) is read whole instead.
     async fn dom_pass(self: &Arc<Self>) -> Result<(), FrameGraphError> {
-        let (sessions, main) = {
+        let (sessions, main, expected) = {
             let reg = self.lock();
             let main = reg.main_frame_id().cloned();
             let sessions: Vec<(SessionKey, Option<FrameId>)> = reg
@@ -304,7 +306,14 @@ impl Shared {
                     (s, root)
                 })
                 .collect();
-            (sessions, main)
+            // The frames whose owner element lives in each session's documents.
+            let mut expected: HashMap<SessionKey, Vec<FrameId>> = HashMap::new();
+            for f in reg.dfs_order() {
+                if let Some(host) = reg.parent_of(&f).and_then(|p| reg.session_of(p)) {
+                    expected.entry(host.clone()).or_default().push(f);
+                }
+            }
+            (sessions, main, expected)
         };
         let Some(main) = main else {
             return Ok(());
@@ -313,25 +322,35 @@ impl Shared {
         let docs = futures::future::join_all(sessions.into_iter().filter_map(|(s, root)| {
             let root = root?;
             let session = self.session(&s);
+            let expected = expected.get(&s).cloned().unwrap_or_default();
             Some(async move {
-                (
-                    root,
-                    session.send_timeout(&GetFrameDocument::whole(), t).await,
-                )
+                match owner_query(&session, &root, t).await {
+                    Ok(found) if expected.iter().all(|f| found.has_owner(f)) => Ok(found),
+                    Err(e) if e.is_closed() => Err(e),
+                    // Missed an owner (inside a shadow tree) or could not query: read it whole.
+                    _ => session
+                        .send_timeout(&GetFrameDocument::whole(), t)
+                        .await
+                        .map(|doc| {
+                            let mut frames = DomFrames::default();
+                            frames.collect(&root, &doc.root);
+                            frames
+                        }),
+                }
             })
         }))
         .await;
         let mut frames = DomFrames::default();
-        for (root, doc) in docs {
+        for doc in docs {
             match doc {
-                Ok(doc) => frames.collect(&root, &doc.root),
+                Ok(found) => frames.merge(found),
                 // A session that went away mid-pass is handled by its detach event.
                 Err(e) if e.is_closed() => {}
                 Err(CdpError::Protocol { .. }) => {}
-                // A document too deep for the decoder (or otherwise unreadable) only loses the
-                // document order of its frames: they keep their tree numbering, and owners come
-                // from `DOM.getFrameOwner` as for frames attached later.
-                Err(CdpError::Decode { .. }) => {}
+                // A document too deep for the decoder, or too large to read in time, only loses
+                // the document order of its frames: they keep their tree numbering, and owners
+                // come from `DOM.getFrameOwner` as for frames attached later.
+                Err(CdpError::Decode { .. }) | Err(CdpError::Timeout { .. }) => {}
                 Err(e) => return Err(e.into()),
             }
         }

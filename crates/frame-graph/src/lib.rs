@@ -11,7 +11,8 @@
 //! - [`graph`]: [`FrameGraph`], the event-driven handle (one background task per page).
 //! - [`registry`]: [`FrameRegistry`], the CDP-agnostic bookkeeping it is built on (property-tested).
 //! - [`types`]: [`FrameIndex`], [`FrameInfo`], [`Rect`], [`FrameGraphOptions`].
-//! - [`dom_order`]: owners and document order read from `DOM.getDocument{pierce}`.
+//! - [`dom_order`]: owners and document order (a cheap per-document query, or the whole
+//!   `DOM.getDocument{pierce}` when an owner hides in a shadow tree).
 //! - [`error`]: [`FrameGraphError`], the one error type.
 
 pub mod dom_order;

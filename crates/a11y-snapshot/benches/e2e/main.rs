@@ -1,9 +1,11 @@
 //! End-to-end snapshot time against Chromium, as a ratio of the raw CDP floor measured in the same run
 //! (`DOM.getDocument{depth:-1,pierce:true}` per session + `Accessibility.getFullAXTree` per frame, answers
 //! scanned but not decoded, like `../shared/bench/cdp_floor.py`), on the pages of
-//! `../shared/bench/gen_fixtures.py`. Skips itself when Chromium or the generator is missing.
+//! `../shared/bench/gen_fixtures.py` and the 100,000-element page of `benches/gen_large.py`. Skips
+//! itself when Chromium or the generator is missing.
 //!
-//! `A11Y_BENCH_PAGES=login,large5k` limits the pages; the ratio lines go to stderr.
+//! `A11Y_BENCH_PAGES=login,large5k` limits the pages; the ratio lines go to stderr. The 100k page
+//! gets the ratio runs only (no criterion group: one floor run takes tens of seconds).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -41,10 +43,26 @@ impl Command for GetFullAxTreeScan {
     type Response = IgnoredAny;
 }
 
+/// The bench kit's fixture generator: `$BENCH_KIT/gen_fixtures.py`, else the first
+/// `shared/bench/gen_fixtures.py` above this crate (the kit sits next to the checkout).
 fn generator() -> Option<PathBuf> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let p = here.join("../../../shared/bench/gen_fixtures.py");
-    p.exists().then_some(p)
+    if let Some(kit) = std::env::var_os("BENCH_KIT") {
+        let p = PathBuf::from(kit).join("gen_fixtures.py");
+        return p.exists().then_some(p);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|d| d.join("shared/bench/gen_fixtures.py"))
+        .find(|p| p.exists())
+}
+
+/// Per-call limit of the floor's CDP calls: a 100k page's AX tree takes tens of seconds on a busy
+/// machine, and a call that timed out would make the floor look cheaper than it is.
+const FLOOR_CALL: Duration = Duration::from_secs(600);
+
+/// The workspace's `benches/gen_large.py` (pages beyond the kit's 20k).
+fn large_generator() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benches/gen_large.py")
 }
 
 /// The floor: every session's document and every frame's AX tree, one after the other.
@@ -56,20 +74,20 @@ async fn floor(graph: &FrameGraph) -> Duration {
         let key = f.session.id().map(|s| s.as_str().to_string());
         if !seen.contains(&key) {
             seen.push(key);
-            let _ = f
-                .session
-                .send(&GetDocumentScan {
-                    depth: -1,
-                    pierce: true,
-                })
-                .await;
+            let doc = GetDocumentScan {
+                depth: -1,
+                pierce: true,
+            };
+            if let Err(e) = f.session.send_timeout(&doc, FLOOR_CALL).await {
+                eprintln!("floor: DOM.getDocument failed: {e}");
+            }
         }
-        let _ = f
-            .session
-            .send(&GetFullAxTreeScan {
-                frame_id: f.frame_id.clone(),
-            })
-            .await;
+        let ax = GetFullAxTreeScan {
+            frame_id: f.frame_id.clone(),
+        };
+        if let Err(e) = f.session.send_timeout(&ax, FLOOR_CALL).await {
+            eprintln!("floor: getFullAXTree of {} failed: {e}", f.frame_id);
+        }
     }
     t.elapsed()
 }
@@ -78,6 +96,7 @@ async fn ours(graph: &FrameGraph, refs: &mut RefTable) -> (Duration, usize) {
     let t = Instant::now();
     let opts = CaptureOptions {
         cursor: std::env::var("A11Y_BENCH_NO_CURSOR").is_err(),
+        timeout: FLOOR_CALL,
         ..CaptureOptions::default()
     };
     let snap = match take_snapshot(graph, refs, &opts).await {
@@ -123,7 +142,7 @@ fn bench(c: &mut Criterion) {
         return;
     };
     let wanted = std::env::var("A11Y_BENCH_PAGES")
-        .unwrap_or_else(|_| "login,large5k,large20k,iframes,oopif".into());
+        .unwrap_or_else(|_| "login,large5k,large20k,iframes,oopif,large100k".into());
     let (server, browser, session) = rt.block_on(async {
         let server = FixtureServer::start().await;
         let browser = launch_test_browser().await;
@@ -158,6 +177,17 @@ fn bench(c: &mut Criterion) {
         eprintln!("gen_fixtures.py failed: skipping");
         return;
     }
+    if wanted.split(',').any(|p| p == "large100k") {
+        let ok = std::process::Command::new("python3")
+            .arg(large_generator())
+            .arg(dir.path())
+            .arg("100000")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("gen_large.py failed: no large100k page");
+        }
+    }
     if let Ok(entries) = std::fs::read_dir(dir.path()) {
         for e in entries.flatten() {
             if let (Some(name), Ok(body)) = (
@@ -185,7 +215,12 @@ fn bench(c: &mut Criterion) {
         }
         let _ = rt.block_on(graph.sync());
         // Ratio from interleaved runs in this process (criterion numbers below are per function).
-        let runs = if name.starts_with("large20k") { 5 } else { 9 };
+        let huge = name == "large100k";
+        let runs = match name {
+            "large100k" => 3,
+            "large20k" => 5,
+            _ => 9,
+        };
         let mut f = Vec::new();
         let mut s = Vec::new();
         let mut size = 0;
@@ -208,6 +243,9 @@ fn bench(c: &mut Criterion) {
             sm.as_secs_f64() / fm.as_secs_f64().max(1e-9),
             size
         );
+        if huge {
+            continue;
+        }
         let mut g = c.benchmark_group(format!("e2e_{name}"));
         g.sample_size(10)
             .measurement_time(Duration::from_secs(if name.starts_with("large") {
@@ -245,7 +283,7 @@ async fn goto(session: &Session, url: &str) -> bool {
     {
         return false;
     }
-    tokio::time::timeout(Duration::from_secs(30), loads.recv())
+    tokio::time::timeout(Duration::from_secs(120), loads.recv())
         .await
         .is_ok()
 }

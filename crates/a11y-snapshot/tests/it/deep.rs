@@ -3,17 +3,26 @@
 use crate::support::{Tab, text};
 use a11y_snapshot::{Known, ResolveOptions, Target, resolve};
 
+/// A button and an iframe 1,000 divs down.
+pub(crate) const DEEP_PAGE: &str = r#"<!doctype html><title>Deep</title><div id=top></div><script>
+  let el = document.getElementById('top');
+  for (let i = 0; i < 1000; i++) { const d = document.createElement('div'); el.appendChild(d); el = d; }
+  const b = document.createElement('button'); b.id = 'deepest'; b.textContent = 'Deepest button'; el.appendChild(b);
+  const f = document.createElement('iframe'); f.src = 'inner.html'; f.title = 'Deep frame'; el.appendChild(f);
+</script><button id=after>After</button>"#;
+pub(crate) const DEEP_INNER: &str = "<!doctype html><button id=inner>Inner deep button</button>";
+
+/// 25,000 rows of four elements, built by script.
+pub(crate) const BIG_PAGE: &str = r#"<!doctype html><title>Big</title><main id=m></main><script>
+      const m = document.getElementById('m'); const parts = [];
+      for (let i = 0; i < 25000; i++) parts.push('<div><span>Row ' + i + '</span><button>Go ' + i + '</button><i></i></div>');
+      m.innerHTML = parts.join('');
+    </script>"#;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousand_deep_dom() {
-    let page = r#"<!doctype html><title>Deep</title><div id=top></div><script>
-      let el = document.getElementById('top');
-      for (let i = 0; i < 1000; i++) { const d = document.createElement('div'); el.appendChild(d); el = d; }
-      const b = document.createElement('button'); b.id = 'deepest'; b.textContent = 'Deepest button'; el.appendChild(b);
-      const f = document.createElement('iframe'); f.src = 'inner.html'; f.title = 'Deep frame'; el.appendChild(f);
-    </script><button id=after>After</button>"#;
-    let inner = "<!doctype html><button id=inner>Inner deep button</button>";
     let mut tab = Tab::open(
-        &[("/deep.html", page), ("/inner.html", inner)],
+        &[("/deep.html", DEEP_PAGE), ("/inner.html", DEEP_INNER)],
         "/deep.html",
     )
     .await;
@@ -62,12 +71,7 @@ async fn thousand_deep_dom() {
 /// every button.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hundred_thousand_elements() {
-    let page = r#"<!doctype html><title>Big</title><main id=m></main><script>
-      const m = document.getElementById('m'); const parts = [];
-      for (let i = 0; i < 25000; i++) parts.push('<div><span>Row ' + i + '</span><button>Go ' + i + '</button><i></i></div>');
-      m.innerHTML = parts.join('');
-    </script>"#;
-    let mut tab = Tab::open(&[("/big.html", page)], "/big.html").await;
+    let mut tab = Tab::open(&[("/big.html", BIG_PAGE)], "/big.html").await;
     let count = tab.eval("document.getElementsByTagName('*').length").await;
     assert!(count.as_u64().unwrap_or(0) >= 100_000, "{count}");
     let opts = a11y_snapshot::CaptureOptions {
@@ -81,5 +85,19 @@ async fn hundred_thousand_elements() {
     let (nodes, _) = a11y_snapshot::node_list(&snap, &a11y_snapshot::SnapshotOptions::default());
     assert_eq!(nodes.iter().filter(|n| n.role == "button").count(), 25_000);
     assert_eq!(nodes.last().map(|n| n.name.as_str()), Some("Go 24999"));
+    // Golden: too large to keep whole; its digest, size and both ends.
+    let all = crate::golden::describe(&snap, &tab.refs, tab.server.port());
+    let lines: Vec<&str> = all.lines().collect();
+    let summary = format!(
+        "digest {} bytes {} lines {}\n{}\n...\n{}\n",
+        crate::golden::digest(&all),
+        all.len(),
+        lines.len(),
+        lines[..40.min(lines.len())].join("\n"),
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    );
+    if let Err(e) = crate::golden::check("big100k", &summary) {
+        panic!("{e}");
+    }
     tab.close().await;
 }

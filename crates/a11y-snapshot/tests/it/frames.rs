@@ -5,16 +5,17 @@ use a11y_snapshot::{Known, ResolveOptions, Target, resolve};
 
 use crate::support::{Tab, ref_of, text};
 
-const MAIN: &str = r#"<!doctype html><title>Frames</title><h1>Main frame</h1><button id=main-btn>Main button</button>
+pub(crate) const MAIN: &str = r#"<!doctype html><title>Frames</title><h1>Main frame</h1><button id=main-btn>Main button</button>
 <iframe id=fa src="frame_a.html" title="Frame A" width=400 height=200></iframe>
 <iframe id=fc src="frame_c.html" title="Frame C" width=500 height=300></iframe>
 <iframe id=xs src="{{XSITE}}/oopif_child.html" title="Cross-site frame" width=500 height=250></iframe>"#;
-const FRAME_A: &str = r#"<!doctype html><p>Inside frame A</p><label for=a-in>FrameA input</label><input id=a-in><button id=a-btn>FrameA button</button>"#;
-const FRAME_C: &str = r#"<!doctype html><p>Inside frame C</p><button id=c-btn>FrameC button</button><iframe src="frame_nested.html" title="Nested" width=300 height=120></iframe>"#;
-const NESTED: &str =
+pub(crate) const FRAME_A: &str = r#"<!doctype html><p>Inside frame A</p><label for=a-in>FrameA input</label><input id=a-in><button id=a-btn>FrameA button</button>"#;
+pub(crate) const FRAME_C: &str = r#"<!doctype html><p>Inside frame C</p><button id=c-btn>FrameC button</button><iframe src="frame_nested.html" title="Nested" width=300 height=120></iframe>"#;
+pub(crate) const NESTED: &str =
     r#"<!doctype html><p>Nested frame text</p><button id=nested-btn>NestedFrame button</button>"#;
-const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in><iframe src="oopif_inner.html" title="Inside OOPIF" width=300 height=80></iframe>"#;
-const OOPIF_INNER: &str = r#"<!doctype html><button id=oi-btn>OOPIF nested button</button>"#;
+pub(crate) const OOPIF: &str = r#"<!doctype html><p>CrossSiteFrame text</p><button id=x-btn>CrossSiteFrame button</button><label for=x-in>CrossSiteFrame input</label><input id=x-in><iframe src="oopif_inner.html" title="Inside OOPIF" width=300 height=80></iframe>"#;
+pub(crate) const OOPIF_INNER: &str =
+    r#"<!doctype html><button id=oi-btn>OOPIF nested button</button>"#;
 
 /// A tab on the main page: two same-origin iframes (one nesting another) and an OOPIF (nesting one).
 async fn open_frames_page() -> Tab {

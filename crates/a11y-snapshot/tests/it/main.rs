@@ -4,6 +4,8 @@
 mod support;
 
 mod deep;
+mod differential;
 mod frames;
+mod golden;
 mod main_frame;
 mod refs_and_stale;

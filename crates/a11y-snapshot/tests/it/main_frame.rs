@@ -7,7 +7,7 @@ use a11y_snapshot::{
 
 use crate::support::{Tab, ref_of, text};
 
-const FORM: &str = r#"<!doctype html><html><head><title>Form</title></head><body>
+pub(crate) const FORM: &str = r#"<!doctype html><html><head><title>Form</title></head><body>
 <h1>Conformance Fixture</h1>
 <p>Hello <b>agent</b>, this is a test page.</p>
 <form>
@@ -256,13 +256,23 @@ async fn form_roles_names_values_and_refs() {
     tab.close().await;
 }
 
+/// A same-process page for comparing frame providers.
+pub(crate) const PROVIDERS_PAGE: &str = r#"<!doctype html><h1>Two providers</h1><button>One</button>
+      <iframe src="inner.html" title="Inner"></iframe>"#;
+pub(crate) const PROVIDERS_INNER: &str =
+    "<!doctype html><input aria-label=Field><a href=/x>Link</a>";
+
 /// The single-session frame provider gives the same snapshot as frame-graph on a same-process page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_frames_match_frame_graph() {
-    let page = r#"<!doctype html><h1>Two providers</h1><button>One</button>
-      <iframe src="inner.html" title="Inner"></iframe>"#;
-    let inner = "<!doctype html><input aria-label=Field><a href=/x>Link</a>";
-    let mut tab = Tab::open(&[("/p.html", page), ("/inner.html", inner)], "/p.html").await;
+    let mut tab = Tab::open(
+        &[
+            ("/p.html", PROVIDERS_PAGE),
+            ("/inner.html", PROVIDERS_INNER),
+        ],
+        "/p.html",
+    )
+    .await;
     let via_graph = text(&tab.snapshot().await);
     let frames = a11y_snapshot::SessionFrames::new(tab.session.clone())
         .await

@@ -7,7 +7,7 @@ use a11y_snapshot::{
 
 use crate::support::{Tab, ref_of, text};
 
-const LIST: &str = r#"<!doctype html><title>List</title><h1>Items</h1>
+pub(crate) const LIST: &str = r#"<!doctype html><title>List</title><h1>Items</h1>
 <ul id=list><li><button id=b1>Alpha</button></li><li><button id=b2>Bravo</button></li><li><button id=b3>Charlie</button></li></ul>
 <a href="/other.html" id=link>Other</a>"#;
 

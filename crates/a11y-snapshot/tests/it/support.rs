@@ -59,9 +59,9 @@ impl Tab {
             })
             .await
             .unwrap();
-        tokio::time::timeout(Duration::from_secs(15), loads.recv())
+        tokio::time::timeout(Duration::from_secs(60), loads.recv())
             .await
-            .expect("load within 15 s");
+            .expect("load within 60 s");
         self.refs.reset();
         self.refresh().await;
     }

@@ -45,6 +45,16 @@ pub enum TopCommand {
     /// names spell.
     #[command(flatten)]
     Table(Command),
+    /// Run an MCP server over stdio: one tool per command (see `actionbook mcp --help`).
+    #[command(
+        after_help = "Example (an MCP client's server entry):\n  {\"command\": \"actionbook\", \"args\": [\"mcp\"]}"
+    )]
+    Mcp(crate::mcp::McpOptions),
+    /// Run commands from a file or stdin, one per line (CLI words or JSON), in order.
+    #[command(
+        after_help = "Example:\n  printf 'browser title --session s1 --tab t1\\n' | actionbook batch --json"
+    )]
+    Batch(crate::cli::batch::BatchArgs),
     /// Show the help text.
     #[command(after_help = "Example:\n  actionbook help --json")]
     Help,

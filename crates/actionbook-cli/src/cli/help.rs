@@ -27,6 +27,8 @@ pub fn help_text() -> String {
         .filter(|c| !browser(c))
         .map(|c| (c.subcommand(), c.about))
         .chain([
+            ("mcp", "Run an MCP server over stdio (one tool per command)"),
+            ("batch", "Run commands from a file or stdin, one per line"),
             ("help", "Show this help"),
             ("--version", "Show the version"),
         ])
@@ -36,7 +38,8 @@ pub fn help_text() -> String {
         s.push_str(&format!("  {name:<width$}  {about}\n"));
     }
     s.push_str(
-        "\n\
+        "
+\
          Global flags:\n  --json          Output the JSON envelope\n  --timeout <ms>  Command timeout in milliseconds\n\n\
          Quick start:\n  actionbook browser start --headless --open-url https://example.com\n  \
          actionbook browser snapshot --session s1 --tab t1\n  \

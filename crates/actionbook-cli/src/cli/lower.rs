@@ -11,13 +11,24 @@ use crate::engine::Request;
 use crate::error::CliError;
 use crate::model::ClientEnv;
 
-/// The request of a parsed `browser` command, with this process's environment.
-pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Request {
-    Request {
+/// The request of a parsed `browser` command, with this process's environment. What only the
+/// client can do happens here: `eval --file` and `eval -` are read, upload paths are made absolute
+/// (against this process's working directory) and checked to be readable files.
+pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Result<Request, CliError> {
+    let env = ClientEnv::from_process();
+    let command = match command {
+        Command::BrowserEval(e) => Command::BrowserEval(e.read_code(env.cwd.as_deref())?),
+        Command::BrowserUpload(mut u) => {
+            u.files = crate::commands::interaction::form::resolve_files(&env, &u.files)?;
+            Command::BrowserUpload(u)
+        }
+        other => other,
+    };
+    Ok(Request {
         command,
         timeout_ms: global.timeout,
-        env: ClientEnv::from_process(),
-    }
+        env,
+    })
 }
 
 impl Request {
@@ -49,7 +60,7 @@ where
         CliError::InvalidArgument(first.trim_start_matches("error: ").to_string())
     })?;
     match cli.command {
-        Some(TopCommand::Table(command)) => Ok(lower(command, &cli.global)),
+        Some(TopCommand::Table(command)) => lower(command, &cli.global),
         _ => Err(CliError::InvalidArgument(
             "expected a command of the table (`browser ...`, ...), not help or the daemon"
                 .to_string(),

@@ -14,6 +14,7 @@ use crate::reply;
 use crate::store::Home;
 
 pub mod args;
+pub mod batch;
 pub mod help;
 pub(crate) mod lower;
 mod print;
@@ -67,12 +68,35 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
                 ),
             };
         }
+        Some(TopCommand::Mcp(options)) => {
+            return match Home::from_env() {
+                Ok(home) => crate::mcp::run(home, &options, cli.global.timeout),
+                Err(e) => {
+                    eprintln!("actionbook mcp: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(TopCommand::Batch(args)) => {
+            return match Home::from_env() {
+                Ok(home) => batch::run(&home, &args, &cli.global),
+                Err(e) => print(
+                    &reply::failure(CommandName::Help, None, &e),
+                    None,
+                    cli.global.json,
+                ),
+            };
+        }
         Some(TopCommand::Table(command)) => command,
     };
     let name = command.name();
-    let request = lower::lower(command, &cli.global);
-    // The daemon renders the reply as this client prints it: the client never parses it.
     let json = cli.global.json;
+    let context = addressed(&command);
+    let request = match lower::lower(command, &cli.global) {
+        Ok(r) => r,
+        Err(e) => return print(&reply::failure(name, context, &e), None, json),
+    };
+    // The daemon renders the reply as this client prints it: the client never parses it.
     match Home::from_env().and_then(|home| client::send(&home, request, !json)) {
         Ok(reply) => {
             if let Err(e) = write_out(&reply.body, !json && !reply.ok) {
@@ -82,6 +106,17 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         }
         Err(e) => print(&reply::failure(name, None, &e), None, json),
     }
+}
+
+/// The context a command addresses (its `--session` and `--tab`), for an error found before it
+/// is sent.
+fn addressed(command: &crate::commands::Command) -> Option<envelope::Context> {
+    let args = command.args_json().ok()?;
+    let session = args.get("session")?.as_str()?;
+    Some(match args.get("tab").and_then(|t| t.as_str()) {
+        Some(tab) => envelope::Context::tab(session, tab),
+        None => envelope::Context::session(session),
+    })
 }
 
 #[cfg(test)]
@@ -229,7 +264,9 @@ mod tests {
                 else {
                     continue;
                 };
-                let mut req = lower::lower(command, &args::GlobalArgs::default());
+                let Ok(mut req) = lower::lower(command, &args::GlobalArgs::default()) else {
+                    continue;
+                };
                 req.timeout_ms = t;
                 let s = serde_json::to_string(&req).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
                 let back: crate::engine::Request = serde_json::from_str(&s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
@@ -264,7 +301,8 @@ mod tests {
                 json: false,
                 timeout: Some(5),
             },
-        );
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let s = serde_json::to_string(&req).unwrap_or_default();
         let back: crate::engine::Request =
             serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}"));

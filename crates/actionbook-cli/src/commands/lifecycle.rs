@@ -59,6 +59,11 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_session_id: Option<String>,
+    /// Window size `WxH` of a launched browser (beyond the spec); a headless session's viewport
+    /// is exactly this size (default 1280x720).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WxH"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<String>,
 }
 
 /// `browser list-sessions`.
@@ -133,7 +138,8 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
             status: SessionStatus::Running,
             headless: rec.headless,
             tabs_count: None,
-            cdp_endpoint: Some(rec.cdp_endpoint.clone()),
+            // Cloud endpoints carry API keys: never printed as they are.
+            cdp_endpoint: Some(cdp_protocol::redact_url(&rec.cdp_endpoint)),
         },
         tab,
         reused,
@@ -184,6 +190,7 @@ async fn first_tab(
             url: target.url.clone(),
             title: target.title.clone(),
             window_id,
+            cursor: None,
         });
         id
     })?;
@@ -371,6 +378,15 @@ impl GlobalCommand for Start {
             .or(cx.env.browser_headless)
             .or(config.headless)
             .unwrap_or(false);
+        let window_size = match &self.window_size {
+            Some(w) if self.cdp_endpoint.is_some() => {
+                return Err(CliError::InvalidArgument(format!(
+                    "--window-size {w} is for a browser this command launches, not one behind --cdp-endpoint"
+                )));
+            }
+            Some(w) => Some(launch::parse_window_size(w)?),
+            None => headless.then_some(launch::DEFAULT_WINDOW_SIZE),
+        };
 
         let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
             let (conn, ws) = connect_endpoint(
@@ -390,6 +406,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: false,
                 browser_pid: None,
+                browser_identity: None,
                 cdp_endpoint: ws,
                 user_endpoint: Some(endpoint.clone()),
                 headers,
@@ -399,6 +416,7 @@ impl GlobalCommand for Start {
                 next_tab: 1,
                 windows: Vec::new(),
                 next_window: 0,
+                window_size: None,
             };
             (
                 record,
@@ -413,8 +431,13 @@ impl GlobalCommand for Start {
                 Some(p) => (p.clone(), true),
                 None => (format!("session-{session_id}"), false),
             };
+            let profile_dir = if named {
+                sessions.home().profile_dir(&profile)
+            } else {
+                sessions.home().auto_profile_dir(&session_id)
+            };
             if let Some(holder) = sessions.all().into_iter().find(|s| {
-                s.with_record(|r| r.profile.as_deref() == Some(profile.as_str()))
+                s.with_record(|r| r.profile_dir.as_deref() == Some(profile_dir.as_path()))
                     && s.observed_status() == SessionStatus::Running
             }) {
                 return Err(CliError::ProfileInUse {
@@ -422,19 +445,25 @@ impl GlobalCommand for Start {
                     session: holder.id.clone(),
                 });
             }
-            let profile_dir = sessions.home().profile_dir(&profile);
             store::ensure_private_dir(&profile_dir)?;
             let executable = cx.env.browser_executable.clone().or(config.executable);
-            let launched =
-                match launch::launch(executable.clone(), headless, profile_dir.clone(), 1).await {
-                    Ok(l) => l,
-                    Err(e) => {
-                        if !named {
-                            let _ = std::fs::remove_dir_all(&profile_dir);
-                        }
-                        return Err(e);
+            let launched = match launch::launch(
+                executable.clone(),
+                headless,
+                profile_dir.clone(),
+                window_size,
+                1,
+            )
+            .await
+            {
+                Ok(l) => l,
+                Err(e) => {
+                    if !named {
+                        let _ = std::fs::remove_dir_all(&profile_dir);
                     }
-                };
+                    return Err(e);
+                }
+            };
             let record = SessionRecord {
                 session_id: session_id.clone(),
                 mode,
@@ -444,6 +473,7 @@ impl GlobalCommand for Start {
                 headless,
                 launched: true,
                 browser_pid: launched.pid,
+                browser_identity: launched.identity.clone(),
                 cdp_endpoint: launched.ws_url.clone(),
                 user_endpoint: None,
                 headers: Vec::new(),
@@ -453,6 +483,7 @@ impl GlobalCommand for Start {
                 next_tab: 1,
                 windows: Vec::new(),
                 next_window: 0,
+                window_size,
             };
             (record, launched.conn, Some(launched.browser))
         };
@@ -593,10 +624,11 @@ impl SessionCommand for Restart {
                 rec.executable.clone().map(Into::into),
                 rec.headless,
                 dir,
+                rec.window_size,
                 generation,
             )
             .await?;
-            (l.conn, l.pid, l.ws_url, Some(l.browser))
+            (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
         } else {
             let endpoint = rec
                 .user_endpoint
@@ -610,14 +642,14 @@ impl SessionCommand for Restart {
                 "browser restart",
             )
             .await?;
-            (BrowserConn { conn, generation }, None, ws, None)
+            (BrowserConn { conn, generation }, (None, None), ws, None)
         };
         // Old refs and tabs belong to the old browser.
         for t in &rec.tabs {
             artifacts::remove_refs(&slot.dir, &t.tab_id);
         }
         slot.update(|r| {
-            r.browser_pid = pid;
+            (r.browser_pid, r.browser_identity) = pid.clone();
             r.cdp_endpoint = ws;
             r.status = SessionStatus::Running;
             r.tabs.clear();

@@ -5,8 +5,14 @@
 //! - [`lifecycle`] (spec 7): `start`, `list-sessions`, `status`, `close`, `restart`;
 //! - [`tabs`] (spec 8): `list-tabs`, `new-tab`, `close-tab`;
 //! - [`navigation`] (spec 9): `goto`, `back`, `forward`, `reload`;
-//! - [`observation`] (spec 10): `snapshot`, `title`, `url`;
-//! - [`interaction`] (spec 11): `click`, `fill`, `eval`;
+//! - [`observation`] (spec 10): `snapshot`, `screenshot`, `pdf`, `title`, `url`, `viewport`,
+//!   `query`, the read commands, `describe`, `state`, `inspect-point`, `logs console|errors`;
+//! - [`interaction`] (spec 11): `click`, `hover`, `focus`, `press`, `drag`, `mouse-move`,
+//!   `cursor-position`, `scroll`, `type`, `fill`, `select`, `upload`, `eval`;
+//! - [`waits`] (spec 12): `wait element`, `navigation`, `network-idle`, `condition`;
+//! - [`cookies`] (spec 13): `cookies list`, `get`, `set`, `delete`, `clear`;
+//! - [`storage`] (spec 14): `local-storage` / `session-storage` `list`, `get`, `set`, `delete`,
+//!   `clear`;
 //! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`;
 //! - [`record`]: `areas record`, a tab's page as an area.
 //!
@@ -46,13 +52,16 @@ pub(crate) fn cli_tree_take_for_test(
 ) -> std::result::Result<(CommandName, clap::ArgMatches), clap::Error> {
     cli_tree::take_command(m)
 }
+pub mod cookies;
 pub mod interaction;
 pub mod lifecycle;
 pub mod manuals;
 pub mod navigation;
 pub mod observation;
 pub mod record;
+pub mod storage;
 pub mod tabs;
+pub mod waits;
 
 /// What every handler gets besides its request.
 #[derive(Debug)]
@@ -363,14 +372,44 @@ command_table! {
         about = "Capture an accessibility snapshot (all frames) to a file, with stable @eN refs",
         example = "actionbook browser snapshot --interactive --session s1 --tab t1";
     BrowserClick(interaction::Click) => Tab, T::CHANGES.destructive(),
-        about = "Click an element (@eN, CSS or XPath; any frame)",
+        about = "Click an element (@eN, CSS, XPath or x,y; any frame) once it is actionable; the click is confirmed to land",
         example = "actionbook browser click @e3 --session s1 --tab t1";
     BrowserFill(interaction::Fill) => Tab, T::CHANGES.idempotent(),
-        about = "Replace an input's value (@eN, CSS or XPath; any frame)",
+        about = "Replace an input's value (@eN, CSS, XPath or x,y; any frame)",
         example = "actionbook browser fill @e2 \"Alice\" --session s1 --tab t1";
     BrowserEval(interaction::Eval) => Tab, T::CHANGES.destructive(),
-        about = "Evaluate JavaScript in the page (promises awaited)",
+        about = "Evaluate JavaScript in the page (top-level await; --file or - for stdin)",
         example = "actionbook browser eval 'document.title' --session s1 --tab t1";
+    BrowserHover(interaction::Hover) => Tab, T::CHANGES.idempotent(),
+        about = "Move the pointer onto an element once it is actionable (:hover applies)",
+        example = "actionbook browser hover @e4 --session s1 --tab t1";
+    BrowserFocus(interaction::Focus) => Tab, T::CHANGES.idempotent(),
+        about = "Focus an element",
+        example = "actionbook browser focus @e2 --session s1 --tab t1";
+    BrowserPress(interaction::Press) => Tab, T::CHANGES.destructive(),
+        about = "Press a key or chord on the focused element (Enter, Tab, Control+A, Shift+Tab)",
+        example = "actionbook browser press Enter --session s1 --tab t1";
+    BrowserDrag(interaction::Drag) => Tab, T::CHANGES.destructive(),
+        about = "Drag an element onto another element or to x,y (HTML5 drag and drop too)",
+        example = "actionbook browser drag @e5 @e9 --session s1 --tab t1";
+    BrowserMouseMove(interaction::MouseMove) => Tab, T::CHANGES.idempotent(),
+        about = "Move the pointer to x,y viewport coordinates",
+        example = "actionbook browser mouse-move 420,310 --session s1 --tab t1";
+    BrowserCursorPosition(interaction::CursorPosition) => Tab, T::READ_ONLY,
+        about = "Print where the pointer was last moved in the tab",
+        example = "actionbook browser cursor-position --session s1 --tab t1";
+    BrowserScroll(interaction::Scroll) => Tab, T::CHANGES.idempotent(),
+        about = "Scroll up|down|left|right <px>, top|bottom, or into-view <selector> (--container, --align)",
+        example = "actionbook browser scroll down 500 --session s1 --tab t1";
+    BrowserType(interaction::Type) => Tab, T::CHANGES.destructive(),
+        about = "Type text key by key into an element, at its caret",
+        example = "actionbook browser type @e2 \"hello\" --session s1 --tab t1";
+    BrowserSelect(interaction::Select) => Tab, T::CHANGES.idempotent(),
+        about = "Choose options of a <select> by value (or --by-text); several for multiple",
+        example = "actionbook browser select @e3 green --session s1 --tab t1";
+    BrowserUpload(interaction::Upload) => Tab, T::CHANGES.idempotent(),
+        about = "Set the files of a file input (paths relative to the current directory)",
+        example = "actionbook browser upload @e6 ./report.pdf --session s1 --tab t1";
     BrowserTitle(observation::Title) => Tab, T::READ_ONLY,
         about = "Print the page title",
         example = "actionbook browser title --session s1 --tab t1";
@@ -405,6 +444,111 @@ command_table! {
     Setup(manuals::Setup) => NonBrowser, T::CHANGES.idempotent(),
         about = "Configure actionbook (config.toml), or --target <agent> to install its usage guide",
         example = "actionbook setup --non-interactive --browser auto";
+    BrowserScreenshot(observation::Screenshot) => Tab, T::READ_ONLY,
+        about = "Save a screenshot (viewport, --full page, --selector element; --annotate numbers refs)",
+        example = "actionbook browser screenshot shot.png --annotate --session s1 --tab t1";
+    BrowserPdf(observation::Pdf) => Tab, T::READ_ONLY,
+        about = "Save the page as a PDF",
+        example = "actionbook browser pdf page.pdf --session s1 --tab t1";
+    BrowserViewport(observation::Viewport) => Tab, T::READ_ONLY,
+        about = "Print the viewport size (CSS pixels)",
+        example = "actionbook browser viewport --session s1 --tab t1";
+    BrowserQuery(observation::Query) => Tab, T::READ_ONLY,
+        about = "Query elements: one|all|nth <n>|count (CSS + :visible :contains() :has(), or XPath)",
+        example = "actionbook browser query all '.item:visible' --session s1 --tab t1";
+    BrowserHtml(observation::Html) => Tab, T::READ_ONLY,
+        about = "Print an element's outer HTML",
+        example = "actionbook browser html '#intro' --session s1 --tab t1";
+    BrowserText(observation::Text) => Tab, T::READ_ONLY,
+        about = "Print an element's text (--mode readability: the main article only)",
+        example = "actionbook browser text body --mode readability --session s1 --tab t1";
+    BrowserValue(observation::Value) => Tab, T::READ_ONLY,
+        about = "Print a form field's value",
+        example = "actionbook browser value '#email' --session s1 --tab t1";
+    BrowserAttr(observation::Attr) => Tab, T::READ_ONLY,
+        about = "Print one attribute of an element",
+        example = "actionbook browser attr a.link href --session s1 --tab t1";
+    BrowserAttrs(observation::Attrs) => Tab, T::READ_ONLY,
+        about = "Print every attribute of an element",
+        example = "actionbook browser attrs '#btn' --session s1 --tab t1";
+    BrowserBox(observation::ElementBox) => Tab, T::READ_ONLY,
+        about = "Print an element's box in viewport CSS pixels (any frame)",
+        example = "actionbook browser box '#btn' --session s1 --tab t1";
+    BrowserStyles(observation::Styles) => Tab, T::READ_ONLY,
+        about = "Print computed styles of an element",
+        example = "actionbook browser styles '#btn' color font-size --session s1 --tab t1";
+    BrowserDescribe(observation::Describe) => Tab, T::READ_ONLY,
+        about = "Describe an element: role, name, key attributes, state (--nearby: its neighbours)",
+        example = "actionbook browser describe @e4 --nearby --session s1 --tab t1";
+    BrowserState(observation::State) => Tab, T::READ_ONLY,
+        about = "Print an element's state: visible, enabled, checked, focused, editable, selected",
+        example = "actionbook browser state '#agree' --session s1 --tab t1";
+    BrowserInspectPoint(observation::InspectPoint) => Tab, T::READ_ONLY,
+        about = "Inspect the element at viewport point x,y (through every frame)",
+        example = "actionbook browser inspect-point 420,310 --session s1 --tab t1";
+    BrowserLogsConsole(observation::LogsConsole) => Tab, T::READ_ONLY,
+        about = "Print the tab's console messages (every frame, since the tab was opened)",
+        example = "actionbook browser logs console --level warn,error --tail 20 --session s1 --tab t1";
+    BrowserLogsErrors(observation::LogsErrors) => Tab, T::READ_ONLY,
+        about = "Print the tab's uncaught exceptions, unhandled rejections and failed loads",
+        example = "actionbook browser logs errors --session s1 --tab t1";
+    BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY,
+        about = "Wait for an element to be in the DOM (any frame; --state visible|hidden|detached)",
+        example = "actionbook browser wait element '#loaded' --session s1 --tab t1 --timeout 5000";
+    BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY,
+        about = "Wait for the next navigation of the page to commit and load",
+        example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";
+    BrowserWaitNetworkIdle(waits::WaitNetworkIdle) => Tab, T::READ_ONLY,
+        about = "Wait until no request (any frame or worker) is in flight for 500 ms",
+        example = "actionbook browser wait network-idle --session s1 --tab t1 --timeout 10000";
+    BrowserWaitCondition(waits::WaitCondition) => Tab, T::CHANGES.destructive(),
+        about = "Wait for a JavaScript expression to be truthy (promises awaited)",
+        example = "actionbook browser wait condition 'window.ready === true' --session s1 --tab t1";
+    BrowserCookiesList(cookies::CookiesList) => Session, T::READ_ONLY,
+        about = "List the session's cookies (--domain to filter)",
+        example = "actionbook browser cookies list --session s1";
+    BrowserCookiesGet(cookies::CookiesGet) => Session, T::READ_ONLY,
+        about = "Show one cookie by name",
+        example = "actionbook browser cookies get SID --session s1";
+    BrowserCookiesSet(cookies::CookiesSet) => Session, T::CHANGES.idempotent(),
+        about = "Set a cookie (default domain: the active tab's host)",
+        example = "actionbook browser cookies set theme dark --session s1";
+    BrowserCookiesDelete(cookies::CookiesDelete) => Session, T::CHANGES.destructive().idempotent(),
+        about = "Delete a cookie by name (every domain and path)",
+        example = "actionbook browser cookies delete theme --session s1";
+    BrowserCookiesClear(cookies::CookiesClear) => Session, T::CHANGES.destructive().idempotent(),
+        about = "Delete every cookie (--domain: only that domain's)",
+        example = "actionbook browser cookies clear --session s1";
+    BrowserLocalStorageList(storage::LocalStorageList) => Tab, T::READ_ONLY,
+        about = "List the keys and values of the page's local-storage",
+        example = "actionbook browser local-storage list --session s1 --tab t1";
+    BrowserLocalStorageGet(storage::LocalStorageGet) => Tab, T::READ_ONLY,
+        about = "Read one key of the page's local-storage",
+        example = "actionbook browser local-storage get theme --session s1 --tab t1";
+    BrowserLocalStorageSet(storage::LocalStorageSet) => Tab, T::CHANGES.idempotent(),
+        about = "Set a key of the page's local-storage",
+        example = "actionbook browser local-storage set theme dark --session s1 --tab t1";
+    BrowserLocalStorageDelete(storage::LocalStorageDelete) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's local-storage",
+        example = "actionbook browser local-storage delete theme --session s1 --tab t1";
+    BrowserLocalStorageClear(storage::LocalStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's local-storage (without a key: every key)",
+        example = "actionbook browser local-storage clear theme --session s1 --tab t1";
+    BrowserSessionStorageList(storage::SessionStorageList) => Tab, T::READ_ONLY,
+        about = "List the keys and values of the page's session-storage",
+        example = "actionbook browser session-storage list --session s1 --tab t1";
+    BrowserSessionStorageGet(storage::SessionStorageGet) => Tab, T::READ_ONLY,
+        about = "Read one key of the page's session-storage",
+        example = "actionbook browser session-storage get theme --session s1 --tab t1";
+    BrowserSessionStorageSet(storage::SessionStorageSet) => Tab, T::CHANGES.idempotent(),
+        about = "Set a key of the page's session-storage",
+        example = "actionbook browser session-storage set theme dark --session s1 --tab t1";
+    BrowserSessionStorageDelete(storage::SessionStorageDelete) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's session-storage",
+        example = "actionbook browser session-storage delete theme --session s1 --tab t1";
+    BrowserSessionStorageClear(storage::SessionStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
+        about = "Remove a key of the page's session-storage (without a key: every key)",
+        example = "actionbook browser session-storage clear theme --session s1 --tab t1";
 }
 
 impl Serialize for Command {

@@ -182,6 +182,7 @@ impl SessionCommand for NewTab {
                     url: "about:blank".into(),
                     title: String::new(),
                     window_id,
+                    cursor: None,
                 });
                 id
             })?;

@@ -1,19 +1,19 @@
 //! The daemon: serves the [`Engine`] on `$ACTIONBOOK_HOME/daemon.sock`.
 //!
-//! One daemon per home. Exclusivity comes from binding a Linux abstract socket named after the home
-//! (released by the kernel however the process dies, even `kill -9`), so two daemons started at
-//! once never both serve. Browsers are not children in spirit: they run in their own process group
+//! One daemon per home. Exclusivity comes from the engine's lock on the home (an `flock` the kernel
+//! releases however the process dies, even `kill -9`; no abstract socket name another user could
+//! take first), so two daemons started at once never both serve. Browsers are not children in spirit: they run in their own process group
 //! and outlive the daemon; a new daemon re-attaches from the state on disk.
 //!
 //! Restarting (a client of another build or protocol connected): the daemon answers it
 //! [`DaemonFrame::Restart`], starts draining (every later request is answered the same way),
 //! lets the commands in flight finish, bounded by their deadlines, and then exits; the client
 //! waits for that and starts a new daemon of its own build.
+//!
+//! A daemon whose socket file was deleted or replaced exits within [`SOCKET_CHECK`] (no client can
+//! reach it); before that it closes the sessions whose records were deleted too (a removed home).
 
-use std::hash::{Hash, Hasher};
-use std::os::linux::net::SocketAddrExt;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -36,6 +36,10 @@ const REQUEST_WAIT: Duration = Duration::from_secs(10);
 const DRAIN_GRACE: Duration = Duration::from_secs(15);
 /// How long a new daemon waits for the lock of one that is exiting.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How often the daemon checks that its socket is still the one clients find.
+const SOCKET_CHECK: Duration = Duration::from_secs(2);
+/// Closing the sessions whose records were deleted (no daemon could re-attach to them).
+const ORPHAN_CLOSE_MS: u64 = 10_000;
 
 /// Runs the daemon in the foreground until it is told to stop, idles out, or restarts for a client
 /// of another build.
@@ -63,22 +67,14 @@ pub fn run(home: Home) -> ExitCode {
     }
 }
 
-fn lock_name(home: &Home) -> String {
-    let mut h = std::hash::DefaultHasher::new();
-    let canonical =
-        std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_path_buf());
-    canonical.hash(&mut h);
-    format!("actionbook-daemon-{:016x}", h.finish())
-}
-
-/// The home's lock: `None` when another daemon serves (or still holds it after [`LOCK_WAIT`]).
-async fn take_lock(home: &Home) -> Result<Option<std::os::unix::net::UnixListener>> {
-    let addr = SocketAddr::from_abstract_name(lock_name(home).as_bytes())?;
+/// The engine, once it holds the home's lock ([`crate::store::HomeLock`]); `None` when another
+/// daemon serves (or an exiting one still holds the lock after [`LOCK_WAIT`]).
+async fn take_home(home: &Home) -> Result<Option<Engine>> {
     let until = Instant::now() + LOCK_WAIT;
     loop {
-        match std::os::unix::net::UnixListener::bind_addr(&addr) {
-            Ok(l) => return Ok(Some(l)),
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+        match Engine::new(EngineConfig { home: home.clone() }) {
+            Ok(engine) => return Ok(Some(engine)),
+            Err(CliError::HomeInUse { .. }) => {
                 // Serving: leave it be. Exiting (its socket no longer answers): wait for it.
                 if std::os::unix::net::UnixStream::connect(home.socket()).is_ok()
                     || Instant::now() >= until
@@ -87,7 +83,7 @@ async fn take_lock(home: &Home) -> Result<Option<std::os::unix::net::UnixListene
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
 }
@@ -161,8 +157,8 @@ impl Drain {
 
 async fn serve(home: Home) -> Result<()> {
     home.ensure()?;
-    // Exclusivity: an abstract socket cannot be bound twice and vanishes with its process.
-    let Some(_lock) = take_lock(&home).await? else {
+    // Exclusivity: the engine's flock on the home, which the kernel drops with its process.
+    let Some(engine) = take_home(&home).await? else {
         return Ok(()); // another daemon serves
     };
     let sock = home.socket();
@@ -173,12 +169,12 @@ async fn serve(home: Home) -> Result<()> {
     }
     let listener = UnixListener::bind(&sock)?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))?;
+    let bound = SocketFile::of(&sock)?;
     let pid = std::process::id();
     store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let build = wire::build_id();
     store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
 
-    let engine = Engine::new(EngineConfig { home: home.clone() })?;
     let stop = Arc::new(Notify::new());
     let drain = Arc::new(Drain::default());
     let idle = idle_timeout();
@@ -190,6 +186,8 @@ async fn serve(home: Home) -> Result<()> {
 
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut drain_until: Option<tokio::time::Instant> = None;
+    let mut socket_check = tokio::time::interval(SOCKET_CHECK);
+    socket_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let idle_sleep = async {
             match idle {
@@ -235,6 +233,14 @@ async fn serve(home: Home) -> Result<()> {
             _ = term.recv() => break,
             _ = int.recv() => break,
             _ = hup.recv() => {}
+            _ = socket_check.tick() => {
+                // No client can reach a daemon whose socket was deleted or replaced: exit
+                // rather than idle unreachable.
+                if SocketFile::of(&sock).ok() != Some(bound) {
+                    eprintln!("actionbook daemon: {} is gone; exiting", sock.display());
+                    break;
+                }
+            }
             _ = idle_sleep => {
                 if active.load(std::sync::atomic::Ordering::SeqCst) == 0 {
                     break;
@@ -243,6 +249,8 @@ async fn serve(home: Home) -> Result<()> {
         }
     }
     drop(listener);
+    // Sessions whose records were deleted with the home: no daemon could re-attach to them.
+    engine.close_unrecorded(ORPHAN_CLOSE_MS).await;
     // Leave the browsers running; the next daemon re-attaches from disk.
     engine.detach_all();
     if std::fs::read_to_string(home.file("daemon.pid"))
@@ -254,6 +262,24 @@ async fn serve(home: Home) -> Result<()> {
         let _ = std::fs::remove_file(home.file("daemon.pid"));
     }
     Ok(())
+}
+
+/// The identity of the socket file (device and inode): a new file at the same path is another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SocketFile {
+    dev: u64,
+    ino: u64,
+}
+
+impl SocketFile {
+    fn of(path: &std::path::Path) -> std::io::Result<SocketFile> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path)?;
+        Ok(SocketFile {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
 }
 
 fn idle_timeout() -> Option<Duration> {

@@ -203,9 +203,16 @@ pub async fn read_body_async(r: &mut (impl AsyncReadExt + Unpin)) -> std::io::Re
 /// This binary's build id: the package version plus the executable's size and mtime, so a rebuilt
 /// binary never talks to a daemon of the previous build.
 pub fn build_id() -> String {
+    match std::env::current_exe() {
+        Ok(exe) => build_id_of(&exe),
+        Err(_) => format!("{}+unknown", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+/// The build id of the binary at `exe` (a benchmark speaking the wire to another binary's daemon).
+pub fn build_id_of(exe: &std::path::Path) -> String {
     let version = env!("CARGO_PKG_VERSION");
-    let stamp = std::env::current_exe()
-        .and_then(std::fs::metadata)
+    let stamp = std::fs::metadata(exe)
         .map(|m| {
             let mtime = m
                 .modified()

@@ -21,6 +21,7 @@
 //! - [`config`]: `$ACTIONBOOK_HOME/config.toml` and the environment overrides ([`Settings`]).
 //! - [`setup`]: `setup` (interactive and `--non-interactive`).
 //! - [`guide`]: `setup --target claude|codex|cursor|stdout`.
+//! - [`mcp_config`]: the MCP server entry for each `setup --target` agent.
 //! - [`error`]: [`ManualsError`] and its mapping to envelope errors.
 //!
 //! # How the command handlers call it
@@ -66,6 +67,7 @@ pub mod error;
 pub mod fts;
 pub mod guide;
 pub mod manual;
+pub mod mcp_config;
 pub mod record;
 pub mod remote;
 pub mod setup;

@@ -1,6 +1,7 @@
-//! Editing a form field's text: what kind of field an element is, focus and selection, setting a
-//! value the way a user's input would, and clearing it. `fill` is built from these; `type` and
-//! `select` will be too.
+//! Editing form fields: what kind of field an element is, focus, selection and the caret, setting a
+//! value the way a user's input would, clearing it, committing it (`change`), choosing options of a
+//! `<select>`, and checking a file input. `fill`, `type`, `focus`, `select` and `upload` are built
+//! from these.
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -83,12 +84,12 @@ const SET_VALUE_JS: &str = r#"function(v) {
 }"#;
 
 /// Empties a focused, selected field the way a user's Delete would (input events included); falls
-/// back to the native setter when the editing command did nothing.
+/// back to the native setter when the editing command did nothing. Fires `change` once.
 const CLEAR_JS: &str = r#"function() {
   const doc = this.ownerDocument;
   if (typeof doc.execCommand === 'function') doc.execCommand('delete', false);
   const empty = ('value' in this && !this.isContentEditable) ? this.value === '' : this.textContent === '';
-  if (empty) return true;
+  if (empty) { this.dispatchEvent(new Event('change', { bubbles: true })); return true; }
   if ('value' in this && !this.isContentEditable) {
     const d = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(this), 'value');
     if (d && d.set) d.set.call(this, ''); else this.value = '';
@@ -116,13 +117,13 @@ async fn call_on<T: DeserializeOwned>(
         .map_err(|e| CliError::on_node(e, selector))?;
     if let Some(ex) = &r.exception_details {
         return Err(CliError::Internal(format!(
-            "fill script failed on {selector}: {}",
+            "editing {selector} failed in the page: {}",
             ex.message().lines().next().unwrap_or_default()
         )));
     }
     let value = r.result.value.unwrap_or(Value::Null);
     serde_json::from_value(value.clone())
-        .map_err(|e| CliError::Internal(format!("fill script on {selector} answered {value}: {e}")))
+        .map_err(|e| CliError::Internal(format!("the page answered {value} for {selector}: {e}")))
 }
 
 /// What an element is as a text field ([`FILL_KIND_JS`]).
@@ -196,4 +197,213 @@ pub(crate) async fn focus_and_select(
 pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
     call_on::<Value>(node, selector, CLEAR_JS, Vec::new(), deadline).await?;
     Ok(())
+}
+
+/// Focuses the element unless it already has focus; when it did not, puts the caret at the end of
+/// its text (so typing appends). Answers whether it had focus already.
+const PREPARE_TYPING_JS: &str = r#"function() {
+  const root = this.getRootNode();
+  if (root && root.activeElement === this) return true;
+  this.focus({ preventScroll: false });
+  if (typeof this.setSelectionRange === 'function' && typeof this.value === 'string') {
+    try { const n = this.value.length; this.setSelectionRange(n, n); } catch (e) { /* type=email, number */ }
+  } else if (this.isContentEditable) {
+    const r = this.ownerDocument.createRange(); r.selectNodeContents(this); r.collapse(false);
+    const s = this.ownerDocument.defaultView.getSelection(); s.removeAllRanges(); s.addRange(r);
+  }
+  return false;
+}"#;
+
+/// Fires `change` as a user leaving the field would (after text was inserted).
+const COMMIT_JS: &str =
+    "function() { this.dispatchEvent(new Event('change', { bubbles: true })); }";
+
+/// Chooses the options of a `<select>` whose value (or trimmed display text) is one of the given:
+/// every one must match (else nothing changes and the options are listed); a single `<select>`
+/// takes one. Fires `input` and `change` once when the selection changed.
+const SELECT_JS: &str = r#"function(values, byText) {
+  if (String(this.localName).toLowerCase() !== 'select') return { error: 'notselect', what: '<' + String(this.localName).toLowerCase() + '>' };
+  if (this.disabled) return { error: 'disabled' };
+  const opts = Array.from(this.options);
+  const label = (o) => String(o.label || o.text || '').replace(/\s+/g, ' ').trim();
+  const list = opts.map((o) => ({ value: o.value, text: label(o), disabled: o.disabled }));
+  if (values.length > 1 && !this.multiple) return { error: 'single', options: list };
+  const picked = [];
+  for (const v of values) {
+    const want = byText ? String(v).replace(/\s+/g, ' ').trim() : String(v);
+    const o = opts.find((o) => (byText ? label(o) === want : o.value === want) && !picked.includes(o));
+    if (!o) return { error: 'nomatch', missing: v, options: list };
+    if (o.disabled) return { error: 'optiondisabled', missing: v, options: list };
+    picked.push(o);
+  }
+  const before = opts.map((o) => o.selected).join();
+  if (this.multiple) { for (const o of opts) o.selected = picked.includes(o); }
+  else { picked[0].selected = true; }
+  if (opts.map((o) => o.selected).join() !== before) {
+    this.dispatchEvent(new Event('input', { bubbles: true }));
+    this.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  return { selected: opts.filter((o) => o.selected).map((o) => o.value) };
+}"#;
+
+/// What an element is as a file input: `{ok, multiple}` or why not.
+const FILE_INPUT_JS: &str = r#"function() {
+  const tag = String(this.localName || '').toLowerCase();
+  if (tag !== 'input' || String(this.type).toLowerCase() !== 'file') {
+    return { error: 'notfile', what: tag === 'input' ? '<input type=' + String(this.type).toLowerCase() + '>' : '<' + tag + '>' };
+  }
+  if (this.disabled) return { error: 'disabled' };
+  return { ok: true, multiple: !!this.multiple };
+}"#;
+
+/// The names of the files a file input holds.
+const FILE_NAMES_JS: &str =
+    "function() { return Array.from(this.files || []).map((f) => f.name); }";
+
+/// Focuses the element (its frame and OOPIF too) and checks keyboard focus really is on it.
+pub(crate) async fn focus(node: &Located, selector: &str, deadline: &Deadline) -> Result<bool> {
+    dom_focus(node, selector, deadline).await?;
+    let focused: Option<bool> =
+        call_on(node, selector, FOCUSED_DEEP_JS, Vec::new(), deadline).await?;
+    Ok(focused == Some(true))
+}
+
+async fn dom_focus(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
+    if let Err(e) = node
+        .session()
+        .send_timeout(
+            &dom::Focus {
+                object_id: Some(node.handle.object_id().clone()),
+                ..Default::default()
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await
+        && e.is_gone()
+    {
+        return Err(CliError::on_node(e, selector));
+    }
+    Ok(())
+}
+
+/// Gets the element ready for typing: focused (the caret at the end of its text when it did not
+/// have focus; kept where it is when it did), then checks keyboard focus really is on it.
+pub(crate) async fn prepare_typing(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<bool> {
+    let had: Option<bool> =
+        call_on(node, selector, PREPARE_TYPING_JS, Vec::new(), deadline).await?;
+    if had != Some(true) {
+        dom_focus(node, selector, deadline).await?;
+    }
+    let focused: Option<bool> =
+        call_on(node, selector, FOCUSED_DEEP_JS, Vec::new(), deadline).await?;
+    Ok(focused == Some(true))
+}
+
+/// Fires `change` on the element (the text a fill inserted is committed).
+pub(crate) async fn commit(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
+    call_on::<Value>(node, selector, COMMIT_JS, Vec::new(), deadline).await?;
+    Ok(())
+}
+
+/// One option of a `<select>`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub(crate) struct SelectOption {
+    /// Its value.
+    pub value: String,
+    /// Its display text.
+    pub text: String,
+    /// Whether it is disabled.
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// What [`select_options`] did.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct SelectOutcome {
+    /// Why nothing was selected: `notselect`, `disabled`, `single`, `nomatch`, `optiondisabled`.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What the element is (for `notselect`).
+    #[serde(default)]
+    pub what: Option<String>,
+    /// The value that matched no option.
+    #[serde(default)]
+    pub missing: Option<String>,
+    /// The element's options (for the errors).
+    #[serde(default)]
+    pub options: Vec<SelectOption>,
+    /// The values selected afterwards.
+    #[serde(default)]
+    pub selected: Vec<String>,
+}
+
+/// Chooses the options matching `values` (by value, or by display text) of a `<select>`.
+pub(crate) async fn select_options(
+    node: &Located,
+    selector: &str,
+    values: &[String],
+    by_text: bool,
+    deadline: &Deadline,
+) -> Result<SelectOutcome> {
+    call_on(
+        node,
+        selector,
+        SELECT_JS,
+        vec![
+            Value::Array(values.iter().cloned().map(Value::String).collect()),
+            Value::Bool(by_text),
+        ],
+        deadline,
+    )
+    .await
+}
+
+/// What [`file_input`] found.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct FileInput {
+    /// Why it takes no files: `notfile`, `disabled`.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What it is (for `notfile`).
+    #[serde(default)]
+    pub what: Option<String>,
+    /// It takes several files.
+    #[serde(default)]
+    pub multiple: bool,
+}
+
+/// Whether the element is a file input, and whether it takes several files.
+pub(crate) async fn file_input(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<FileInput> {
+    call_on(node, selector, FILE_INPUT_JS, Vec::new(), deadline).await
+}
+
+/// Sets the files of a file input (`DOM.setFileInputFiles`, in the session of its frame: an
+/// out-of-process iframe's too); the page sees `input` and `change`. Answers the file names it
+/// holds afterwards.
+pub(crate) async fn set_files(
+    node: &Located,
+    selector: &str,
+    files: &[String],
+    deadline: &Deadline,
+) -> Result<Vec<String>> {
+    node.session()
+        .send_timeout(
+            &dom::SetFileInputFiles {
+                files: files.to_vec(),
+                object_id: Some(node.handle.object_id().clone()),
+                ..Default::default()
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await
+        .map_err(|e| CliError::on_node(e, selector))?;
+    call_on(node, selector, FILE_NAMES_JS, Vec::new(), deadline).await
 }

@@ -67,6 +67,49 @@ impl ObjectHandle {
             .await
     }
 
+    /// Runs an async `function` (its promise awaited) with the object as `this` and returns its
+    /// by-value result decoded; a throw is an internal error naming `what`.
+    pub async fn call_awaiting<T: DeserializeOwned>(
+        &self,
+        function: &str,
+        arguments: Vec<Value>,
+        timeout: Duration,
+        what: &str,
+    ) -> Result<T> {
+        let r = self
+            .session
+            .send_timeout(
+                &runtime::CallFunctionOn {
+                    object_id: Some(self.object_id.clone()),
+                    function_declaration: function.to_string(),
+                    arguments: Some(
+                        arguments
+                            .into_iter()
+                            .map(|value| runtime::CallArgument {
+                                value: Some(value),
+                                ..Default::default()
+                            })
+                            .collect(),
+                    ),
+                    return_by_value: Some(true),
+                    await_promise: Some(true),
+                    silent: Some(true),
+                    ..Default::default()
+                },
+                timeout,
+            )
+            .await?;
+        if let Some(ex) = &r.exception_details {
+            return Err(CliError::Internal(format!(
+                "{what} failed in the page: {}",
+                first_line(ex.message())
+            )));
+        }
+        let value = r.result.value.unwrap_or(Value::Null);
+        serde_json::from_value(value.clone())
+            .map_err(|e| CliError::Internal(format!("the page answered {value} for {what}: {e}")))
+    }
+
     /// [`ObjectHandle::call`] as a probe: the decoded value, or `None` when anything went wrong.
     pub async fn probe<T: DeserializeOwned>(&self, function: &str) -> Option<T> {
         self.call(function, Vec::new(), deadline::PROBE)
@@ -167,10 +210,10 @@ pub(crate) async fn probe_handle(page: &Session, expression: &str) -> Option<Obj
 
 /// `(location.href, document.title)` of a page.
 pub(crate) async fn page_info(page: &Session, deadline: &Deadline) -> Result<(String, String)> {
-    let cap = deadline
-        .remaining()
-        .max(deadline::PAGE_INFO_MIN)
-        .min(deadline::PAGE_INFO_MAX);
+    // The whole rest of the command's time: on a loaded machine a renderer that has just
+    // committed a document can take many seconds to answer, and a shorter cap turned that
+    // slowness into a TIMEOUT of a navigation that had happened.
+    let cap = deadline.remaining().max(deadline::PAGE_INFO_MIN);
     read(
         page,
         "[location.href, document.title]",
@@ -195,6 +238,8 @@ pub(crate) struct EvalValue {
 const EVAL_GROUP: &str = "actionbook-eval";
 
 /// Evaluates page script (promises awaited). TIMEOUT terminates the script so the tab stays usable.
+/// (`browser eval` itself uses [`run_user_script`]; this is the plain form for other commands.)
+#[allow(dead_code)]
 pub(crate) async fn evaluate(
     page: &Session,
     code: &str,
@@ -282,6 +327,216 @@ fn described(obj: &RemoteObject) -> EvalValue {
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or_default()
+}
+
+/// What the page looked like before a script ran (`pre_url`, `pre_origin`, `pre_readyState`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+pub(crate) struct PreState {
+    /// `location.href`.
+    pub url: String,
+    /// `location.origin`.
+    pub origin: String,
+    /// `document.readyState`.
+    pub ready_state: String,
+}
+
+/// How `browser eval` runs code: in a block of its own (so `let x` twice in two calls works and
+/// nothing it declares with `let`/`const` leaks into the next call), in REPL mode (top-level
+/// `await`; the value of the last statement is the result). The block starts on a line of its
+/// own: line numbers in errors are one more than in the code.
+fn user_script(code: &str) -> String {
+    format!("{{\n{code}\n}}")
+}
+
+/// The line (1-based, in the user's code) of the first stack frame of the wrapped script.
+fn stack_line(stack: &str) -> Option<(i64, i64)> {
+    let at = stack.find("<anonymous>:")?;
+    let mut parts = stack[at + "<anonymous>:".len()..].split(':');
+    let line: i64 = parts.next()?.trim().parse().ok()?;
+    let col: i64 = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()?;
+    Some((line - 1, col))
+}
+
+/// Runs `browser eval` code (see [`user_script`]): the value, or EVAL_FAILED with `details.kind`
+/// `syntax`, `runtime`, `timeout` (the script is terminated, the tab stays usable) or
+/// `not_serializable`, the JavaScript message and line, and the page's state before it ran.
+pub(crate) async fn run_user_script(
+    page: &Session,
+    code: &str,
+    deadline: &Deadline,
+) -> Result<(EvalValue, Option<PreState>)> {
+    let pre_read = read::<PreState>(
+        page,
+        "({url: location.href, origin: location.origin, ready_state: document.readyState})",
+        deadline.capped(deadline::PROBE),
+        "the page before the script",
+    );
+    let params = runtime::Evaluate {
+        expression: user_script(code),
+        await_promise: Some(true),
+        return_by_value: Some(false),
+        user_gesture: Some(true),
+        repl_mode: Some(true),
+        object_group: Some(EVAL_GROUP.to_string()),
+        ..Default::default()
+    };
+    // Both go out at once, the read first: the page answers them in order.
+    let (pre, r) = tokio::join!(pre_read, page.send_timeout(&params, deadline.remaining()));
+    let pre = pre.ok();
+    let with_pre = |e: CliError| add_pre(e, pre.as_ref());
+    let r = match r {
+        Ok(r) => r,
+        Err(e) if e.kind() == ErrorKind::Timeout => {
+            let _ = page
+                .send_timeout(&runtime::TerminateExecution, deadline::TERMINATE)
+                .await;
+            release_group(page).await;
+            return Err(with_pre(timed_out(deadline)));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(ex) = &r.exception_details {
+        release_group(page).await;
+        return Err(with_pre(user_error(ex)));
+    }
+    // A promise as the last value is awaited too (REPL mode awaits only the script itself).
+    let r = match (&r.result.subtype, &r.result.object_id) {
+        (Some(sub), Some(id)) if sub == "promise" => {
+            let awaited = page
+                .send_timeout(
+                    &runtime::CallFunctionOn {
+                        object_id: Some(id.clone()),
+                        function_declaration: "function() { return this; }".to_string(),
+                        await_promise: Some(true),
+                        return_by_value: Some(false),
+                        object_group: Some(EVAL_GROUP.to_string()),
+                        ..Default::default()
+                    },
+                    deadline.remaining(),
+                )
+                .await;
+            match awaited {
+                Ok(a) => a,
+                Err(e) if e.kind() == ErrorKind::Timeout => {
+                    let _ = page
+                        .send_timeout(&runtime::TerminateExecution, deadline::TERMINATE)
+                        .await;
+                    release_group(page).await;
+                    return Err(with_pre(timed_out(deadline)));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        _ => r,
+    };
+    if let Some(ex) = &r.exception_details {
+        release_group(page).await;
+        return Err(with_pre(user_error(ex)));
+    }
+    let Some(object_id) = r.result.object_id.clone() else {
+        return Ok((eval_value(&r.result), pre));
+    };
+    let obj = &r.result;
+    let value = if obj.subtype.as_deref() == Some("node")
+        || matches!(obj.r#type.as_str(), "function" | "symbol")
+    {
+        Ok(described(obj))
+    } else {
+        let by_value = page
+            .send_timeout(
+                &runtime::CallFunctionOn {
+                    object_id: Some(object_id),
+                    function_declaration: "function() { return this; }".to_string(),
+                    return_by_value: Some(true),
+                    ..Default::default()
+                },
+                deadline.remaining().max(deadline::CLEANUP),
+            )
+            .await;
+        match by_value {
+            Ok(v) if v.exception_details.is_none() => Ok(eval_value(&v.result)),
+            _ => {
+                let d = described(obj).preview;
+                Err(with_pre(CliError::EvalFailed {
+                    message: format!(
+                        "the result ({d}) cannot be returned as JSON (cyclic, or a host object \
+                         such as window); return the part you need, e.g. JSON.stringify(...) or \
+                         a plain object"
+                    ),
+                    details: Some(json!({ "kind": "not_serializable", "description": d })),
+                }))
+            }
+        }
+    };
+    release_group(page).await;
+    value.map(|v| (v, pre))
+}
+
+/// EVAL_FAILED of a script that ran out of time (and was stopped).
+fn timed_out(deadline: &Deadline) -> CliError {
+    CliError::EvalFailed {
+        message: format!(
+            "the script did not finish within {}ms and was stopped",
+            deadline.timeout_ms()
+        ),
+        details: Some(json!({ "kind": "timeout", "timeout_ms": deadline.timeout_ms() })),
+    }
+}
+
+/// EVAL_FAILED of a user script's exception: its kind (`syntax` or `runtime`), message and line.
+fn user_error(ex: &ExceptionDetails) -> CliError {
+    let e = eval_error(ex);
+    let CliError::EvalFailed {
+        message,
+        details: Some(mut details),
+    } = e
+    else {
+        return e;
+    };
+    let syntax = details["error_type"].as_str() == Some("SyntaxError");
+    let stack = details["stack"].as_str().unwrap_or_default().to_string();
+    // A syntax error is reported where the parser stopped; a runtime error by its first frame.
+    let (line, column) = match syntax {
+        true => (ex.line_number, ex.column_number + 1),
+        false => stack_line(&stack).unwrap_or((ex.line_number, ex.column_number + 1)),
+    };
+    details["kind"] = json!(if syntax { "syntax" } else { "runtime" });
+    details["message"] = json!(message);
+    details["line"] = json!(line.max(1));
+    details["column"] = json!(column.max(1));
+    details["line_number"] = json!((line - 1).max(0));
+    CliError::EvalFailed {
+        message: format!("{message} (line {})", line.max(1)),
+        details: Some(details),
+    }
+}
+
+/// The page's state before the script, added to an EVAL_FAILED's details.
+fn add_pre(e: CliError, pre: Option<&PreState>) -> CliError {
+    match (e, pre) {
+        (
+            CliError::EvalFailed {
+                message,
+                details: Some(mut d),
+            },
+            Some(p),
+        ) => {
+            d["pre_url"] = json!(p.url);
+            d["pre_origin"] = json!(p.origin);
+            d["pre_readyState"] = json!(p.ready_state);
+            CliError::EvalFailed {
+                message,
+                details: Some(d),
+            }
+        }
+        (e, _) => e,
+    }
 }
 
 /// EVAL_FAILED from the script's exception.
@@ -400,6 +655,36 @@ mod tests {
             json!({"type": "object", "subtype": "null", "value": null}),
         ));
         assert_eq!(v.kind, "null");
+    }
+
+    #[test]
+    fn user_errors_name_their_kind_and_line() {
+        let ex: ExceptionDetails = serde_json::from_value(json!({
+            "text": "Uncaught", "lineNumber": 0, "columnNumber": 0,
+            "exception": {"type": "object", "className": "Error", "description": "Error: boom\n    at <anonymous>:3:7"}
+        }))
+        .unwrap_or_default();
+        let e = user_error(&ex);
+        let d = e.details().unwrap_or_default();
+        assert_eq!(
+            (d["kind"].as_str(), d["line"].as_i64()),
+            (Some("runtime"), Some(2)),
+            "{d}"
+        );
+        assert_eq!(e.to_string(), "Error: boom (line 2)");
+        let ex: ExceptionDetails = serde_json::from_value(json!({
+            "text": "Uncaught", "lineNumber": 1, "columnNumber": 7,
+            "exception": {"type": "object", "className": "SyntaxError", "description": "SyntaxError: Unexpected identifier 'error'"}
+        }))
+        .unwrap_or_default();
+        let d = user_error(&ex).details().unwrap_or_default();
+        assert_eq!(
+            (d["kind"].as_str(), d["line"].as_i64()),
+            (Some("syntax"), Some(1)),
+            "{d}"
+        );
+        assert_eq!(stack_line("x\n at <anonymous>:12:40"), Some((11, 40)));
+        assert_eq!(user_script("1"), "{\n1\n}");
     }
 
     #[test]

@@ -1,12 +1,17 @@
 //! The frames of a tab as the snapshot and the actions see them: the tab's frame graph (every
 //! frame, OOPIFs included, kept current by CDP events) and its ref table (`@eN`).
 
-use a11y_snapshot::{CaptureOptions, RefTable, Snapshot};
-use cdp_protocol::Session;
-use frame_graph::{FrameGraph, FrameGraphOptions};
+use a11y_snapshot::{CaptureOptions, RefTable, Snapshot, SnapshotError};
+use cdp_protocol::{CdpError, Session};
+use frame_graph::{FrameGraph, FrameGraphError, FrameGraphOptions};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
+
+/// What a snapshot that ran out of time was doing, and the one limit there is: `--selector`,
+/// `--depth` and `--interactive` shorten the output, not the capture, so they would not help.
+pub(crate) const SNAPSHOT_TIMED_OUT: &str =
+    "browser snapshot (capturing every frame of a large page; pass a longer --timeout)";
 
 /// A tab's frame graph and ref table.
 #[derive(Debug, Default)]
@@ -57,12 +62,21 @@ impl TabFrames {
     pub async fn snapshot(&mut self, page: &Session, deadline: &Deadline) -> Result<Snapshot> {
         let g = self.graph(page, deadline).await?;
         let mut refs = self.refs.take().unwrap_or_default();
+        // The whole of what `--timeout` leaves: a large page's capture is one long CDP call, and a
+        // fixed cap would be a size wall no `--timeout` could lift.
         let opts = CaptureOptions {
-            timeout: deadline.capped(deadline::CAPTURE),
+            timeout: deadline.remaining(),
             ..CaptureOptions::default()
         };
         let r = a11y_snapshot::take_snapshot(&g, &mut refs, &opts).await;
         self.refs = Some(refs);
-        r.map_err(CliError::from)
+        r.map_err(|e| match e {
+            // The capture is one long browser call per session: its only limit is `--timeout`.
+            SnapshotError::Cdp(CdpError::Timeout { .. })
+            | SnapshotError::FrameGraph(FrameGraphError::Cdp(CdpError::Timeout { .. })) => {
+                deadline.timeout(SNAPSHOT_TIMED_OUT)
+            }
+            e => CliError::from(e),
+        })
     }
 }

@@ -68,7 +68,9 @@ pub(crate) async fn locate(
 }
 
 /// The centre of a node in page coordinates (CSS pixels of the top-level viewport), after
-/// scrolling it into view.
+/// scrolling it into view. (Pointer actions aim with [`crate::page::actionability`] instead,
+/// which also checks the point is hit; this stays for reads of a node's position.)
+#[allow(dead_code)]
 pub(crate) async fn center_in_page(
     frames: &mut TabFrames,
     page: &Session,
@@ -118,4 +120,167 @@ pub(crate) async fn center_in_page(
         g.to_page_point(&FrameId::from(node.frame_id.as_str()), cx, cy)
             .await?,
     )
+}
+
+/// The element a pointer at one point hits in a document (through open shadow roots; a frame
+/// element is answered as such, the caller descends).
+const ELEMENT_AT_JS: &str = "(function(x, y) { let e = document.elementFromPoint(x, y); \
+  for (let i = 0; e && e.shadowRoot && i < 32; i++) { const inner = e.shadowRoot.elementFromPoint(x, y); \
+    if (!inner || inner === e) break; e = inner; } \
+  return e; })";
+
+/// For a frame element: where its content starts in its document's viewport.
+const CONTENT_ORIGIN_JS: &str = "function() { if (this.localName !== 'iframe' && this.localName !== 'frame') return null; \
+  const r = this.getBoundingClientRect(); const cs = getComputedStyle(this); \
+  return [r.left + this.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + this.clientTop + (parseFloat(cs.paddingTop) || 0)]; }";
+
+/// The element at page point `(x, y)` (CSS pixels of the top-level viewport), found from the top
+/// document down through every frame on the way (out-of-process ones included), and the point in
+/// that element's frame. `ELEMENT_NOT_FOUND` when nothing is there.
+pub(crate) async fn at_point(
+    frames: &mut TabFrames,
+    page: &Session,
+    x: f64,
+    y: f64,
+    deadline: &Deadline,
+) -> Result<(Located, (f64, f64))> {
+    use cdp_protocol::runtime;
+    let g = frames.graph(page, deadline).await?;
+    let given = format!("{x},{y}");
+    let not_found = || CliError::ElementNotFound {
+        selector: given.clone(),
+    };
+    let cap = deadline.capped(deadline::QUICK_CALL);
+    let mut frame = g.main_frame().frame_id;
+    let mut session = page.clone();
+    let mut context = None;
+    let (mut x, mut y) = (x, y);
+    for _ in 0..64 {
+        let r = session
+            .send_timeout(
+                &runtime::Evaluate {
+                    expression: format!("{ELEMENT_AT_JS}({x}, {y})"),
+                    context_id: context,
+                    return_by_value: Some(false),
+                    silent: Some(true),
+                    ..Default::default()
+                },
+                cap,
+            )
+            .await?;
+        let Some(object_id) = r.result.object_id.filter(|_| r.exception_details.is_none()) else {
+            return Err(not_found());
+        };
+        let handle = ObjectHandle::new(session.clone(), object_id);
+        let describe = dom::DescribeNode {
+            object_id: Some(handle.object_id().clone()),
+            ..Default::default()
+        };
+        let (described, origin) = tokio::join!(
+            session.send_timeout(&describe, cap),
+            handle.call(CONTENT_ORIGIN_JS, Vec::new(), cap)
+        );
+        let node = described?.node;
+        let origin: Option<(f64, f64)> = origin
+            .ok()
+            .and_then(|r| r.result.value)
+            .and_then(|v| serde_json::from_value(v).ok());
+        let index = g.index_for(&frame).map_or(0, |i| i.0);
+        let child = node
+            .frame_id
+            .clone()
+            .filter(|c| g.frame(c).is_some())
+            .zip(origin);
+        let Some((child, (ox, oy))) = child else {
+            return Ok((
+                Located {
+                    handle,
+                    frame_id: frame.into_inner(),
+                    encoded: EncodedId::new(index, node.backend_node_id.get()),
+                },
+                (x, y),
+            ));
+        };
+        let Some(child_session) = g.session_for(&child) else {
+            return Err(not_found());
+        };
+        context = Some(
+            g.execution_context_for(&child, deadline.capped(deadline::QUICK_CALL))
+                .await?,
+        );
+        session = child_session;
+        frame = child;
+        (x, y) = (x - ox, y - oy);
+    }
+    Err(not_found())
+}
+
+/// The deepest focused element of a document: through open shadow roots and same-origin frames;
+/// an out-of-process (or cross-origin) frame shows as its frame element, and the caller descends.
+const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement || document.body; \
+  for (let i = 0; i < 64 && a; i++) { \
+    if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; } \
+    let d = null; try { d = a.contentDocument; } catch (e) {} \
+    if (d && d.activeElement) { a = d.activeElement; continue; } \
+    break; } \
+  return a || document.documentElement; })()";
+
+/// The element keyboard input goes to: the focused element, in whichever frame has focus (down
+/// through out-of-process frames); the body when nothing is focused.
+pub(crate) async fn focused(
+    frames: &mut TabFrames,
+    page: &Session,
+    deadline: &Deadline,
+) -> Result<Located> {
+    use cdp_protocol::runtime;
+    let g = frames.graph(page, deadline).await?;
+    let cap = deadline.capped(deadline::QUICK_CALL);
+    let mut frame = g.main_frame().frame_id;
+    let mut session = page.clone();
+    let mut context = None;
+    for _ in 0..64 {
+        let r = session
+            .send_timeout(
+                &runtime::Evaluate {
+                    expression: DEEP_ACTIVE_JS.to_string(),
+                    context_id: context,
+                    return_by_value: Some(false),
+                    silent: Some(true),
+                    ..Default::default()
+                },
+                cap,
+            )
+            .await?;
+        let Some(object_id) = r.result.object_id.filter(|_| r.exception_details.is_none()) else {
+            return Err(CliError::internal("the page has no document to type into"));
+        };
+        let handle = ObjectHandle::new(session.clone(), object_id);
+        let node = session
+            .send_timeout(
+                &dom::DescribeNode {
+                    object_id: Some(handle.object_id().clone()),
+                    ..Default::default()
+                },
+                cap,
+            )
+            .await?
+            .node;
+        let index = g.index_for(&frame).map_or(0, |i| i.0);
+        let child = node
+            .frame_id
+            .clone()
+            .filter(|c| g.frame(c).is_some())
+            .and_then(|c| g.session_for(&c).map(|s| (c, s)));
+        let Some((child, child_session)) = child else {
+            return Ok(Located {
+                handle,
+                frame_id: frame.into_inner(),
+                encoded: EncodedId::new(index, node.backend_node_id.get()),
+            });
+        };
+        context = Some(g.execution_context_for(&child, cap).await?);
+        session = child_session;
+        frame = child;
+    }
+    Err(CliError::internal("frames nested more than 64 deep"))
 }

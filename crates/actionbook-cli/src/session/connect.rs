@@ -4,7 +4,7 @@
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::SessionStatus;
-use crate::session::process::pid_alive;
+use crate::session::process::browser_running;
 use crate::session::{BrowserConn, SessionSlot};
 use crate::store::SessionRecord;
 
@@ -50,19 +50,20 @@ impl<T: Default> SessionSlot<T> {
         if self.conn().is_some() {
             return SessionStatus::Running;
         }
-        match rec.browser_pid {
-            Some(pid) if rec.launched && !pid_alive(pid) => SessionStatus::Crashed,
-            _ if self.had_conn() && rec.launched => SessionStatus::Crashed,
-            _ => SessionStatus::Running,
+        if rec.launched && (rec.knows_browser() && !browser_running(&rec) || self.had_conn()) {
+            return SessionStatus::Crashed;
         }
+        SessionStatus::Running
     }
 
     /// When the browser we launched is dead: marks the session crashed and returns the error to
     /// report.
     pub fn crashed_error(&self) -> Option<CliError> {
         let rec = self.record();
-        let pid = rec.browser_pid.filter(|_| rec.launched)?;
-        if pid_alive(pid) {
+        let pid = rec
+            .browser_pid
+            .filter(|_| rec.launched && rec.knows_browser())?;
+        if browser_running(&rec) {
             return None;
         }
         self.set_conn(None);
@@ -98,10 +99,7 @@ impl<T: Default> SessionSlot<T> {
                 Ok(conn)
             }
             Err(e) => {
-                let gone = match rec.browser_pid {
-                    Some(pid) if rec.launched => !pid_alive(pid),
-                    _ => false,
-                };
+                let gone = rec.launched && rec.knows_browser() && !browser_running(&rec);
                 if gone {
                     let _ = self.update(|r| r.status = SessionStatus::Crashed);
                     Err(CliError::BrowserGone {

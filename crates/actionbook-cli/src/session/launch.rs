@@ -7,7 +7,7 @@ use cdp_protocol::{Browser, CdpError, LaunchOptions};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
-use crate::session::process::{ensure_exited, kill_profile_processes, pid_alive};
+use crate::session::process::{browser_running, end_browser};
 use crate::session::{BrowserConn, Registry, SessionSlot};
 use crate::store::SessionRecord;
 
@@ -20,6 +20,8 @@ pub(crate) struct Launched {
     pub ws_url: String,
     /// Its pid.
     pub pid: Option<u32>,
+    /// Its identity (pid, start time, boot id, profile), to record instead of trusting the pid.
+    pub identity: Option<cdp_protocol::ProcessIdentity>,
     /// The process handle (closing it also reaps it).
     pub browser: Browser,
 }
@@ -44,11 +46,58 @@ fn default_args() -> Vec<String> {
     args
 }
 
+/// The window (and, headless, the viewport) of a launched session unless `--window-size` says
+/// otherwise: Chromium's headless default (a viewport of about 780x437) makes sites switch to
+/// their narrow layouts.
+pub(crate) const DEFAULT_WINDOW_SIZE: (u32, u32) = (1280, 720);
+
+/// Parses `WxH` (or `W,H`), each 100..=10000 pixels.
+pub(crate) fn parse_window_size(s: &str) -> Result<(u32, u32)> {
+    let bad = || {
+        CliError::InvalidArgument(format!(
+            "invalid window size {s:?}: expected WxH in pixels (100-10000 each), e.g. 1280x720"
+        ))
+    };
+    let (w, h) = s.trim().split_once(['x', 'X', ',']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(100..=10_000).contains(&w) || !(100..=10_000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+/// Makes a tab's viewport `size` (CSS pixels, the device's scale): a headless window's chrome
+/// (infobars) would take some of its height otherwise. Applies while the tab's session is
+/// attached, so every attach sets it again.
+pub(crate) async fn fit_viewport(
+    page: &cdp_protocol::Session,
+    size: (u32, u32),
+    deadline: &Deadline,
+) -> Result<()> {
+    page.send_timeout(
+        &cdp_protocol::emulation::SetDeviceMetricsOverride {
+            width: i64::from(size.0),
+            height: i64::from(size.1),
+            device_scale_factor: 0.0,
+            mobile: false,
+            screen_width: None,
+            screen_height: None,
+        },
+        deadline.capped(deadline::QUICK_CALL),
+    )
+    .await?;
+    Ok(())
+}
+
 /// Launches a browser for a session (own process group, so it outlives the daemon).
 pub(crate) async fn launch(
     executable: Option<PathBuf>,
     headless: bool,
     profile_dir: PathBuf,
+    window_size: Option<(u32, u32)>,
     generation: u64,
 ) -> Result<Launched> {
     let executable = match executable {
@@ -57,11 +106,15 @@ pub(crate) async fn launch(
             detail: e.to_string(),
         })?,
     };
+    let mut args = default_args();
+    if let Some((w, h)) = window_size {
+        args.push(format!("--window-size={w},{h}"));
+    }
     let options = LaunchOptions {
         executable: Some(executable.clone()),
         headless,
         user_data_dir: Some(profile_dir),
-        args: default_args(),
+        args,
         detached: true,
         ..Default::default()
     };
@@ -86,6 +139,7 @@ pub(crate) async fn launch(
         },
         ws_url: browser.ws_url().to_string(),
         pid: browser.pid(),
+        identity: browser.identity().cloned(),
         browser,
     })
 }
@@ -100,13 +154,23 @@ pub(crate) async fn teardown<T: Default>(
     let tabs = rec.tabs.len();
     shutdown_browser(slot, &rec).await;
     registry.remove(&slot.id);
-    let _ = std::fs::remove_dir_all(&slot.dir);
+    let mut doomed = vec![slot.dir.clone()];
+    // Only a profile made for the session, and only where those live (a record written before
+    // auto-profiles/ existed keeps its profile rather than risk a user-named one).
     if rec.launched
         && !rec.profile_named
-        && let Some(p) = &rec.profile
+        && let Some(dir) = &rec.profile_dir
+        && dir.parent() == Some(registry.home().auto_profiles_dir().as_path())
     {
-        let _ = std::fs::remove_dir_all(registry.home().profile_dir(p));
+        doomed.push(dir.clone());
     }
+    // Deleting a profile can take a while: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || {
+        for dir in doomed {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    })
+    .await;
     tabs
 }
 
@@ -119,7 +183,7 @@ pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec
         // Launched by an earlier daemon: ask it to close over CDP (re-connecting if need be).
         let conn = match slot.conn() {
             Some(c) => Some(c),
-            None if rec.browser_pid.is_some_and(pid_alive) => {
+            None if browser_running(rec) => {
                 let reconnecting = Deadline::after_ms(deadline::BROWSER_CLOSE_CONNECT_MS);
                 slot.connect(&reconnecting).await.ok()
             }
@@ -133,13 +197,7 @@ pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec
         }
     }
     if rec.launched {
-        if let Some(pid) = rec.browser_pid {
-            ensure_exited(pid, deadline::PROCESS_EXIT).await;
-        }
-        // Helpers (renderers, zygote) that outlived their browser still name its profile.
-        if let Some(p) = &rec.profile_dir {
-            kill_profile_processes(p);
-        }
+        end_browser(rec, deadline::PROCESS_EXIT).await;
     }
     slot.set_conn(None);
     slot.drop_all_tab_slots();

@@ -127,8 +127,9 @@ impl<T: Default> SessionSlot<T> {
         f(&lock(&self.record))
     }
 
-    fn file(&self) -> PathBuf {
-        self.dir.join("session.json")
+    /// The file of its record.
+    pub fn record_file(&self) -> PathBuf {
+        self.dir.join(crate::store::SESSION_FILE)
     }
 
     /// Changes the record and writes it to disk atomically (under the record lock, so writes never
@@ -136,7 +137,7 @@ impl<T: Default> SessionSlot<T> {
     pub fn update<R>(&self, f: impl FnOnce(&mut SessionRecord) -> R) -> Result<R> {
         let mut rec = lock(&self.record);
         let r = f(&mut rec);
-        store::write_json(&self.file(), &*rec)?;
+        store::write_json(&self.record_file(), &*rec)?;
         Ok(r)
     }
 
@@ -144,7 +145,7 @@ impl<T: Default> SessionSlot<T> {
     pub fn update_if(&self, f: impl FnOnce(&mut SessionRecord) -> bool) -> Result<()> {
         let mut rec = lock(&self.record);
         if f(&mut rec) {
-            store::write_json(&self.file(), &*rec)?;
+            store::write_json(&self.record_file(), &*rec)?;
         }
         Ok(())
     }

@@ -1,83 +1,43 @@
-//! Processes by pid: alive checks and kills, for browsers launched by an earlier daemon (this one
-//! holds no handle on them). Kept as they are until process identities replace bare pids.
+//! Which process a session record names, through [`cdp_protocol::process`]: a record carries the
+//! browser's identity (pid, start time, boot id, profile), so a pid that now belongs to another
+//! process is never taken for the browser and never signalled.
 
 use std::time::Duration;
 
-use crate::deadline;
+use cdp_protocol::process::{self, ProcessIdentity};
 
-/// Whether a process with this pid is alive (and not a zombie).
-pub(crate) fn pid_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            // Field 3 (after the parenthesised comm) is the state; Z = zombie, X = dead.
-            let state = stat
-                .rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next())
-                .unwrap_or("");
-            !matches!(state, "Z" | "X" | "x")
-        }
-        Err(_) => false,
+use crate::store::SessionRecord;
+
+/// The browser process a record names, if we launched it: its recorded identity, or (for a
+/// record written before identities, with only a pid) the process now at that pid, accepted only
+/// if its command line names the session's profile directory.
+pub(crate) fn recorded_browser(rec: &SessionRecord) -> Option<ProcessIdentity> {
+    if !rec.launched {
+        return None;
+    }
+    let profile = rec.profile_dir.as_ref()?;
+    match &rec.browser_identity {
+        Some(id) if id.user_data_dir.is_some() => Some(id.clone()),
+        Some(id) => Some(id.clone().with_user_data_dir(profile)),
+        None => Some(ProcessIdentity::capture(rec.browser_pid?)?.with_user_data_dir(profile)),
     }
 }
 
-/// Sends SIGKILL to a process (via `kill`, since unsafe code is forbidden).
-pub(crate) fn kill_pid(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .arg("-KILL")
-        .arg(pid.to_string())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
+/// Whether the browser a record names is running (false when the pid is someone else's).
+pub(crate) fn browser_running(rec: &SessionRecord) -> bool {
+    recorded_browser(rec).is_some_and(|p| p.is_running())
 }
 
-/// Kills every process whose command line names this user-data directory (browser helpers that
-/// outlived a browser launched by an earlier daemon).
-pub(crate) fn kill_profile_processes(profile_dir: &std::path::Path) {
-    let needle = format!("--user-data-dir={}", profile_dir.display());
-    let me = std::process::id();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if cmd.split(|b| *b == 0).any(|arg| arg == needle.as_bytes()) && pid_alive(pid) {
-            kill_pid(pid);
-        }
+/// Ends the recorded browser if it is still ours (TERM, `grace`, KILL; identity checked before
+/// every signal, off the async workers), then every helper still naming its profile.
+pub(crate) async fn end_browser(rec: &SessionRecord, grace: Duration) {
+    if let Some(browser) = recorded_browser(rec) {
+        browser.terminate(grace).await;
     }
-}
-
-/// Waits (bounded) for a process to exit; kills it when the grace period runs out.
-pub(crate) async fn ensure_exited(pid: u32, grace: Duration) {
-    let until = tokio::time::Instant::now() + grace;
-    while pid_alive(pid) && tokio::time::Instant::now() < until {
-        tokio::time::sleep(deadline::PROCESS_POLL).await;
-    }
-    if pid_alive(pid) {
-        kill_pid(pid);
-        let until = tokio::time::Instant::now() + deadline::PROCESS_EXIT;
-        while pid_alive(pid) && tokio::time::Instant::now() < until {
-            tokio::time::sleep(deadline::PROCESS_POLL).await;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn own_pid_is_alive() {
-        assert!(pid_alive(std::process::id()));
-        assert!(!pid_alive(u32::MAX - 1));
+    // Helpers (renderers, zygote) that outlived their browser still name its profile.
+    if rec.launched
+        && let Some(dir) = &rec.profile_dir
+    {
+        process::kill_profile_processes(dir, grace).await;
     }
 }

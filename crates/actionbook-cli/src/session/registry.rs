@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::session::{SessionSlot, lock};
-use crate::store::{self, Counters, Home, SessionRecord};
+use crate::store::{self, Counters, Home, HomeLock, SessionRecord};
 
 /// The sessions of a home; `T` is what the tab layer keeps per tab.
 #[derive(Debug)]
@@ -15,17 +15,23 @@ pub(crate) struct Registry<T> {
     sessions: Mutex<BTreeMap<String, Arc<SessionSlot<T>>>>,
     /// Creating sessions (id allocation, profile checks) runs one at a time.
     creating: tokio::sync::Mutex<()>,
+    /// This engine owns the home (no other engine allocates ids or touches its sessions).
+    _lock: HomeLock,
 }
 
 impl<T: Default> Registry<T> {
-    /// The sessions recorded under `home` (re-attached lazily, when first used).
+    /// The sessions recorded under `home` (re-attached lazily, when first used), with the home's
+    /// lock held for the registry's life ([`CliError::HomeInUse`] when another engine has it).
+    ///
+    /// [`CliError::HomeInUse`]: crate::error::CliError::HomeInUse
     pub fn open(home: Home) -> Result<Registry<T>> {
-        home.ensure()?;
+        let lock = HomeLock::acquire(&home)?;
         store::ensure_private_dir(&home.sessions_dir())?;
         let registry = Registry {
             home,
             sessions: Mutex::new(BTreeMap::new()),
             creating: tokio::sync::Mutex::new(()),
+            _lock: lock,
         };
         registry.load()?;
         Ok(registry)
@@ -39,7 +45,7 @@ impl<T: Default> Registry<T> {
             Err(e) => return Err(e.into()),
         };
         for entry in entries.flatten() {
-            let path = entry.path().join("session.json");
+            let path = entry.path().join(store::SESSION_FILE);
             match store::read_json::<SessionRecord>(&path) {
                 Ok(Some(rec)) => {
                     let slot = SessionSlot::new(rec, entry.path());

@@ -69,6 +69,27 @@ pub(crate) async fn create_target(
     Ok(r.target_id.into_inner())
 }
 
+/// Opens `url` in a new background tab of the browser (it loads there on its own) and returns the
+/// new target's id.
+pub(crate) async fn open_page(
+    conn: &BrowserConn,
+    url: &str,
+    deadline: &Deadline,
+) -> Result<String> {
+    let r = conn
+        .browser()
+        .send_timeout(
+            &target::CreateTarget {
+                url: url.to_string(),
+                background: Some(true),
+                ..Default::default()
+            },
+            deadline.capped(deadline::SLOW_CALL),
+        )
+        .await?;
+    Ok(r.target_id.into_inner())
+}
+
 /// Closes a page target and waits (bounded) until the browser no longer lists it:
 /// `Target.closeTarget` answers before the target is gone, and a target list read in between
 /// would still show it (and the page that opened it would adopt it again as a new tab).
@@ -286,6 +307,7 @@ fn adopt_popups(r: &mut SessionRecord, targets: &[PageTarget]) {
             url: p.url,
             title: p.title,
             window_id,
+            cursor: None,
         });
     }
 }

@@ -3,12 +3,15 @@
 //! Layout:
 //! ```text
 //! $ACTIONBOOK_HOME/            0700
+//!   engine.lock                flock'ed by the one engine of this home (holds its pid)
 //!   daemon.sock daemon.pid daemon.version daemon.log
 //!   counters.json              {"next_session": N}
-//!   profiles/<name>/           Chromium user-data directories
+//!   profiles/<name>/           user-named Chromium profiles (`--profile`; never deleted)
+//!   auto-profiles/<sid>/       a session's own profile (deleted when it closes)
 //!   sessions/<sid>/session.json   SessionRecord
 //!   sessions/<sid>/refs-<tid>.json the tab's ref table
-//!   sessions/<sid>/snapshot_<ms>.yaml
+//!   sessions/<sid>/snapshot_<tid>_<n>.yaml  the tab's snapshots, numbered; the last
+//!                              artifacts::SNAPSHOTS_PER_TAB (20) are kept
 //! ```
 //! Every file is written atomically ([`write_atomic`]: temp file in the same directory, then
 //! rename), so a reader or a crash never sees half a file. File names of artifacts come from
@@ -22,9 +25,14 @@ use crate::error::{CliError, Result};
 
 pub(crate) mod artifacts;
 mod atomic;
+mod lock;
 mod record;
 
-pub use atomic::{read_json, write_atomic, write_json};
+pub use atomic::{read_json, write_atomic, write_file_whole, write_json};
+pub use lock::HomeLock;
+
+/// The file of a session's record, in its directory under `sessions/`.
+pub const SESSION_FILE: &str = "session.json";
 pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
 
 /// Where everything lives.
@@ -57,8 +65,12 @@ impl Home {
         &self.root
     }
 
-    /// Creates the root (0700) if needed.
+    /// Creates the root (0700) if needed. An existing root keeps its mode: it may be a directory
+    /// the user made and shares on purpose.
     pub fn ensure(&self) -> Result<()> {
+        if self.root.is_dir() {
+            return Ok(());
+        }
         ensure_private_dir(&self.root)?;
         Ok(())
     }
@@ -97,9 +109,20 @@ impl Home {
         Some(Home::at(sessions.parent()?.to_path_buf()))
     }
 
-    /// `profiles/<name>/`.
+    /// `profiles/<name>/`: a user-named profile.
     pub fn profile_dir(&self, name: &str) -> PathBuf {
         self.root.join("profiles").join(name)
+    }
+
+    /// `auto-profiles/`: where sessions without `--profile` get theirs, apart from user-named
+    /// ones, so removing one can never remove a user's profile.
+    pub fn auto_profiles_dir(&self) -> PathBuf {
+        self.root.join("auto-profiles")
+    }
+
+    /// `auto-profiles/<sid>/`: the profile made for session `sid`.
+    pub fn auto_profile_dir(&self, sid: &str) -> PathBuf {
+        self.auto_profiles_dir().join(sid)
     }
 }
 
@@ -114,4 +137,26 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_home_we_create_is_private_and_an_existing_one_keeps_its_mode() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let made = Home::at(dir.path().join("made"));
+        made.ensure()?;
+        assert_eq!(
+            fs::metadata(made.root())?.permissions().mode() & 0o777,
+            0o700
+        );
+        let shared = dir.path().join("shared");
+        fs::create_dir(&shared)?;
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755))?;
+        Home::at(&shared).ensure()?;
+        assert_eq!(fs::metadata(&shared)?.permissions().mode() & 0o777, 0o755);
+        Ok(())
+    }
 }

@@ -22,6 +22,9 @@ pub struct TabRecord {
     /// The window (`wN`) the tab is in, recorded when the tab was created or adopted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_id: Option<String>,
+    /// Where the mouse pointer was last moved in this tab (`[x, y]`, CSS pixels of the viewport).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<[f64; 2]>,
 }
 
 /// One browser window of a session: our `wN` and Chromium's `windowId`.
@@ -56,6 +59,10 @@ pub struct SessionRecord {
     /// The browser's pid, when we launched it.
     #[serde(default)]
     pub browser_pid: Option<u32>,
+    /// Who the browser process is (pid, start time, boot id, profile), when we launched it: checked
+    /// before it is called running and before any signal, since its pid may be reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_identity: Option<cdp_protocol::ProcessIdentity>,
     /// The browser-level WebSocket URL.
     pub cdp_endpoint: String,
     /// The endpoint as the user gave it (`--cdp-endpoint`), for reconnects.
@@ -80,9 +87,18 @@ pub struct SessionRecord {
     /// The next window number (w0, w1 ... never reused).
     #[serde(default)]
     pub next_window: u64,
+    /// The viewport a launched headless browser's tabs get, and the window size it was launched
+    /// with (`start --window-size`; 1280x720 for headless sessions by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<(u32, u32)>,
 }
 
 impl SessionRecord {
+    /// Whether the record says which browser process we launched (a pid or an identity).
+    pub fn knows_browser(&self) -> bool {
+        self.browser_pid.is_some() || self.browser_identity.is_some()
+    }
+
     /// The tab with this id.
     pub fn tab(&self, tab_id: &str) -> Option<&TabRecord> {
         self.tabs.iter().find(|t| t.tab_id == tab_id)
@@ -176,6 +192,7 @@ mod tests {
             headless: true,
             launched: true,
             browser_pid: None,
+            browser_identity: None,
             cdp_endpoint: String::new(),
             user_endpoint: None,
             headers: vec![],
@@ -185,6 +202,7 @@ mod tests {
             next_tab: 1,
             windows: vec![],
             next_window: 0,
+            window_size: None,
         };
         let a = r.alloc_tab_id();
         let b = r.alloc_tab_id();
@@ -195,6 +213,7 @@ mod tests {
             url: String::new(),
             title: String::new(),
             window_id: None,
+            cursor: None,
         });
         assert_eq!(r.alloc_tab_id(), "t4");
         assert_eq!(r.window_for_native(100), "w0");
@@ -217,6 +236,7 @@ mod tests {
             url: String::new(),
             title: String::new(),
             window_id: Some(w.into()),
+            cursor: None,
         };
         let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
             "session_id": "s1", "mode": "local", "headless": true, "launched": true,

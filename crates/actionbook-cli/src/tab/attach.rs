@@ -34,9 +34,9 @@ pub(crate) async fn attach(
             session: slot.id.clone(),
             tab: tab_id.to_string(),
         })?;
-    let pending = Pending::prepare(&conn.conn);
-    let root = conn.browser();
     let tid = TargetId::from(target_id.as_str());
+    let pending = Pending::prepare(&conn.conn, &tid);
+    let root = conn.browser();
     let attaching = root.attach_to_target(&tid);
     let session = match tokio::time::timeout(deadline.capped(deadline::SLOW_CALL), attaching).await
     {
@@ -85,6 +85,21 @@ pub(crate) async fn attach(
         },
         () = crashed_now => (true, false),
     };
+    // A launched headless session's viewport is exactly its window size.
+    let viewport = slot.with_record(|r| {
+        (r.launched && r.headless)
+            .then_some(r.window_size)
+            .flatten()
+    });
+    if let Some(size) = viewport
+        && page_enabled
+    {
+        crate::session::launch::fit_viewport(&session, size, deadline).await?;
+    }
+    // The services set up meanwhile (the network recorder attaches its own session); the command
+    // starts once they see the page, so its first requests are recorded. A service that is slow
+    // to get ready does not fail the command: it reports that itself when asked.
+    let _ = tokio::time::timeout(deadline.capped(deadline::QUICK_CALL), services.ready()).await;
     state.attached = Some((conn.generation, session.clone()));
     state.services = services;
     state.crash_seen = 0;

@@ -58,6 +58,8 @@ pub(crate) struct TabState {
     pub page_enabled: bool,
     /// The services of the attached session (dropping them stops them).
     pub services: services::Services,
+    /// Where the mouse pointer was last moved (also kept in the tab's record).
+    pub cursor: Option<(f64, f64)>,
 }
 
 impl TabState {
@@ -100,7 +102,6 @@ pub(crate) struct TabCx<'a> {
     /// The command's deadline.
     pub deadline: Deadline,
     /// The caller's environment.
-    #[allow(dead_code)] // for commands that take paths (screenshot, pdf, upload)
     pub env: &'a ClientEnv,
     /// Page URL/title after the command, when the handler already knows them.
     pub url: Option<String>,

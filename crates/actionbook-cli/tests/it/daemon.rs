@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -140,4 +140,31 @@ fn an_unknown_subcommand_is_named_as_typed() {
     let v = r.json();
     assert_eq!(v["command"], "browser clik", "{v}");
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+}
+
+#[test]
+fn a_daemon_whose_home_is_deleted_closes_its_browsers_and_exits() {
+    need_chromium!();
+    let env = Env::new();
+    env.start(&[]);
+    let daemon = env.daemon_pid().expect("daemon pid");
+    let browsers = env.main_browser_pids();
+    assert_eq!(browsers.len(), 1, "one browser: {browsers:?}");
+    // Chromium keeps writing into its profile under the home (and may recreate it): retry until
+    // the tree is gone once; the session records do not come back.
+    let until = Instant::now() + Duration::from_secs(10);
+    while env.home.exists() && Instant::now() < until {
+        let _ = std::fs::remove_dir_all(&env.home);
+    }
+    assert!(!env.home.join("sessions").exists(), "home deleted");
+    assert!(
+        wait_gone(daemon, Duration::from_secs(30)),
+        "a daemon no client can reach exits"
+    );
+    for pid in browsers {
+        assert!(
+            wait_gone(pid, Duration::from_secs(10)),
+            "its browser {pid} is closed: no record is left to re-attach to it"
+        );
+    }
 }

@@ -196,7 +196,8 @@ fn snapshot_click_fill_in_every_frame() {
         ),
         "xpath"
     );
-    let v = env.json(&[&["browser", "click", "#nope"][..], &t].concat());
+    // A CSS selector is waited for (within --timeout) before it is reported missing.
+    let v = env.json(&[&["browser", "click", "#nope", "--timeout", "2000"][..], &t].concat());
     assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND");
     let v = env.json(&[&["browser", "click", "@e9999"][..], &t].concat());
     assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND");

@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The layers, lowest first: a module may import only its own layer and those before it.
+// `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
 const LAYERS: &[&str] = &[
-    "error", "model", "deadline", "reply", "store", "manuals", "page", "session", "tab",
-    "commands", "engine", "daemon", "cli",
+    "manuals", "error", "model", "deadline", "reply", "store", "page", "session", "tab",
+    "commands", "engine", "daemon", "mcp", "cli",
 ];
 
 /// Files that may import every layer (the crate root and the binary).

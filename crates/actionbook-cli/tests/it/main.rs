@@ -3,15 +3,25 @@
 
 mod support;
 
+mod batch;
 mod cli;
 mod crash;
 mod daemon;
 mod frames;
+mod input;
 mod interact;
+mod landing;
 mod layers;
 mod lifecycle;
 mod manuals;
+mod mcp;
 mod nav;
+mod observe;
+mod ownership;
 mod page;
 mod parallel;
+mod pointer;
+mod snapshot_limits;
+mod storage;
+mod waits;
 mod windows;

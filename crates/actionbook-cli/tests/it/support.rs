@@ -383,3 +383,41 @@ pub fn start_with_endpoint(env: &Env, url: &str) -> (String, String, String) {
         field(&v["data"]["tab"]["native_tab_id"], "target id"),
     )
 }
+
+/// Runs `browser <args...>` on the tab (`t` is `--session S --tab T`) with `--json`.
+pub fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
+    env.json(&[&["browser"][..], args, t].concat())
+}
+
+/// Runs `browser <args...>` on the tab in text mode.
+pub fn text(env: &Env, t: &[&str], args: &[&str]) -> Run {
+    env.run(&[&["browser"][..], args, t].concat())
+}
+
+/// Evaluates `code` in the tab and returns its value (the evaluation must succeed).
+pub fn value(env: &Env, t: &[&str], code: &str) -> Value {
+    let v = on(env, t, &["eval", code]);
+    assert_eq!(v["ok"], true, "eval {code}: {v}");
+    v["data"]["value"].clone()
+}
+
+/// Evaluates until the value is `want` (at most 10 s) and returns the last value.
+pub fn value_until(env: &Env, t: &[&str], code: &str, want: &Value) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = on(env, t, &["eval", code]);
+        if &v["data"]["value"] == want || Instant::now() > until {
+            return v["data"]["value"].clone();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Asserts a failure with this code whose message contains `part`.
+#[track_caller]
+pub fn assert_failure(v: &Value, code: &str, part: &str) {
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], code, "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains(part), "message {msg:?} lacks {part:?}: {v}");
+}

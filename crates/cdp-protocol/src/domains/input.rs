@@ -1,6 +1,6 @@
 //! `Input` domain: synthetic mouse, keyboard, touch and text input.
 
-use crate::protocol::{command, string_enum};
+use crate::protocol::{command, event, string_enum};
 use serde::{Deserialize, Serialize};
 
 /// Modifier bit: Alt.
@@ -219,3 +219,94 @@ pub struct DispatchTouchEvent {
     pub modifiers: Option<i64>,
 }
 command!(DispatchTouchEvent, "Input.dispatchTouchEvent");
+
+/// `Input.setInterceptDrags`: a drag the page starts (HTML5 drag and drop) is not run by the
+/// browser but reported as [`DragIntercepted`], to be continued with [`DispatchDragEvent`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetInterceptDrags {
+    /// On or off.
+    pub enabled: bool,
+}
+command!(SetInterceptDrags, "Input.setInterceptDrags");
+
+/// One item of a drag's data.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DragDataItem {
+    /// Mime type.
+    #[serde(default)]
+    pub mime_type: String,
+    /// The data.
+    #[serde(default)]
+    pub data: String,
+    /// Title (links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Base URL (HTML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// What a drag carries.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DragData {
+    /// The items.
+    #[serde(default)]
+    pub items: Vec<DragDataItem>,
+    /// File names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<String>>,
+    /// Allowed operations bitmask (copy 1, link 2, move 16).
+    #[serde(default)]
+    pub drag_operations_mask: i64,
+}
+
+/// Event `Input.dragIntercepted`: the page started a drag (with interception on).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DragIntercepted {
+    /// The drag's data.
+    #[serde(default)]
+    pub data: DragData,
+}
+event!(DragIntercepted, "Input.dragIntercepted");
+
+string_enum!(
+    /// Kind of drag event.
+    DragEventType {
+        /// The drag enters.
+        DragEnter = "dragEnter",
+        /// The drag moves over.
+        DragOver = "dragOver",
+        /// The drop.
+        Drop = "drop",
+        /// The drag is cancelled.
+        DragCancel = "dragCancel",
+    }
+);
+#[allow(clippy::derivable_impls)] // the enum is macro-generated
+impl Default for DragEventType {
+    fn default() -> Self {
+        Self::DragOver
+    }
+}
+
+/// `Input.dispatchDragEvent` (coordinates as [`DispatchMouseEvent`]'s).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchDragEvent {
+    /// Kind of event.
+    pub r#type: DragEventType,
+    /// X.
+    pub x: f64,
+    /// Y.
+    pub y: f64,
+    /// The drag's data.
+    pub data: DragData,
+    /// Modifier bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<i64>,
+}
+command!(DispatchDragEvent, "Input.dispatchDragEvent");

@@ -352,3 +352,21 @@ pub struct LoadingFailed {
     pub blocked_reason: Option<String>,
 }
 event!(LoadingFailed, "Network.loadingFailed");
+
+/// Event `Network.dataReceived`: a chunk of a response body arrived.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataReceived {
+    /// Request id.
+    pub request_id: RequestId,
+    /// Monotonic time in seconds.
+    #[serde(default)]
+    pub timestamp: f64,
+    /// Decoded bytes received.
+    #[serde(default)]
+    pub data_length: i64,
+    /// Bytes received on the wire.
+    #[serde(default)]
+    pub encoded_data_length: i64,
+}
+event!(DataReceived, "Network.dataReceived");

@@ -49,6 +49,78 @@ pub struct RemoteObject {
     /// Handle for objects not returned by value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_id: Option<RemoteObjectId>,
+    /// A shallow preview of an object's properties (console arguments carry one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<ObjectPreview>,
+}
+
+/// A shallow preview of an object (`Runtime.ObjectPreview`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectPreview {
+    /// The object's type.
+    #[serde(default)]
+    pub r#type: String,
+    /// Its subtype (`"array"`, `"null"`, `"error"`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtype: Option<String>,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether there were more properties than listed.
+    #[serde(default)]
+    pub overflow: bool,
+    /// Some of its properties.
+    #[serde(default)]
+    pub properties: Vec<PropertyPreview>,
+}
+
+/// One property of an [`ObjectPreview`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertyPreview {
+    /// Property name.
+    #[serde(default)]
+    pub name: String,
+    /// Its value's type.
+    #[serde(default)]
+    pub r#type: String,
+    /// Its value, abbreviated, for primitives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Its value's subtype.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtype: Option<String>,
+}
+
+/// A call stack (`Runtime.StackTrace`), innermost frame first.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTrace {
+    /// The frames.
+    #[serde(default)]
+    pub call_frames: Vec<CallFrame>,
+}
+
+/// One frame of a [`StackTrace`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFrame {
+    /// Function name (empty for top-level code).
+    #[serde(default)]
+    pub function_name: String,
+    /// Script id.
+    #[serde(default)]
+    pub script_id: String,
+    /// Script URL (the document's URL for inline scripts).
+    #[serde(default)]
+    pub url: String,
+    /// 0-based line.
+    #[serde(default)]
+    pub line_number: i64,
+    /// 0-based column.
+    #[serde(default)]
+    pub column_number: i64,
 }
 
 /// Details of an exception thrown while evaluating.
@@ -79,6 +151,9 @@ pub struct ExceptionDetails {
     /// Context the exception was thrown in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution_context_id: Option<ExecutionContextId>,
+    /// Where it was thrown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack_trace: Option<StackTrace>,
 }
 
 impl ExceptionDetails {
@@ -124,6 +199,9 @@ pub struct Evaluate {
     /// Context by unique id (safe across processes; excludes `context_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique_context_id: Option<String>,
+    /// REPL mode (as the DevTools console): top-level `await`, `let`/`const` redeclaration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repl_mode: Option<bool>,
 }
 /// Result of [`Evaluate`] and [`CallFunctionOn`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -344,6 +422,9 @@ pub struct ConsoleApiCalled {
     /// Time in milliseconds since epoch.
     #[serde(default)]
     pub timestamp: f64,
+    /// Where the console method was called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack_trace: Option<StackTrace>,
 }
 event!(ConsoleApiCalled, "Runtime.consoleAPICalled");
 
@@ -358,3 +439,16 @@ pub struct ExceptionThrown {
     pub exception_details: ExceptionDetails,
 }
 event!(ExceptionThrown, "Runtime.exceptionThrown");
+
+/// Event `Runtime.exceptionRevoked`: an unhandled rejection was handled after all.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionRevoked {
+    /// Why.
+    #[serde(default)]
+    pub reason: String,
+    /// The id of the exception reported by [`ExceptionThrown`].
+    #[serde(default)]
+    pub exception_id: i64,
+}
+event!(ExceptionRevoked, "Runtime.exceptionRevoked");

@@ -1,5 +1,6 @@
 //! Real headless Chromium: launch, calls, sessions, navigation, close, connect, launch errors.
 
+use cdp_protocol::process::{Mismatch, ProcessIdentity, ProcessStatus, Signal};
 use cdp_protocol::testing::{
     FixtureServer, chromium_available, launch_test_browser, open_blank_page,
 };
@@ -164,13 +165,32 @@ async fn closing_a_target_fails_its_sessions_calls_with_session_closed() {
     b.close().await.unwrap();
 }
 
+/// Waits (bounded) until the process is gone and reaped: no zombie of ours is left.
+pub async fn assert_reaped(identity: &ProcessIdentity) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = identity.status();
+        if status == ProcessStatus::NotOurs(Mismatch::NoProcess) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "process {} is still {status:?}",
+            identity.pid
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_a_browser_kills_and_reaps_it() {
     let b = launch_test_browser().await;
-    let pid = b.pid().unwrap();
+    let identity = b.identity().expect("identity").clone();
+    assert_eq!(identity.status(), ProcessStatus::Running);
+    assert_eq!(identity.user_data_dir.as_deref(), Some(b.user_data_dir()));
     let profile = b.user_data_dir().display().to_string();
     drop(b);
-    assert!(!pid_alive(pid), "pid {pid} alive after drop");
+    assert_reaped(&identity).await;
     assert_all_gone(&profile).await;
 }
 
@@ -270,7 +290,7 @@ async fn a_browser_that_never_becomes_ready_times_out_and_is_killed() {
     .await
     .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(matches!(err, CdpError::Launch { .. }), "{err:?}");
+    assert!(matches!(err, CdpError::LaunchTimeout { .. }), "{err:?}");
     assert!(err.to_string().contains("starting"), "{err}");
     assert_all_gone(&script.display().to_string()).await;
 }
@@ -288,12 +308,33 @@ async fn detached_browser_survives_detach_and_can_be_reconnected() {
     let d = b.detach();
     let pid = d.pid.unwrap();
     assert!(pid_alive(pid));
+    let identity = d.identity.clone().expect("identity");
+    assert_eq!(identity.pid, pid);
+    assert_eq!(identity.status(), ProcessStatus::Running);
+    // It serialises (the CLI records it) and still checks out after a round trip.
+    let back: ProcessIdentity =
+        serde_json::from_str(&serde_json::to_string(&identity).unwrap()).unwrap();
+    assert_eq!(back.status(), ProcessStatus::Running);
     let (conn, _) = connect(&d.ws_url, &[]).await.unwrap();
     conn.browser().send(&browser::GetVersion).await.unwrap();
     // Clean up: Browser.close ends it; the process is not our child any more to reap, so wait
     // for it to disappear (it is reaped by its parent or shows as a zombie of ours).
     let _ = conn.browser().send(&browser::Close).await;
     assert_all_gone(&d.user_data_dir.display().to_string()).await;
+    // It is still our child: waiting through the identity reaps it, leaving no zombie.
+    assert!(identity.wait_exit(Duration::from_secs(10)).await);
+    assert_reaped(&identity).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_crashes_is_reaped_without_a_close() {
+    let b = launch_test_browser().await;
+    let identity = b.identity().expect("identity").clone();
+    identity.signal(Signal::Kill).expect("SIGKILL");
+    // Not closed, not dropped: the launcher reaps it by itself, so no zombie lingers.
+    assert_reaped(&identity).await;
+    assert!(b.identity().is_some());
+    b.close().await.unwrap();
 }
 
 fn make_executable(path: &Path) {
@@ -306,11 +347,11 @@ fn make_executable(path: &Path) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_close_cut_short_by_a_timeout_still_kills_on_drop() {
     let b = launch_test_browser().await;
-    let pid = b.pid().unwrap();
+    let identity = b.identity().expect("identity").clone();
     let profile = b.user_data_dir().display().to_string();
     let _ = tokio::time::timeout(Duration::from_millis(1), b.close()).await;
     drop(b);
-    assert!(!pid_alive(pid), "pid {pid} alive after drop");
+    assert_reaped(&identity).await;
     assert_all_gone(&profile).await;
 }
 
@@ -335,12 +376,11 @@ async fn when_the_browser_dies_pending_calls_fail_at_once() {
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     let pid = b.pid().unwrap();
+    let identity = b.identity().expect("identity").clone();
     let profile = b.user_data_dir().display().to_string();
-    let status = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    identity
+        .signal(Signal::Kill)
+        .expect("SIGKILL through the identity");
     let started = Instant::now();
     let r = tokio::time::timeout(Duration::from_secs(10), pending)
         .await
@@ -354,6 +394,10 @@ async fn when_the_browser_dies_pending_calls_fail_at_once() {
     // Closing a dead browser still reaps it and succeeds.
     b.close().await.unwrap();
     assert!(!pid_alive(pid));
+    assert_eq!(
+        identity.status(),
+        ProcessStatus::NotOurs(Mismatch::NoProcess)
+    );
     // Its orphaned helpers exit too.
     assert_all_gone(&profile).await;
 }

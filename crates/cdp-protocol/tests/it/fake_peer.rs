@@ -10,6 +10,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub enum PeerCmd {
     /// Send this text frame.
     Send(String),
+    /// Send these raw frames (opcode, fin, payload): fragmented messages.
+    Frames(Vec<(u8, bool, Vec<u8>)>),
     /// Drop the socket without a close handshake.
     Drop,
 }
@@ -43,6 +45,15 @@ impl FakePeer {
                     cmd = out_rx.recv() => match cmd {
                         Some(PeerCmd::Send(text)) => {
                             if ws.send(Message::Text(text.into())).await.is_err() { return; }
+                        }
+                        Some(PeerCmd::Frames(frames)) => {
+                            use tokio_tungstenite::tungstenite::protocol::frame::{Frame, coding::{Data, OpCode}};
+                            for (opcode, fin, payload) in frames {
+                                let op = match opcode { 0 => Data::Continue, 1 => Data::Text, _ => Data::Binary };
+                                let frame = Frame::message(payload, OpCode::Data(op), fin);
+                                if ws.feed(Message::Frame(frame)).await.is_err() { return; }
+                            }
+                            if ws.flush().await.is_err() { return; }
                         }
                         Some(PeerCmd::Drop) | None => return,
                     },
@@ -81,6 +92,11 @@ impl FakePeer {
             v["sessionId"] = json!(s);
         }
         self.send(v.to_string());
+    }
+
+    /// Sends raw frames.
+    pub fn frames(&self, frames: Vec<(u8, bool, Vec<u8>)>) {
+        let _ = self.out.send(PeerCmd::Frames(frames));
     }
 
     /// Drops the socket.

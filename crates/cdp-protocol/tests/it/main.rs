@@ -4,8 +4,10 @@
 mod chromium;
 mod detach;
 mod fake_peer;
+mod process;
 mod props;
 mod real_types;
+mod redact;
 mod surrogates;
 mod tls;
 mod transport;

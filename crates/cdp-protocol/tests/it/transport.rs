@@ -502,20 +502,201 @@ async fn a_big_message_within_the_limit_arrives() {
     assert_eq!(r.data.len(), 66 * 1024 * 1024);
 }
 
+const MIB: usize = 1024 * 1024;
+
+async fn connect_limited(peer: &FakePeer, limit: usize) -> Connection {
+    Connection::connect(&peer.url, ConnectOptions::default().max_message_size(limit))
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
-async fn a_message_over_the_limit_closes_the_connection_and_fails_calls() {
+async fn an_oversized_answer_fails_its_call_only() {
     let peer = FakePeer::start(|call| {
-        vec![json!({"id": call["id"], "result": {"data": "y".repeat(2 * 1024 * 1024)}}).to_string()]
+        if call["method"] == "Test.big" {
+            let big = json!({"id": call["id"], "result": {"data": "y".repeat(2 * MIB)}});
+            vec![big.to_string()]
+        } else {
+            vec![echo(call)]
+        }
     })
     .await;
+    let conn = connect_limited(&peer, MIB).await;
+    let tab = conn.session(SessionId::from("S1"));
+    let root = conn.browser();
+    let (a, b) = tokio::join!(
+        root.call("Test.big", json!({})),
+        tab.call("Test.echo", json!({"n": 1}))
+    );
+    match a {
+        Err(CdpError::MessageTooLarge {
+            method,
+            size,
+            limit,
+        }) => {
+            assert_eq!(method, "Test.big");
+            assert!(size > 2 * MIB as u64, "{size}");
+            assert_eq!(limit, MIB as u64);
+        }
+        other => panic!("expected MessageTooLarge, got {other:?}"),
+    }
+    assert_eq!(b.unwrap()["params"]["n"], json!(1));
+    // The connection is fine for every session afterwards, big answers included (again).
+    for _ in 0..3 {
+        let r = conn.browser().call("Test.big", json!({})).await;
+        assert!(matches!(r, Err(CdpError::MessageTooLarge { .. })), "{r:?}");
+        assert_eq!(
+            tab.call("Test.echo", json!({"n": 2})).await.unwrap()["params"]["n"],
+            json!(2)
+        );
+    }
+    assert!(!conn.is_closed());
+    assert_eq!(
+        conn.skipped_messages(),
+        0,
+        "answers are not counted as skipped"
+    );
+    let e = CdpError::MessageTooLarge {
+        method: "M".into(),
+        size: 5,
+        limit: 4,
+    };
+    assert!(
+        e.to_string().contains('5') && e.to_string().contains('4'),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_event_is_skipped_and_counted() {
+    let peer = FakePeer::start(echo_all()).await;
+    let conn = connect_limited(&peer, 64 * 1024).await;
+    let only = |s: &str| SessionFilter::Only(SessionId::from(s));
+    let mut wanted = conn.events(EventFilter::methods(&["Test.big"]).session(only("S1")));
+    let mut other_session = conn.events(EventFilter::methods(&["Test.big"]).session(only("S2")));
+    let mut small = conn.events(EventFilter::methods(&["Test.small"]));
+    peer.event("Test.big", Some("S1"), json!({"data": "z".repeat(100_000)}));
+    peer.event("Test.small", Some("S1"), json!({"n": 1}));
+    let ev = tokio::time::timeout(Duration::from_secs(5), small.recv())
+        .await
+        .expect("the event after the big one arrives")
+        .unwrap();
+    assert_eq!(ev.to_value().unwrap()["n"], json!(1));
+    assert_eq!(
+        wanted.dropped(),
+        1,
+        "the subscriber that wanted it knows it lost one"
+    );
+    assert!(wanted.try_recv().is_none());
+    assert_eq!(other_session.dropped(), 0);
+    assert!(other_session.try_recv().is_none());
+    assert_eq!(conn.skipped_messages(), 1);
+    // An event of normal size still arrives, and calls work.
+    peer.event("Test.big", Some("S1"), json!({"data": "ok"}));
+    let ev = tokio::time::timeout(Duration::from_secs(5), wanted.recv())
+        .await
+        .expect("a small Test.big arrives")
+        .unwrap();
+    assert_eq!(ev.to_value().unwrap()["data"], json!("ok"));
+    conn.browser().call("Test.echo", json!({})).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_fragmented_answer_over_the_limit_fails_its_call_only() {
+    let mut peer = FakePeer::start(|call| {
+        if call["method"] == "Test.frag" {
+            Vec::new() // answered by hand, in fragments
+        } else {
+            vec![echo(call)]
+        }
+    })
+    .await;
+    let conn = connect_limited(&peer, 64 * 1024).await;
+    let root = conn.browser();
+    for (fragment, over) in [(16 * 1024, false), (40 * 1024, true)] {
+        let pending = {
+            let root = root.clone();
+            tokio::spawn(async move { root.call("Test.frag", json!({})).await })
+        };
+        let call = peer.next_call().await;
+        // '€' is three bytes: fragments of 16 KiB + 1 cut characters in two.
+        let body = "€".repeat(fragment);
+        let text = json!({"id": call["id"], "result": {"s": body}}).to_string();
+        let bytes = text.into_bytes();
+        let chunks: Vec<&[u8]> = bytes.chunks(fragment + 1).collect();
+        let frames = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (u8::from(i == 0), i + 1 == chunks.len(), c.to_vec()))
+            .collect();
+        peer.frames(frames);
+        let r = pending.await.unwrap();
+        if over {
+            assert!(
+                matches!(r, Err(CdpError::MessageTooLarge { size, .. }) if size == bytes.len() as u64),
+                "{r:?}"
+            );
+        } else {
+            assert_eq!(r.unwrap()["s"].as_str().map(|s| s.len()), Some(body.len()));
+        }
+        // Next call on the same connection.
+        let next = tokio::spawn({
+            let root = root.clone();
+            async move { root.call("Test.echo", json!({"n": 3})).await }
+        });
+        let _ = peer.next_call().await;
+        assert_eq!(next.await.unwrap().unwrap()["params"]["n"], json!(3));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_socket_fills_the_send_queue_and_later_calls_are_not_sent() {
+    // A peer that completes the handshake and then never reads.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hold = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let ws = tokio_tungstenite::accept_async(stream).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        drop(ws);
+    });
     let conn = Connection::connect(
-        &peer.url,
-        ConnectOptions::default().max_message_size(1024 * 1024),
+        &format!("ws://127.0.0.1:{port}/devtools/browser/x"),
+        ConnectOptions::default().send_queue(2),
     )
     .await
     .unwrap();
-    let r = conn.browser().call("Test.big", json!({})).await;
-    assert!(matches!(r, Err(CdpError::ConnectionClosed)), "{r:?}");
+    let pad = "x".repeat(512 * 1024);
+    let mut calls = Vec::new();
+    for i in 0..64 {
+        let s = conn.browser();
+        let pad = pad.clone();
+        calls.push(tokio::spawn(async move {
+            s.call_timeout(
+                "Test.stall",
+                json!({"i": i, "pad": pad}),
+                Duration::from_secs(3),
+            )
+            .await
+        }));
+    }
+    let (mut not_sent, mut unanswered) = (0, 0);
+    for c in calls {
+        match c.await.unwrap() {
+            Err(CdpError::QueueFull { method, .. }) => {
+                assert_eq!(method, "Test.stall");
+                not_sent += 1;
+            }
+            Err(CdpError::Timeout { .. }) => unanswered += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(
+        not_sent > 0,
+        "the queue never filled ({unanswered} unanswered)"
+    );
+    assert!(unanswered > 0, "nothing was sent at all");
+    hold.abort();
 }
 
 #[tokio::test]

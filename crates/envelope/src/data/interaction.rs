@@ -46,7 +46,7 @@ pub struct Changed {
 /// ```
 ///
 /// Each present optional field adds a line, in this order: `target:`,
-/// `destination:`, `keys:`, `direction:`, `pixels:`.
+/// `destination:`, `keys:`, `direction:`, `pixels:`, `align:`, `container:`, `new_tab_id:`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionData {
     /// Which action.
@@ -68,6 +68,15 @@ pub struct ActionData {
     pub pixels: Option<i64>,
     /// What changed.
     pub changed: Changed,
+    /// Alignment of `scroll into-view` (`start`/`center`/`end`/`nearest`; omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<String>,
+    /// The scroll container of `scroll --container` (omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The tab `click --new-tab` opened (omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_tab_id: Option<String>,
 }
 
 impl ActionData {
@@ -81,6 +90,9 @@ impl ActionData {
             direction: None,
             pixels: None,
             changed: Changed::default(),
+            align: None,
+            container: None,
+            new_tab_id: None,
         }
     }
 }
@@ -105,6 +117,15 @@ impl RenderText for ActionData {
         }
         if let Some(p) = self.pixels {
             body.field("pixels", p);
+        }
+        if let Some(a) = &self.align {
+            body.field("align", a);
+        }
+        if let Some(c) = &self.container {
+            body.field("container", c);
+        }
+        if let Some(t) = &self.new_tab_id {
+            body.field("new_tab_id", t);
         }
     }
 }
@@ -134,10 +155,14 @@ pub enum ValueSummary {
     },
     /// `select`: `{ "value": "...", "by_text": false }`.
     Select {
-        /// The value (or display text) selected.
+        /// The value (or display text) selected; several values of a `<select multiple>` are
+        /// joined with `,` (and listed in `values`).
         value: String,
         /// Whether `value` matched display text rather than the value attribute.
         by_text: bool,
+        /// Every value selected, when there were several (omitted for one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        values: Option<Vec<String>>,
     },
     /// `upload`: `{ "files": ["/abs/a.pdf"], "count": 1 }`.
     Files {
@@ -180,7 +205,7 @@ impl RenderText for InputData {
         }
         match &self.value_summary {
             ValueSummary::Text { text_length } => body.field("text_length", text_length),
-            ValueSummary::Select { value, by_text } => {
+            ValueSummary::Select { value, by_text, .. } => {
                 body.field("value", value);
                 body.field("by_text", by_text);
             }
@@ -209,6 +234,19 @@ pub struct EvalData {
     pub value_type: String,
     /// A short printable form (`42`, `{"a":1}`).
     pub preview: String,
+    /// `location.href` before the script ran (omitted when unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_url: Option<String>,
+    /// `location.origin` before the script ran (omitted when unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_origin: Option<String>,
+    /// `document.readyState` before the script ran (omitted when unknown).
+    #[serde(
+        default,
+        rename = "pre_readyState",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pre_ready_state: Option<String>,
 }
 
 impl RenderText for EvalData {

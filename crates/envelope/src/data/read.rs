@@ -412,6 +412,9 @@ pub struct InspectedElement {
     pub name: String,
     /// A selector that finds it again.
     pub selector: String,
+    /// Its ref in the tab's ref table (`e5`), when a snapshot gave it one; omitted otherwise.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub ref_id: Option<String>,
 }
 
 /// `browser inspect-point` data.
@@ -422,8 +425,8 @@ pub struct InspectedElement {
 /// point: 420,310
 /// ```
 ///
-/// Each parent (`--parent-depth`) adds `parent: role "name"`, and a screenshot adds
-/// `screenshot_path: <path>`.
+/// An element with a ref adds `ref: @eN` after `point:`; each parent (`--parent-depth`)
+/// adds `parent: role "name"`, and a screenshot adds `screenshot_path: <path>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InspectPointData {
     /// The point inspected.
@@ -441,6 +444,10 @@ impl RenderText for InspectPointData {
         body.line(role_and_name(&self.element.role, &self.element.name));
         body.field("selector", &self.element.selector);
         body.field("point", self.point);
+        // Extras after the spec's three lines, so those keep their places.
+        if let Some(r) = &self.element.ref_id {
+            body.field("ref", format_args!("@{r}"));
+        }
         for p in &self.parents {
             body.field("parent", role_and_name(&p.role, &p.name));
         }
@@ -463,6 +470,9 @@ pub struct LogEntry {
     pub source: Option<String>,
     /// When it was logged, milliseconds since the Unix epoch.
     pub timestamp_ms: u64,
+    /// The URL of the frame it was logged in, when known (an extra: omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_url: Option<String>,
 }
 
 /// `browser logs console` / `errors` data.

@@ -119,6 +119,7 @@ fn inspected() -> impl Strategy<Value = InspectedElement> {
         role,
         name,
         selector,
+        ref_id: None,
     })
 }
 
@@ -482,6 +483,7 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                             text,
                             source,
                             timestamp_ms,
+                            frame_url: None,
                         })
                         .collect(),
                     cleared,
@@ -524,6 +526,9 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                             focus_changed,
                             scroll_changed,
                         },
+                        align: None,
+                        container: None,
+                        new_tab_id: None,
                     }
                     .into()
                 },
@@ -539,8 +544,11 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
             of(target()),
             prop_oneof![
                 any::<u64>().prop_map(|text_length| ValueSummary::Text { text_length }),
-                (s(), any::<bool>())
-                    .prop_map(|(value, by_text)| ValueSummary::Select { value, by_text }),
+                (s(), any::<bool>()).prop_map(|(value, by_text)| ValueSummary::Select {
+                    value,
+                    by_text,
+                    values: None
+                }),
                 vec(s(), 0..3).prop_map(|files| ValueSummary::Files {
                     count: files.len() as u64,
                     files
@@ -569,6 +577,9 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                     value,
                     value_type,
                     preview,
+                    pre_url: None,
+                    pre_origin: None,
+                    pre_ready_state: None,
                 }
                 .into()
             })

@@ -368,6 +368,7 @@ fn inspect_point_text() {
             role: "heading".into(),
             name: "Conformance Fixture".into(),
             selector: "e1".into(),
+            ref_id: None,
         },
         parents: vec![],
         screenshot_path: None,
@@ -385,6 +386,9 @@ fn eval_object_prints_preview_and_multiline_error_message() {
         value: json!({"a": 1, "b": [1, 2]}),
         value_type: "object".into(),
         preview: r#"{"a":1,"b":[1,2]}"#.into(),
+        pre_url: None,
+        pre_origin: None,
+        pre_ready_state: None,
     };
     let env = Envelope::success(CommandName::BrowserEval, fixture_ctx(), data);
     assert_text(&env, &format!("[s1 t1] {INDEX}\n{{\"a\":1,\"b\":[1,2]}}"));

@@ -138,6 +138,7 @@ fn section_11_2_select_value_summary() {
         value_summary: ValueSummary::Select {
             value: "green".into(),
             by_text: false,
+            values: None,
         },
     };
     golden(
@@ -170,6 +171,9 @@ fn section_11_3_eval() {
         value: json!(42),
         value_type: "number".into(),
         preview: "42".into(),
+        pre_url: None,
+        pre_origin: None,
+        pre_ready_state: None,
     };
     golden(
         &Envelope::success(
@@ -188,6 +192,9 @@ fn section_5_3_eval_string_prints_the_value_itself() {
         value: json!("Fixture Home"),
         value_type: "string".into(),
         preview: "\"Fixture Home\"".into(),
+        pre_url: None,
+        pre_origin: None,
+        pre_ready_state: None,
     };
     let env = Envelope::success(
         CommandName::BrowserEval,

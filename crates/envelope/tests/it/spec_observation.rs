@@ -491,6 +491,7 @@ fn section_10_11_inspect_point() {
             role: "button".into(),
             name: "Google Search".into(),
             selector: "input[name=btnK]".into(),
+            ref_id: None,
         },
         parents: vec![],
         screenshot_path: None,
@@ -515,6 +516,7 @@ fn one_log() -> LogsData {
             text: "App mounted".into(),
             source: Some("app.js".into()),
             timestamp_ms: 1710000000000,
+            frame_url: None,
         }],
         cleared: false,
     }

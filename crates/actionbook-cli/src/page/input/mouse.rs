@@ -1,10 +1,44 @@
-//! The mouse: moves and clicks at page coordinates, on the top-level page session.
+//! The mouse: moves, presses and releases at page coordinates (CSS pixels of the top-level
+//! viewport), always on the top-level page session, so the browser hit tests them as it would a
+//! user's (overlays in parent frames included) and routes them to the frame under the pointer.
 
 use cdp_protocol::input::{DispatchMouseEvent, MouseButton, MouseEventType};
 use cdp_protocol::{Session, page};
+use futures::future::try_join_all;
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
+
+/// A mouse button, as `--button` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Button {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The secondary button (context menu).
+    Right,
+    /// The middle button (auxclick).
+    Middle,
+}
+
+impl Button {
+    fn cdp(self) -> MouseButton {
+        match self {
+            Button::Left => MouseButton::Left,
+            Button::Right => MouseButton::Right,
+            Button::Middle => MouseButton::Middle,
+        }
+    }
+
+    /// Its bit in `buttons` (left 1, right 2, middle 4).
+    fn bit(self) -> i64 {
+        match self {
+            Button::Left => 1,
+            Button::Right => 2,
+            Button::Middle => 4,
+        }
+    }
+}
 
 /// Shows the tab: a page in a background tab is hidden, and Chromium never acknowledges input
 /// events sent to a hidden page (they would wait out their timeout and do nothing).
@@ -14,27 +48,173 @@ pub(crate) async fn bring_to_front(page: &Session, deadline: &Deadline) -> Resul
     Ok(())
 }
 
-/// A real left click at page coordinates: move, press, release (the tab is brought to the front
-/// first, as a user switching to it would).
-pub(crate) async fn click(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
-    bring_to_front(page, deadline).await?;
-    let steps = [
-        (MouseEventType::MouseMoved, MouseButton::None, 0, None),
-        (MouseEventType::MousePressed, MouseButton::Left, 1, Some(1)),
-        (MouseEventType::MouseReleased, MouseButton::Left, 0, Some(1)),
-    ];
-    for (kind, button, buttons, click_count) in steps {
-        let event = DispatchMouseEvent {
-            r#type: kind,
+fn event(
+    kind: MouseEventType,
+    x: f64,
+    y: f64,
+    button: Option<Button>,
+    buttons: i64,
+    click_count: Option<i64>,
+) -> DispatchMouseEvent {
+    DispatchMouseEvent {
+        r#type: kind,
+        x,
+        y,
+        button: Some(button.map_or(MouseButton::None, Button::cdp)),
+        buttons: Some(buttons),
+        click_count,
+        ..Default::default()
+    }
+}
+
+/// Sends events in order without waiting for each answer in turn (the browser handles a
+/// session's input in the order sent), then waits for all.
+async fn send_all(
+    page: &Session,
+    events: Vec<DispatchMouseEvent>,
+    deadline: &Deadline,
+) -> Result<()> {
+    let cap = deadline.capped(deadline::QUICK_CALL);
+    try_join_all(events.iter().map(|e| page.send_timeout(e, cap))).await?;
+    Ok(())
+}
+
+/// Moves the pointer to `(x, y)` (with `held` pressed, for drags).
+pub(crate) async fn move_to(
+    page: &Session,
+    x: f64,
+    y: f64,
+    held: Option<Button>,
+    deadline: &Deadline,
+) -> Result<()> {
+    // A move with a button held names it (Blink reads that as a drag).
+    let buttons = held.map_or(0, Button::bit);
+    send_all(
+        page,
+        vec![event(MouseEventType::MouseMoved, x, y, held, buttons, None)],
+        deadline,
+    )
+    .await
+}
+
+/// Moves the pointer from `from` to `to` in `steps` equal steps (the last one at `to`).
+pub(crate) async fn move_in_steps(
+    page: &Session,
+    from: (f64, f64),
+    to: (f64, f64),
+    steps: u32,
+    held: Option<Button>,
+    deadline: &Deadline,
+) -> Result<()> {
+    let steps = steps.max(1);
+    let buttons = held.map_or(0, Button::bit);
+    let events = (1..=steps)
+        .map(|i| {
+            let t = f64::from(i) / f64::from(steps);
+            let x = from.0 + (to.0 - from.0) * t;
+            let y = from.1 + (to.1 - from.1) * t;
+            event(MouseEventType::MouseMoved, x, y, held, buttons, None)
+        })
+        .collect();
+    send_all(page, events, deadline).await
+}
+
+/// Presses `button` at `(x, y)` (the pointer is there already).
+pub(crate) async fn press(
+    page: &Session,
+    x: f64,
+    y: f64,
+    button: Button,
+    deadline: &Deadline,
+) -> Result<()> {
+    let e = event(
+        MouseEventType::MousePressed,
+        x,
+        y,
+        Some(button),
+        button.bit(),
+        Some(1),
+    );
+    send_all(page, vec![e], deadline).await
+}
+
+/// Releases `button` at `(x, y)`.
+pub(crate) async fn release(
+    page: &Session,
+    x: f64,
+    y: f64,
+    button: Button,
+    deadline: &Deadline,
+) -> Result<()> {
+    let e = event(
+        MouseEventType::MouseReleased,
+        x,
+        y,
+        Some(button),
+        0,
+        Some(1),
+    );
+    send_all(page, vec![e], deadline).await
+}
+
+/// `count` clicks of `button` at `(x, y)`: press and release each time, the n-th with
+/// `clickCount` n (2 is a real double click: `dblclick` fires).
+pub(crate) async fn clicks(
+    page: &Session,
+    x: f64,
+    y: f64,
+    button: Button,
+    count: u32,
+    deadline: &Deadline,
+) -> Result<()> {
+    let mut events = Vec::new();
+    for n in 1..=i64::from(count.max(1)) {
+        events.push(event(
+            MouseEventType::MousePressed,
             x,
             y,
-            button: Some(button),
-            buttons: Some(buttons),
-            click_count,
-            ..Default::default()
-        };
-        page.send_timeout(&event, deadline.capped(deadline::QUICK_CALL))
-            .await?;
+            Some(button),
+            button.bit(),
+            Some(n),
+        ));
+        events.push(event(
+            MouseEventType::MouseReleased,
+            x,
+            y,
+            Some(button),
+            0,
+            Some(n),
+        ));
     }
-    Ok(())
+    send_all(page, events, deadline).await
+}
+
+/// A real left click at page coordinates: move, press, release (the tab is brought to the front
+/// first, as a user switching to it would). No checks and no confirmation: commands use the
+/// actionability primitives around [`move_to`] and [`clicks`] instead.
+#[allow(dead_code)] // kept for callers outside the interaction commands
+pub(crate) async fn click(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
+    bring_to_front(page, deadline).await?;
+    move_to(page, x, y, None, deadline).await?;
+    clicks(page, x, y, Button::Left, 1, deadline).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn button_bits() {
+        assert_eq!(Button::Left.bit() | Button::Right.bit(), 3);
+        assert_eq!(Button::Middle.cdp(), MouseButton::Middle);
+        let e = event(
+            MouseEventType::MousePressed,
+            1.0,
+            2.0,
+            Some(Button::Right),
+            2,
+            Some(1),
+        );
+        assert_eq!((e.button, e.buttons), (Some(MouseButton::Right), Some(2)));
+    }
 }

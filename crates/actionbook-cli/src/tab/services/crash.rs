@@ -3,7 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use cdp_protocol::{Connection, Event as _, EventFilter, EventStream, Session, inspector};
+use cdp_protocol::{
+    Connection, Event as _, EventFilter, EventStream, Session, TargetId, inspector,
+};
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
@@ -28,7 +30,7 @@ pub(crate) struct CrashWatch {
 }
 
 impl TabService for CrashWatch {
-    fn new(conn: &Connection) -> CrashWatch {
+    fn new(conn: &Connection, _target: &TargetId) -> CrashWatch {
         CrashWatch {
             events: Mutex::new(Some(conn.events(EventFilter::methods(&[
                 inspector::TargetCrashed::METHOD,

@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use cdp_protocol::{Connection, Session, page};
+use cdp_protocol::{Connection, Session, TargetId, page};
 use futures::future::BoxFuture;
 
 use super::TabService;
@@ -21,7 +21,7 @@ pub(crate) struct DialogAnswerer {
 }
 
 impl TabService for DialogAnswerer {
-    fn new(_conn: &Connection) -> DialogAnswerer {
+    fn new(_conn: &Connection, _target: &TargetId) -> DialogAnswerer {
         DialogAnswerer::default()
     }
 

@@ -7,46 +7,65 @@
 //! commands read it with [`Services::get`] (`state.services.get::<DialogAnswerer>()`).
 //!
 //! - [`crash::CrashWatch`]: whether the page crashed or was loaded again after a crash;
-//! - [`dialogs::DialogAnswerer`]: answers JavaScript dialogs and reports them as warnings.
+//! - [`dialogs::DialogAnswerer`]: answers JavaScript dialogs and reports them as warnings;
+//! - [`console::ConsoleLog`]: records console messages and page errors of every frame.
+//! - [`network::NetworkRecorder`]: every request of every frame and worker of the tab, and how
+//!   many are in flight (`wait network-idle`).
 
 use std::any::Any;
 use std::sync::Arc;
 
-use cdp_protocol::{Connection, Session};
+use cdp_protocol::{Connection, Session, TargetId};
 use futures::future::BoxFuture;
 
+pub(crate) mod console;
 pub(crate) mod crash;
 pub(crate) mod dialogs;
+pub(crate) mod network;
 
 /// A background job of an attached tab.
 pub(crate) trait TabService: Any + Send + Sync {
-    /// Makes the service before the tab is attached; it may subscribe to `conn`'s events already.
-    fn new(conn: &Connection) -> Self
+    /// Makes the service before the tab (page target `target`) is attached; it may subscribe to
+    /// `conn`'s events already.
+    fn new(conn: &Connection, target: &TargetId) -> Self
     where
         Self: Sized;
 
     /// Starts it on the attached page session. The task it returns is spawned, and aborted when the
     /// session goes; `None` when it needs no task.
     fn start(&self, page: &Session) -> Option<BoxFuture<'static, ()>>;
+
+    /// Resolves once the service sees what it must from the tab's first command on (the attach
+    /// waits for it, bounded); at once by default.
+    fn ready(&self) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// The services of one attach, in start order ([`prepare`] makes them).
-fn prepare(conn: &Connection) -> Vec<Arc<dyn Running>> {
+fn prepare(conn: &Connection, target: &TargetId) -> Vec<Arc<dyn Running>> {
     vec![
-        Arc::new(crash::CrashWatch::new(conn)),
-        Arc::new(dialogs::DialogAnswerer::new(conn)),
+        Arc::new(crash::CrashWatch::new(conn, target)),
+        Arc::new(dialogs::DialogAnswerer::new(conn, target)),
+        Arc::new(console::ConsoleLog::new(conn, target)),
+        Arc::new(network::NetworkRecorder::new(conn, target)),
     ]
 }
 
 /// A service behind `dyn`: started, and found again by its type.
 trait Running: Send + Sync {
     fn start(&self, page: &Session) -> Option<BoxFuture<'static, ()>>;
+    fn ready(&self) -> BoxFuture<'static, ()>;
     fn as_any(&self) -> &dyn Any;
 }
 
 impl<S: TabService> Running for S {
     fn start(&self, page: &Session) -> Option<BoxFuture<'static, ()>> {
         TabService::start(self, page)
+    }
+
+    fn ready(&self) -> BoxFuture<'static, ()> {
+        TabService::ready(self)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -60,10 +79,10 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Makes every service for a tab about to be attached on `conn`.
-    pub fn prepare(conn: &Connection) -> Pending {
+    /// Makes every service for a tab (page target `target`) about to be attached on `conn`.
+    pub fn prepare(conn: &Connection, target: &TargetId) -> Pending {
         Pending {
-            services: prepare(conn),
+            services: prepare(conn, target),
         }
     }
 
@@ -90,6 +109,14 @@ pub(crate) struct Services {
 }
 
 impl Services {
+    /// Resolves once every service is ready ([`TabService::ready`]).
+    pub fn ready(&self) -> BoxFuture<'static, ()> {
+        let all: Vec<_> = self.services.iter().map(|s| s.ready()).collect();
+        Box::pin(async move {
+            futures::future::join_all(all).await;
+        })
+    }
+
     /// The running service of type `S`, if any.
     pub fn get<S: TabService>(&self) -> Option<&S> {
         self.services

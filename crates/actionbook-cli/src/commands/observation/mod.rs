@@ -1,4 +1,6 @@
-//! Observation (spec 10): `browser snapshot`, `title`, `url`.
+//! Observation (spec 10): `browser snapshot`, `title`, `url` here; [`capture`] (`screenshot`,
+//! `pdf`), [`query`], [`read`] (`viewport`, `html`, `text`, `value`, `attr`, `attrs`, `box`,
+//! `styles`, `describe`, `state`, `inspect-point`) and [`logs`] (`logs console`, `logs errors`).
 
 use a11y_snapshot::{SnapshotOptions, node_list, render_actionbook};
 use envelope::{PageValueData as ValueData, SnapshotData, SnapshotNode, SnapshotStats};
@@ -11,6 +13,19 @@ use crate::page::locate;
 use crate::reply::Done;
 use crate::store::{self, artifacts};
 use crate::tab::{TabCommand, TabCx};
+
+pub mod capture;
+pub mod logs;
+pub mod query;
+pub mod read;
+
+pub use capture::{ImageKind, Pdf, Screenshot};
+pub use logs::{LogsConsole, LogsErrors};
+pub use query::{Query, QueryMode};
+pub use read::{
+    Attr, Attrs, Describe, ElementBox, Html, InspectPoint, State, Styles, Text, TextKind, Value,
+    Viewport,
+};
 
 /// `browser snapshot`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -69,7 +84,7 @@ impl TabCommand for Snapshot {
             cx.state.frames.snapshot(&page, &deadline),
         )
         .await
-        .map_err(|_| deadline.timeout("browser snapshot"))??;
+        .map_err(|_| deadline.timeout(crate::page::frames::SNAPSHOT_TIMED_OUT))??;
         cx.save_refs()?;
         let subtree = match &self.selector {
             Some(sel) => {
@@ -86,11 +101,12 @@ impl TabCommand for Snapshot {
             subtree,
         };
         let text = render_actionbook(&snap, &opts);
-        let path = artifacts::snapshot_file(&cx.session.dir);
+        let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
         store::write_atomic(&path, text.as_bytes()).map_err(|source| CliError::ArtifactWrite {
             path: path.display().to_string(),
             source,
         })?;
+        artifacts::prune_snapshots(&cx.session.dir, &cx.tab_id, artifacts::snapshots_per_tab());
         let (nodes, stats) = node_list(&snap, &opts);
         let nodes = nodes
             .into_iter()

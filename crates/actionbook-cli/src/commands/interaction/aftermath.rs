@@ -1,0 +1,227 @@
+//! What an action changed: the page state read before it ([`Before`]) and compared after it
+//! ([`Before::after`]): a navigation the action started (waited for, so `context.url` and
+//! `context.title` are the new page's, spec 5.6), whether focus moved, the URL and title.
+
+use std::time::Duration;
+
+use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page, runtime};
+
+use crate::deadline::{self, Deadline};
+use crate::error::Result;
+use crate::page::eval::{self, ObjectHandle};
+use crate::page::navigation::LoadWaiter;
+use crate::tab::TabCx;
+
+/// The deepest focused element of the top-level document: through open shadow roots and same-origin
+/// iframes (an out-of-process iframe shows as its `<iframe>` element).
+pub(crate) const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement; \
+  for (let i = 0; i < 64 && a; i++) { \
+    if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; } \
+    let d = null; try { d = a.contentDocument; } catch (e) {} \
+    if (d && d.activeElement) { a = d.activeElement; continue; } \
+    break; } \
+  return a; })()";
+
+/// Resolves after one task of the page's event loop (a message posted to itself).
+const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
+
+/// The navigation events an action may start.
+const NAV_START: &[&str] = &[
+    page::FrameRequestedNavigation::METHOD,
+    page::FrameStartedLoading::METHOD,
+    page::FrameNavigated::METHOD,
+    page::NavigatedWithinDocument::METHOD,
+];
+
+/// The frame a navigation event is about.
+fn event_frame(ev: &RawEvent) -> Option<String> {
+    match ev.method.as_str() {
+        page::FrameRequestedNavigation::METHOD => ev
+            .decode::<page::FrameRequestedNavigation>()
+            .ok()
+            .map(|e| e.frame_id.into_inner()),
+        page::FrameStartedLoading::METHOD => ev
+            .decode::<page::FrameStartedLoading>()
+            .ok()
+            .map(|e| e.frame_id.into_inner()),
+        page::FrameNavigated::METHOD => ev
+            .decode::<page::FrameNavigated>()
+            .ok()
+            .map(|e| e.frame.id.into_inner()),
+        page::NavigatedWithinDocument::METHOD => ev
+            .decode::<page::NavigatedWithinDocument>()
+            .ok()
+            .map(|e| e.frame_id.into_inner()),
+        _ => None,
+    }
+}
+
+/// The main frame's current document (its loader id): it changes exactly when a new document loads.
+async fn main_document(page: &Session, deadline: &Deadline) -> Option<String> {
+    page.send_timeout(&page::GetFrameTree, deadline.capped(deadline::PROBE))
+        .await
+        .ok()
+        .map(|r| r.frame_tree.frame.loader_id.into_inner())
+}
+
+/// Whether nothing is focused in the page (focus on the body, or nowhere); false if unknown.
+async fn focus_idle(page: &Session) -> bool {
+    let expression =
+        format!("(() => {{ const a = {DEEP_ACTIVE_JS}; return !a || a === document.body; }})()");
+    eval::probe::<bool>(page, &expression)
+        .await
+        .unwrap_or(false)
+}
+
+/// Whether focus is now on another element than `before` (compared by identity in the page).
+async fn focus_moved(page: &Session, before: Option<&ObjectHandle>) -> bool {
+    let same = match before {
+        Some(handle) => {
+            handle
+                .probe::<bool>(&format!(
+                    "function() {{ return {DEEP_ACTIVE_JS} === this; }}"
+                ))
+                .await
+        }
+        None => eval::probe::<bool>(page, &format!("{DEEP_ACTIVE_JS} === null")).await,
+    };
+    // An unanswerable comparison (the old object's context died) means the document changed.
+    same != Some(true)
+}
+
+/// The page as it was before an action.
+#[derive(Debug)]
+pub(crate) struct Before {
+    url: String,
+    document: Option<String>,
+    focus: Option<ObjectHandle>,
+    idle: bool,
+    events: Option<EventStream>,
+    main: String,
+}
+
+/// What an action changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct After {
+    /// The URL changed.
+    pub url_changed: bool,
+    /// Focus moved to another element.
+    pub focus_changed: bool,
+}
+
+impl Before {
+    /// Reads the page before an action (the reads go out together).
+    pub async fn read(cx: &mut TabCx<'_>) -> Result<Before> {
+        let (url, _) = cx.page_info().await?;
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let (document, focus, idle) = tokio::join!(
+            main_document(&page, &deadline),
+            eval::probe_handle(&page, DEEP_ACTIVE_JS),
+            focus_idle(&page)
+        );
+        Ok(Before {
+            url,
+            document,
+            focus,
+            idle,
+            events: None,
+            main: cx.main_frame(),
+        })
+    }
+
+    /// Starts watching for the navigations the input about to be sent may start (call it right
+    /// before sending it: what happened while waiting for the element is not the input's doing).
+    pub fn arm(&mut self, page: &Session) {
+        self.events = Some(page.events(NAV_START));
+    }
+
+    /// After the action: waits for a navigation it started (bounded by the deadline), drops the
+    /// refs of a document that was replaced, and sets the context's URL and title.
+    pub async fn after(mut self, cx: &mut TabCx<'_>) -> Result<After> {
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        // The renderer reports a navigation the action starts itself (link, form, a handler
+        // setting location) on the page's DevTools pipe before it answers anything sent there
+        // after the action, so one round trip is a barrier for those. A short window after it
+        // catches most that a handler starts from a timer of its own; later ones are seen by the
+        // next command. The reads of the page after the action run meanwhile and are kept when
+        // nothing navigated.
+        // The barrier awaits one task of the page's own: a navigation the input scheduled as a
+        // task (a form submitted by Enter) has started by then. A message, not a timer: timers of
+        // a background tab are throttled.
+        let _ = page
+            .send_timeout(
+                &runtime::Evaluate {
+                    expression: TASK_BARRIER_JS.to_string(),
+                    await_promise: Some(true),
+                    return_by_value: Some(true),
+                    ..Default::default()
+                },
+                deadline.capped(deadline::PROBE),
+            )
+            .await;
+        let quiet = tokio::time::Instant::now() + Duration::from_millis(5);
+        let main = self.main.clone();
+        let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));
+        let watch = async {
+            while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
+                if event_frame(&ev).as_deref() == Some(main.as_str()) {
+                    return true;
+                }
+            }
+            false
+        };
+        let focus = self.focus.take();
+        let reads = async {
+            tokio::join!(
+                main_document(&page, &deadline),
+                focus_moved(&page, focus.as_ref()),
+                eval::page_info(&page, &deadline)
+            )
+        };
+        let (navigating, (mut document_now, moved, mut info)) = tokio::join!(watch, reads);
+        drop(focus);
+        if navigating {
+            let mut waiter = LoadWaiter::subscribe(&page);
+            let _ = tokio::time::timeout(deadline.remaining(), async {
+                // Let the commit happen, then wait for the load.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                waiter
+                    .loaded(&deadline, "the navigation the action started")
+                    .await
+            })
+            .await;
+            // What was read meanwhile may be of the old page.
+            (document_now, info) = tokio::join!(
+                main_document(&page, &deadline),
+                eval::page_info(&page, &deadline)
+            );
+        }
+        // A new main-frame document invalidates every ref of the old one: drop them (numbering goes
+        // on, so an old ref is reported stale rather than naming a node of the new page).
+        let new_document = match (&self.document, document_now) {
+            (Some(a), Some(b)) => *a != b,
+            _ => false,
+        };
+        if new_document {
+            cx.state.frames.drop_refs_keep_numbering();
+            cx.save_refs()?;
+        }
+        // Across documents: focus changed unless nothing was focused on either page (as the
+        // reference CLI reports a plain link click).
+        let focus_changed = match new_document {
+            true => !(self.idle && focus_idle(&page).await),
+            false => moved,
+        };
+        let (url, title) = info?;
+        let url_changed = url != self.url;
+        cx.url = Some(url);
+        cx.title = Some(title);
+        Ok(After {
+            url_changed,
+            focus_changed,
+        })
+    }
+}

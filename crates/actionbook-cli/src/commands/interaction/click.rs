@@ -1,0 +1,513 @@
+//! The pointer commands: `click`, `hover`, `mouse-move`, `cursor-position`, `drag`.
+
+use cdp_protocol::Session;
+use cdp_protocol::input::{self as cdp_input, DispatchDragEvent, DragEventType};
+use envelope::{ActionData, ActionKind, Changed, Point};
+use serde::{Deserialize, Serialize};
+
+use super::aftermath::{After, Before};
+use super::pointer::{self, Spot, approach, not_delivered, pressed_on_target};
+use super::{ButtonName, one};
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::actionability::{self, AimOptions, Checks, NotReady, Scroll};
+use crate::page::eval;
+use crate::page::input::mouse;
+use crate::page::locate;
+use crate::reply::Done;
+use crate::session::targets;
+use crate::store::TabRecord;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser click <selector|x,y>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Click {
+    /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates.
+    pub selector: String,
+    /// When the target is a link (or inside one), open its address in a new tab instead of
+    /// clicking (the tab's id is `data.new_tab_id`).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub new_tab: bool,
+    /// The mouse button.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "left"))]
+    pub button: ButtonName,
+    /// How many clicks (2 is a double click: `clickCount` 1, then 2).
+    #[serde(default = "one")]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub count: u32,
+    /// Skip the actionability checks (visible, enabled, stable, not covered); the input must
+    /// still be seen arriving at the element.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub force: bool,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+impl Click {
+    /// A plain left click on `selector` (no new tab, one click, checks on).
+    pub fn new(selector: impl Into<String>, target: TabTarget) -> Click {
+        Click {
+            selector: selector.into(),
+            new_tab: false,
+            button: ButtonName::Left,
+            count: 1,
+            force: false,
+            target,
+        }
+    }
+}
+
+/// `browser hover <selector>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Hover {
+    /// `@eN`, a CSS selector, an XPath, or `x,y` viewport coordinates.
+    pub selector: String,
+    /// Skip the actionability checks (the move must still reach the element).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub force: bool,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser mouse-move <x,y>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct MouseMove {
+    /// `x,y` viewport coordinates (CSS pixels).
+    pub coordinates: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser cursor-position`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct CursorPosition {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser drag <selector> <selector|x,y>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Drag {
+    /// The element to drag: `@eN`, a CSS selector or an XPath.
+    pub selector: String,
+    /// Where to drop it: an element, or `x,y` viewport coordinates.
+    pub destination: String,
+    /// The mouse button held.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "left"))]
+    pub button: ButtonName,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// The viewport's size in CSS pixels.
+async fn viewport(page: &Session, deadline: &Deadline) -> Result<(f64, f64)> {
+    eval::read(
+        page,
+        "[window.innerWidth, window.innerHeight]",
+        deadline.capped(deadline::QUICK_CALL),
+        "the viewport size",
+    )
+    .await
+}
+
+/// Refuses a point outside the viewport (nothing is there to receive input).
+async fn in_viewport(cx: &TabCx<'_>, spot: &Spot) -> Result<()> {
+    let Spot::Point(x, y, text) = spot else {
+        return Ok(());
+    };
+    let (w, h) = viewport(&cx.page, &cx.deadline).await?;
+    if *x >= w || *y >= h {
+        return Err(CliError::InvalidArgument(format!(
+            "coordinates {text} are outside the viewport ({w}x{h} CSS pixels)"
+        )));
+    }
+    Ok(())
+}
+
+/// Shows the tab (input to a hidden page is never acknowledged) and reads the page before the
+/// action, at once.
+async fn front_and_before(cx: &mut TabCx<'_>) -> Result<Before> {
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let (front, before) = tokio::join!(mouse::bring_to_front(&page, &deadline), Before::read(cx));
+    front?;
+    before
+}
+
+/// The action's data, with what changed.
+fn action_data(kind: ActionKind, spot: &Spot, after: &After) -> ActionData {
+    let mut data = ActionData::new(kind, spot.target());
+    data.changed = Changed {
+        url_changed: after.url_changed,
+        focus_changed: after.focus_changed,
+        scroll_changed: None,
+    };
+    data
+}
+
+/// Moves the pointer onto the spot once it passes `checks`, confirmed to have reached it (hover,
+/// mouse-move).
+async fn move_onto(
+    cx: &mut TabCx<'_>,
+    spot: &Spot,
+    kind: ActionKind,
+    action: &str,
+    checks: Checks,
+) -> Result<Done<ActionData>> {
+    let mut before = front_and_before(cx).await?;
+    let deadline = cx.deadline.clone();
+    before.arm(&cx.page.clone());
+    let ready = approach(cx, spot, action, checks, true, None).await?;
+    ready.finish(&deadline, spot.text()).await;
+    let after = before.after(cx).await?;
+    Ok(Done::data(action_data(kind, spot, &after)))
+}
+
+/// The address of the link the element is (or is in), if any.
+const LINK_JS: &str = "function() { const a = this.closest ? this.closest('a[href], area[href]') : null; \
+  return a && a.href ? a.href : null; }";
+
+/// `click --new-tab`: the link's address opened in a new tab of the session, recorded as its
+/// next tab; `None` when the spot is not a link.
+async fn open_link_in_new_tab(cx: &mut TabCx<'_>, spot: &Spot) -> Result<Option<String>> {
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let node = match spot {
+        Spot::Element(sel) => pointer::locate_waiting(cx, sel).await?,
+        Spot::Point(x, y, _) => {
+            locate::at_point(&mut cx.state.frames, &page, *x, *y, &deadline)
+                .await?
+                .0
+        }
+    };
+    let href = node
+        .handle
+        .call(LINK_JS, Vec::new(), deadline.capped(deadline::QUICK_CALL))
+        .await
+        .map_err(|e| CliError::on_node(e, spot.text()))?
+        .result
+        .value
+        .and_then(|v| v.as_str().map(str::to_string));
+    let Some(href) = href else {
+        return Ok(None);
+    };
+    let target_id = targets::open_page(&cx.conn, &href, &deadline).await?;
+    let native = targets::window_of_target(&cx.conn, &target_id, &deadline)
+        .await
+        .ok();
+    let tab_id = cx.session.update(|r| {
+        let window_id = native.map(|n| r.window_for_native(n));
+        let id = r.alloc_tab_id();
+        r.tabs.push(TabRecord {
+            tab_id: id.clone(),
+            target_id,
+            url: href.clone(),
+            title: String::new(),
+            window_id,
+            cursor: None,
+        });
+        id
+    })?;
+    Ok(Some(tab_id))
+}
+
+impl TabCommand for Click {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Waits until the element is actionable and the pointer is on it, clicks, and confirms the
+    /// press arrived at it (see [`pointer::click`]); a click that starts a navigation waits for it.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let spot = Spot::parse(&self.selector)?;
+        if !(1..=10).contains(&self.count) {
+            return Err(CliError::InvalidArgument(format!(
+                "--count {} is out of range: 1 to 10 clicks (2 is a double click)",
+                self.count
+            )));
+        }
+        in_viewport(cx, &spot).await?;
+        cx.load_refs();
+        let mut warnings = Vec::new();
+        if self.new_tab {
+            match open_link_in_new_tab(cx, &spot).await? {
+                Some(tab_id) => {
+                    let (url, title) = cx.page_info().await?;
+                    cx.url = Some(url);
+                    cx.title = Some(title);
+                    let mut data = ActionData::new(ActionKind::Click, spot.target());
+                    data.new_tab_id = Some(tab_id);
+                    return Ok(Done::data(data));
+                }
+                None => warnings.push(format!(
+                    "--new-tab: {} is not a link; it was clicked instead",
+                    spot.text()
+                )),
+            }
+        }
+        let mut before = front_and_before(cx).await?;
+        warnings.extend(
+            pointer::click(
+                cx,
+                &spot,
+                self.button.button(),
+                self.count,
+                self.force,
+                &mut before,
+            )
+            .await?,
+        );
+        let after = before.after(cx).await?;
+        let mut done = Done::data(action_data(ActionKind::Click, &spot, &after));
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl TabCommand for Hover {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Moves the pointer onto the element once it is actionable, and confirms the move reached it
+    /// (`:hover` styles apply from then on).
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let spot = Spot::parse(&self.selector)?;
+        in_viewport(cx, &spot).await?;
+        cx.load_refs();
+        let checks = if self.force {
+            Checks::NONE
+        } else {
+            Checks::HOVER
+        };
+        move_onto(cx, &spot, ActionKind::Hover, "browser hover", checks).await
+    }
+}
+
+impl TabCommand for MouseMove {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Moves the pointer to a point and confirms the element there saw it.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let spot = match Spot::parse(&self.coordinates)? {
+            p @ Spot::Point(..) => p,
+            Spot::Element(s) => {
+                return Err(CliError::InvalidArgument(format!(
+                    "mouse-move takes x,y viewport coordinates, not {s:?} (use hover for an element)"
+                )));
+            }
+        };
+        in_viewport(cx, &spot).await?;
+        move_onto(
+            cx,
+            &spot,
+            ActionKind::MouseMove,
+            "browser mouse-move",
+            Checks::NONE,
+        )
+        .await
+    }
+}
+
+impl TabCommand for CursorPosition {
+    type Data = Point;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Where the pointer was last moved in this tab (`0,0` before any move).
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Point>> {
+        let (x, y) = match cx.state.cursor {
+            Some(c) => c,
+            None => cx
+                .session
+                .with_record(|r| r.tab(&cx.tab_id).and_then(|t| t.cursor))
+                .map_or((0.0, 0.0), |[x, y]| (x, y)),
+        };
+        Ok(Done::data(Point { x, y }))
+    }
+}
+
+/// How many moves a drag makes from its source to its destination.
+const DRAG_STEPS: u32 = 10;
+
+impl TabCommand for Drag {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Presses on the source (once it is actionable and hovered), moves in steps to the
+    /// destination and releases there. A drag the page starts as HTML5 drag and drop (a
+    /// `draggable` source) is carried on with drag events, as the browser would for a user.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let source = Spot::parse(&self.selector)?;
+        let dest = Spot::parse(&self.destination)?;
+        in_viewport(cx, &source).await?;
+        in_viewport(cx, &dest).await?;
+        cx.load_refs();
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let mut before = front_and_before(cx).await?;
+        let button = self.button.button();
+        let ready = approach(cx, &source, "browser drag", Checks::HOVER, true, None).await?;
+        let from = (ready.aim.x, ready.aim.y);
+        // Where the drop goes (the dragged element may be under the pointer there: no hit test).
+        let graph = cx.state.frames.graph(&page, &deadline).await?;
+        let (dest_node, at) = match &dest {
+            Spot::Element(sel) => (pointer::locate_waiting(cx, sel).await?, None),
+            Spot::Point(x, y, _) => {
+                let (n, at) =
+                    locate::at_point(&mut cx.state.frames, &page, *x, *y, &deadline).await?;
+                (n, Some(at))
+            }
+        };
+        let opts = AimOptions {
+            at,
+            scroll: Scroll::Never,
+            ..AimOptions::pointer(Checks::DROP)
+        };
+        let drop_aim =
+            match actionability::aim(&graph, &dest_node, &opts, &deadline, dest.text()).await? {
+                Ok(a) => a,
+                Err(why) => {
+                    ready.finish(&deadline, source.text()).await;
+                    return Err(CliError::NotActionable {
+                        action: "browser drag".into(),
+                        selector: dest.text().to_string(),
+                        reason: why.reason(),
+                        by: why.by().map(str::to_string),
+                        detail: why.describe(),
+                        ms: deadline.timeout_ms(),
+                    });
+                }
+            };
+        let to = (drop_aim.x, drop_aim.y);
+        page.send_timeout(
+            &cdp_input::SetInterceptDrags { enabled: true },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await?;
+        let mut intercepted = page.subscribe::<cdp_input::DragIntercepted>();
+        before.arm(&page);
+        let result = async {
+            mouse::press(&page, from.0, from.1, button, &deadline).await?;
+            // A first step past the drag threshold: a draggable source starts its drag here.
+            let first = (
+                from.0 + (to.0 - from.0) / f64::from(DRAG_STEPS),
+                from.1 + (to.1 - from.1) / f64::from(DRAG_STEPS),
+            );
+            let nudge = if (first.0 - from.0).abs() + (first.1 - from.1).abs() < 6.0 {
+                (from.0 + 6.0, from.1)
+            } else {
+                first
+            };
+            mouse::move_to(&page, nudge.0, nudge.1, Some(button), &deadline).await?;
+            let started = actionability::peek(&ready.node, &deadline, source.text())
+                .await
+                .first(&["dragstart"])
+                .is_some();
+            let data = if started {
+                tokio::time::timeout(deadline.capped(deadline::QUICK_CALL), intercepted.recv())
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|e| e.ok())
+                    .map(|e| e.data)
+            } else {
+                None
+            };
+            match data {
+                Some(data) => {
+                    for kind in [
+                        DragEventType::DragEnter,
+                        DragEventType::DragOver,
+                        DragEventType::Drop,
+                    ] {
+                        page.send_timeout(
+                            &DispatchDragEvent {
+                                r#type: kind,
+                                x: to.0,
+                                y: to.1,
+                                data: data.clone(),
+                                modifiers: None,
+                            },
+                            deadline.capped(deadline::QUICK_CALL),
+                        )
+                        .await?;
+                    }
+                    Ok::<bool, CliError>(true)
+                }
+                None => {
+                    mouse::move_in_steps(&page, nudge, to, DRAG_STEPS, Some(button), &deadline)
+                        .await?;
+                    mouse::release(&page, to.0, to.1, button, &deadline).await?;
+                    Ok(false)
+                }
+            }
+        }
+        .await;
+        let _ = page
+            .send_timeout(
+                &cdp_input::SetInterceptDrags { enabled: false },
+                deadline::CLEANUP,
+            )
+            .await;
+        pointer::record_cursor(cx, to.0, to.1);
+        let pressed = ready.finish(&deadline, source.text()).await;
+        let dropped = drop_aim.finish(&dest_node, &deadline, dest.text()).await;
+        let html5 = result?;
+        if let Err(why) = pressed_on_target(&pressed) {
+            return Err(not_delivered("browser drag", source.text(), &why));
+        }
+        // The drop must be seen where it was aimed: an HTML5 drop on the target, a release in its
+        // document (the dragged element may be the one under the pointer).
+        let landed = dropped.gone
+            || match html5 {
+                true => dropped.count_on_target("drop") > 0,
+                false => dropped.first(&["pointerup", "mouseup"]).is_some(),
+            };
+        if !landed {
+            return Err(not_delivered(
+                "browser drag",
+                dest.text(),
+                &NotReady::Missed { by: None },
+            ));
+        }
+        let after = before.after(cx).await?;
+        let mut data = action_data(ActionKind::Drag, &source, &after);
+        data.destination = Some(dest.target());
+        Ok(Done::data(data))
+    }
+}

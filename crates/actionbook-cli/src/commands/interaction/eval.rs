@@ -1,0 +1,103 @@
+//! `browser eval`: page script, as an agent needs it (see [`eval::run_user_script`]).
+
+use std::path::PathBuf;
+
+use envelope::EvalData;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::eval;
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser eval <code>` (or `--file <path>`, or `-` for the code on stdin).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Eval {
+    /// JavaScript: an expression or statements, the value of the last one is the result; `await`
+    /// works at the top level; each call has its own scope. `-` reads the code from stdin (may
+    /// start with `-`: `eval -1`).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true, default_value = ""))]
+    pub code: String,
+    /// Read the code from this file (read by the CLI, relative to its working directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PATH"))]
+    pub file: Option<PathBuf>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+impl Eval {
+    /// Evaluates `code` (given inline).
+    pub fn new(code: impl Into<String>, target: TabTarget) -> Eval {
+        Eval {
+            code: code.into(),
+            file: None,
+            target,
+        }
+    }
+
+    /// The request with its code read where the CLI reads it: `--file` (relative to `cwd`), or
+    /// stdin for `-`. Runs in the client, never in the daemon.
+    pub fn read_code(mut self, cwd: Option<&std::path::Path>) -> Result<Eval> {
+        if let Some(file) = self.file.take() {
+            if !self.code.is_empty() {
+                return Err(CliError::InvalidArgument(
+                    "eval takes the code or --file, not both".into(),
+                ));
+            }
+            let path = match cwd {
+                Some(cwd) if file.is_relative() => cwd.join(&file),
+                _ => file,
+            };
+            self.code = std::fs::read_to_string(&path).map_err(|e| {
+                CliError::InvalidArgument(format!("cannot read --file {}: {e}", path.display()))
+            })?;
+        } else if self.code == "-" {
+            let mut code = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut code).map_err(|e| {
+                CliError::InvalidArgument(format!("cannot read the code from stdin: {e}"))
+            })?;
+            self.code = code;
+        }
+        if self.code.trim().is_empty() {
+            return Err(CliError::InvalidArgument(
+                "eval needs code: eval '<js>', eval --file <path>, or eval - (code on stdin)"
+                    .into(),
+            ));
+        }
+        Ok(self)
+    }
+}
+
+impl TabCommand for Eval {
+    type Data = EvalData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<EvalData>> {
+        if self.file.is_some() {
+            return Err(CliError::InvalidArgument(
+                "eval --file is read by the CLI: send the code itself".into(),
+            ));
+        }
+        if self.code.trim().is_empty() {
+            return Err(CliError::InvalidArgument("eval needs code".into()));
+        }
+        let (v, pre) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
+        Ok(Done::data(EvalData {
+            value: v.value,
+            value_type: v.kind,
+            preview: v.preview,
+            pre_url: pre.as_ref().map(|p| p.url.clone()),
+            pre_origin: pre.as_ref().map(|p| p.origin.clone()),
+            pre_ready_state: pre.map(|p| p.ready_state),
+        }))
+    }
+}

@@ -1,0 +1,396 @@
+//! The form commands: `fill` (replace a field's text), `select` (choose options), `upload` (set a
+//! file input's files).
+
+use std::path::{Path, PathBuf};
+
+use envelope::{InputData, InputKind, Target, ValueSummary};
+use serde::{Deserialize, Serialize};
+
+use super::pointer::{Spot, locate_waiting};
+use crate::error::{CliError, Result};
+use crate::model::{ClientEnv, TabTarget};
+use crate::page::actionability::{self, KEY_EVENTS};
+use crate::page::edit;
+use crate::page::input::keyboard;
+use crate::page::locate::{self, Located};
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser fill <selector|x,y> <text>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Fill {
+    /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates of the
+    /// field.
+    pub selector: String,
+    /// The text that replaces the field's value (may start with `-`: `fill '#n' -5`).
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub text: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser select <selector> <value>...`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Select {
+    /// The `<select>` element: `@eN`, a CSS selector or an XPath.
+    pub selector: String,
+    /// The option values to choose (several for a `<select multiple>`).
+    #[cfg_attr(feature = "cli", arg(required = true, num_args = 1..))]
+    pub values: Vec<String>,
+    /// Match the options' display text instead of their value attribute.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub by_text: bool,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser upload <selector> <file>...`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Upload {
+    /// The file input: `@eN`, a CSS selector or an XPath.
+    pub selector: String,
+    /// The files (made absolute against the caller's working directory; each must exist and be
+    /// readable).
+    #[cfg_attr(feature = "cli", arg(required = true, num_args = 1..))]
+    pub files: Vec<PathBuf>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+fn with_article(what: &str) -> String {
+    let vowel = what
+        .trim_start_matches('<')
+        .starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {what}", if vowel { "an" } else { "a" })
+}
+
+/// The element at a spot: located (waiting for a selector to match), or found at the point.
+async fn element_at(cx: &mut TabCx<'_>, spot: &Spot) -> Result<Located> {
+    match spot {
+        Spot::Element(sel) => locate_waiting(cx, sel).await,
+        Spot::Point(x, y, _) => {
+            let page = cx.page.clone();
+            let deadline = cx.deadline.clone();
+            Ok(
+                locate::at_point(&mut cx.state.frames, &page, *x, *y, &deadline)
+                    .await?
+                    .0,
+            )
+        }
+    }
+}
+
+impl TabCommand for Fill {
+    type Data = InputData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Replaces the text of an input, textarea or contenteditable element: checks it takes text,
+    /// focuses and selects it, checks focus really is on it, then inserts `text` (one trusted
+    /// `input` event, as an input method gives; frameworks' value trackers see it), commits it
+    /// with one `change`, and confirms the element saw the input.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
+        cx.load_refs();
+        let spot = Spot::parse(&self.selector)?;
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let selector = spot.text().to_string();
+        let selector = selector.as_str();
+        let node = element_at(cx, &spot).await?;
+        let kind = edit::field_kind(&node, selector, &deadline).await?;
+        let what = if kind.what.is_empty() {
+            "element"
+        } else {
+            kind.what.as_str()
+        };
+        match kind.kind.as_str() {
+            "text" | "editable" => {
+                if !edit::focus_and_select(&node, selector, &deadline).await? {
+                    return Err(CliError::InvalidArgument(format!(
+                        "element {selector} ({what}) did not take keyboard focus (hidden, inert, or \
+                         focus was moved by the page); nothing was typed"
+                    )));
+                }
+                actionability::listen(&node, KEY_EVENTS, &deadline, selector).await?;
+                let typed = if self.text.is_empty() {
+                    edit::clear(&node, selector, &deadline).await
+                } else {
+                    keyboard::insert_text(&page, &self.text, &deadline).await
+                };
+                let seen = actionability::finish_listening(&node, &deadline, selector).await;
+                typed?;
+                let arrived = seen.gone
+                    || seen.count_on_target("input") + seen.count_on_target("beforeinput") > 0;
+                if !arrived {
+                    return Err(CliError::NotDelivered {
+                        action: "browser fill".into(),
+                        selector: selector.to_string(),
+                        reason: "input missed",
+                        by: None,
+                        detail: "saw no input event (the text went elsewhere)".into(),
+                    });
+                }
+                if !self.text.is_empty() {
+                    edit::commit(&node, selector, &deadline).await?;
+                }
+            }
+            "value" => {
+                let kept = edit::set_value(&node, selector, &self.text, &deadline).await?;
+                // The element normalises what it keeps (seconds dropped, ...); an empty value
+                // means it rejected the text.
+                if !self.text.is_empty() && kept.as_deref().is_none_or(str::is_empty) {
+                    return Err(CliError::InvalidArgument(format!(
+                        "element {selector} is {}: {:?} is not a valid value for it",
+                        with_article(what),
+                        self.text
+                    )));
+                }
+            }
+            _ => {
+                let hint = kind.hint.as_deref().unwrap_or("fill sets text");
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} is {}: {hint}",
+                    with_article(what)
+                )));
+            }
+        }
+        Ok(Done::data(InputData {
+            action: InputKind::Fill,
+            target: Some(spot.target()),
+            value_summary: ValueSummary::Text {
+                text_length: self.text.chars().count() as u64,
+            },
+        }))
+    }
+}
+
+/// The options of a `<select>`, for an error: `red (Red), green (Green)`.
+fn list_options(options: &[edit::SelectOption]) -> String {
+    if options.is_empty() {
+        return "it has no options".into();
+    }
+    let listed: Vec<String> = options
+        .iter()
+        .map(|o| {
+            let mut s = format!("{:?}", o.value);
+            if o.text != o.value {
+                s.push_str(&format!(" (text {:?})", o.text));
+            }
+            if o.disabled {
+                s.push_str(" [disabled]");
+            }
+            s
+        })
+        .collect();
+    format!("its options are {}", listed.join(", "))
+}
+
+impl TabCommand for Select {
+    type Data = InputData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Chooses the options (every value must match one, by value or by display text); one
+    /// `input` and one `change` when the selection changed. A value that matches nothing changes
+    /// nothing and the error lists the options.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
+        cx.load_refs();
+        let deadline = cx.deadline.clone();
+        let selector = self.selector.as_str();
+        let node = locate_waiting(cx, selector).await?;
+        let out =
+            edit::select_options(&node, selector, &self.values, self.by_text, &deadline).await?;
+        let by = if self.by_text { "text" } else { "value" };
+        match out.error.as_deref() {
+            None => {}
+            Some("notselect") => {
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} is {}: select chooses options of a <select> (use click for \
+                     custom dropdowns)",
+                    with_article(out.what.as_deref().unwrap_or("element"))
+                )));
+            }
+            Some("disabled") => {
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} is disabled: nothing was selected"
+                )));
+            }
+            Some("single") => {
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} takes one option (it is not a <select multiple>), {} were \
+                     given; {}",
+                    self.values.len(),
+                    list_options(&out.options)
+                )));
+            }
+            Some(kind) => {
+                let missing = out.missing.clone().unwrap_or_default();
+                let why = if kind == "optiondisabled" {
+                    "is disabled"
+                } else {
+                    "matches no option"
+                };
+                return Err(CliError::OptionNotFound {
+                    selector: selector.to_string(),
+                    value: missing,
+                    message: format!(
+                        "{by} {:?} {why} of {selector}: {}{}",
+                        out.missing.as_deref().unwrap_or_default(),
+                        list_options(&out.options),
+                        if self.by_text {
+                            ""
+                        } else {
+                            " (--by-text matches the display text)"
+                        }
+                    ),
+                    options: out
+                        .options
+                        .iter()
+                        .map(|o| (o.value.clone(), o.text.clone()))
+                        .collect(),
+                });
+            }
+        }
+        // The element must now hold what was asked (a page handler may undo a change).
+        let held = |v: &String| out.selected.contains(v);
+        if !self.by_text && !self.values.iter().all(held) {
+            return Err(CliError::NotDelivered {
+                action: "browser select".into(),
+                selector: selector.to_string(),
+                reason: "input missed",
+                by: None,
+                detail: format!("holds {:?} after choosing {:?}", out.selected, self.values),
+            });
+        }
+        let value = self.values.join(",");
+        let values = (self.values.len() > 1).then(|| self.values.clone());
+        Ok(Done::data(InputData {
+            action: InputKind::Select,
+            target: Some(Target::selector(self.selector)),
+            value_summary: ValueSummary::Select {
+                value,
+                by_text: self.by_text,
+                values,
+            },
+        }))
+    }
+}
+
+/// The files of an upload as absolute paths (relative ones against the caller's working
+/// directory), each checked to be a readable file. The CLI runs this before sending the request;
+/// the engine again, for requests made in-process.
+pub fn resolve_files(env: &ClientEnv, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if files.is_empty() {
+        return Err(CliError::InvalidArgument(
+            "upload needs at least one file".into(),
+        ));
+    }
+    files
+        .iter()
+        .map(|f| {
+            let path = env.resolve_path(f);
+            check_readable(&path)?;
+            Ok(path)
+        })
+        .collect()
+}
+
+fn check_readable(path: &Path) -> Result<()> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path)
+        .map_err(|e| CliError::InvalidArgument(format!("cannot upload {shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err(CliError::InvalidArgument(format!(
+            "cannot upload {shown}: it is not a file"
+        )));
+    }
+    std::fs::File::open(path)
+        .map_err(|e| CliError::InvalidArgument(format!("cannot upload {shown}: {e}")))?;
+    Ok(())
+}
+
+impl TabCommand for Upload {
+    type Data = InputData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Sets the file input's files (`DOM.setFileInputFiles`, in the frame's own session, so inside
+    /// an out-of-process iframe too) and confirms the input holds them.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
+        cx.load_refs();
+        let env = cx.env.clone();
+        let files = tokio::task::spawn_blocking({
+            let files = self.files.clone();
+            move || resolve_files(&env, &files)
+        })
+        .await
+        .map_err(|e| CliError::internal(format!("checking the files: {e}")))??;
+        let deadline = cx.deadline.clone();
+        let selector = self.selector.as_str();
+        let node = locate_waiting(cx, selector).await?;
+        let input = edit::file_input(&node, selector, &deadline).await?;
+        match input.error.as_deref() {
+            None => {}
+            Some("disabled") => {
+                return Err(CliError::InvalidArgument(format!(
+                    "file input {selector} is disabled: nothing was uploaded"
+                )));
+            }
+            Some(_) => {
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} is {}: upload sets the files of an <input type=file>",
+                    with_article(input.what.as_deref().unwrap_or("element"))
+                )));
+            }
+        }
+        if files.len() > 1 && !input.multiple {
+            return Err(CliError::InvalidArgument(format!(
+                "file input {selector} takes one file (it has no `multiple` attribute), {} were given",
+                files.len()
+            )));
+        }
+        let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let held = edit::set_files(&node, selector, &paths, &deadline).await?;
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        if held != names {
+            return Err(CliError::NotDelivered {
+                action: "browser upload".into(),
+                selector: selector.to_string(),
+                reason: "input missed",
+                by: None,
+                detail: format!("holds {held:?} instead of {names:?}"),
+            });
+        }
+        Ok(Done::data(InputData {
+            action: InputKind::Upload,
+            target: Some(Target::selector(self.selector)),
+            value_summary: ValueSummary::Files {
+                count: paths.len() as u64,
+                files: paths,
+            },
+        }))
+    }
+}

@@ -1,0 +1,232 @@
+//! The keyboard commands: `press` (a key or chord to whatever has focus), `type` (text key by key
+//! into an element), `focus`.
+
+use envelope::{ActionData, ActionKind, Changed, InputData, InputKind, Target, ValueSummary};
+use serde::{Deserialize, Serialize};
+
+use super::aftermath::Before;
+use super::pointer::locate_waiting;
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::actionability::{self, KEY_EVENTS, Seen};
+use crate::page::edit;
+use crate::page::input::keyboard::{self, Chord};
+use crate::page::locate::{self, Located};
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser press <key-or-chord>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Press {
+    /// A key as `KeyboardEvent.key` names it (`Enter`, `Tab`, `Escape`, `ArrowDown`, `a`), or a
+    /// chord of modifiers and a key joined with `+` (`Control+A`, `Shift+Tab`, `Meta+Enter`).
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub keys: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser type <selector> <text>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Type {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// The text, typed key by key at the caret (appended when the element did not have focus).
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub text: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser focus <selector>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Focus {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// Whether the keys arrived: the document the keyboard target is in saw `keydown` (a document
+/// that went away was navigated by the keys: Enter submitting a form).
+fn keys_arrived(seen: &Seen) -> bool {
+    seen.gone || seen.first(&["keydown"]).is_some()
+}
+
+/// What to describe an element by in an error (`<input type=text>`).
+fn what_of(kind: &edit::FieldKind) -> &str {
+    if kind.what.is_empty() {
+        "element"
+    } else {
+        kind.what.as_str()
+    }
+}
+
+impl TabCommand for Press {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Presses the key (modifiers down, key down and up, modifiers up) with the keyboard on the
+    /// focused element of whichever frame has focus, and confirms its document saw it.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        let chord = Chord::parse(self.keys.trim())?;
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let mut before = Before::read(cx).await?;
+        let node = locate::focused(&mut cx.state.frames, &page, &deadline).await?;
+        let what = "the focused element";
+        actionability::listen(&node, KEY_EVENTS, &deadline, what).await?;
+        before.arm(&page);
+        let sent = keyboard::send_keys(&page, &keyboard::chord_events(&chord), &deadline).await;
+        let seen = actionability::finish_listening(&node, &deadline, what).await;
+        sent?;
+        if !keys_arrived(&seen) {
+            return Err(CliError::NotDelivered {
+                action: "browser press".into(),
+                selector: chord.display(),
+                reason: "input missed",
+                by: None,
+                detail: "was not seen by the focused element's document".into(),
+            });
+        }
+        let after = before.after(cx).await?;
+        let mut data = ActionData::new(ActionKind::Press, None);
+        data.keys = Some(self.keys.trim().to_string());
+        data.changed = Changed {
+            url_changed: after.url_changed,
+            focus_changed: after.focus_changed,
+            scroll_changed: None,
+        };
+        Ok(Done::data(data))
+    }
+}
+
+/// Locates a field that takes typed text and focuses it for typing (the caret kept where it is,
+/// or at the end of the text).
+async fn typing_target(cx: &mut TabCx<'_>, selector: &str) -> Result<Located> {
+    let deadline = cx.deadline.clone();
+    let node = locate_waiting(cx, selector).await?;
+    let kind = edit::field_kind(&node, selector, &deadline).await?;
+    match kind.kind.as_str() {
+        "text" | "editable" => {}
+        "value" => {
+            return Err(CliError::InvalidArgument(format!(
+                "element {selector} is {} and takes no typed text: use fill to set its value",
+                what_of(&kind)
+            )));
+        }
+        _ => {
+            let hint = kind.hint.as_deref().unwrap_or("type enters text");
+            return Err(CliError::InvalidArgument(format!(
+                "element {selector} is {}: {}",
+                what_of(&kind),
+                hint.replace("fill sets text", "type enters text")
+            )));
+        }
+    }
+    if !edit::prepare_typing(&node, selector, &deadline).await? {
+        return Err(CliError::InvalidArgument(format!(
+            "element {selector} ({}) did not take keyboard focus (hidden, inert, or focus was moved \
+             by the page); nothing was typed",
+            what_of(&kind)
+        )));
+    }
+    Ok(node)
+}
+
+impl TabCommand for Type {
+    type Data = InputData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Types the text key by key (`keydown`, `keypress`/`beforeinput`, `input`, `keyup` per
+    /// character, as a keyboard gives; characters no key types come as an input method gives
+    /// them), and confirms every key reached the element.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InputData>> {
+        cx.load_refs();
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let selector = self.selector.as_str();
+        let mut before = Before::read(cx).await?;
+        let node = typing_target(cx, selector).await?;
+        actionability::listen(&node, KEY_EVENTS, &deadline, selector).await?;
+        before.arm(&page);
+        let sent =
+            keyboard::send_keys(&page, &keyboard::typing_events(&self.text), &deadline).await;
+        let seen = actionability::finish_listening(&node, &deadline, selector).await;
+        sent?;
+        let want = keyboard::keystrokes(&self.text);
+        let got = seen.count_on_target("keydown");
+        if !seen.gone && got < want {
+            let by = seen
+                .events
+                .iter()
+                .find(|e| e.kind == "keydown" && !e.on_target)
+                .and_then(|e| e.by.clone());
+            let elsewhere = by.map_or_else(
+                || "the rest did not arrive".to_string(),
+                |b| format!("the rest went to {b}"),
+            );
+            return Err(CliError::NotDelivered {
+                action: "browser type".into(),
+                selector: selector.to_string(),
+                reason: "input missed",
+                by: None,
+                detail: format!("got {got} of {want} keys ({elsewhere})"),
+            });
+        }
+        before.after(cx).await?;
+        Ok(Done::data(InputData {
+            action: InputKind::Type,
+            target: Some(Target::selector(self.selector)),
+            value_summary: ValueSummary::Text {
+                text_length: want as u64,
+            },
+        }))
+    }
+}
+
+impl TabCommand for Focus {
+    type Data = ActionData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Focuses the element (waiting for it to appear) and confirms focus is on it.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
+        cx.load_refs();
+        let deadline = cx.deadline.clone();
+        let selector = self.selector.as_str();
+        let before = Before::read(cx).await?;
+        let node = locate_waiting(cx, selector).await?;
+        if !edit::focus(&node, selector, &deadline).await? {
+            return Err(CliError::InvalidArgument(format!(
+                "element {selector} did not take focus (it is not focusable, hidden or inert; \
+                 give it a tabindex, or focus the control inside it)"
+            )));
+        }
+        let after = before.after(cx).await?;
+        let mut data = ActionData::new(ActionKind::Focus, Target::selector(self.selector));
+        data.changed = Changed {
+            url_changed: after.url_changed,
+            focus_changed: after.focus_changed,
+            scroll_changed: None,
+        };
+        Ok(Done::data(data))
+    }
+}

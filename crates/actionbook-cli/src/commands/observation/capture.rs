@@ -1,0 +1,274 @@
+//! `browser screenshot` and `browser pdf` (spec 10.2, 10.3): files written whole or not at all,
+//! paths relative to the client's working directory.
+
+use std::path::{Path, PathBuf};
+
+use cdp_protocol::FrameId;
+use envelope::{Artifact, ArtifactData};
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::model::{ClientEnv, TabTarget};
+use crate::page::screenshot::{self, ImageFormat, Label, Overlay, Shot, ViewRect};
+use crate::page::{locate, read};
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// `browser screenshot <path>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Screenshot {
+    /// The image file to write (relative to the working directory of the caller).
+    pub path: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+    /// Capture the whole page, not just the viewport.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub full: bool,
+    /// Draw numbered labels `[N]` on interactive elements, N being ref `@eN` (a snapshot is taken
+    /// first when the tab has no refs); removed from the page afterwards.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub annotate: bool,
+    /// JPEG quality 0-100 (jpeg only).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "0-100", value_parser = clap::value_parser!(u8).range(0..=100))
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_quality: Option<u8>,
+    /// Image format (default: from the file's extension, else png).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "png|jpeg"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_format: Option<ImageKind>,
+    /// Capture only this element's box (`@eN`, CSS or XPath; any frame).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+/// An image format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum ImageKind {
+    /// PNG.
+    Png,
+    /// JPEG.
+    #[cfg_attr(feature = "cli", value(alias = "jpg"))]
+    Jpeg,
+}
+
+/// `browser pdf <path>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Pdf {
+    /// The PDF file to write (relative to the working directory of the caller).
+    pub path: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `path` made absolute against the caller's working directory, checked writable.
+pub(crate) fn target_path(path: &str, env: &ClientEnv) -> Result<PathBuf> {
+    if path.trim().is_empty() {
+        return Err(CliError::InvalidArgument("the file path is empty".into()));
+    }
+    let p = Path::new(path);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        match &env.cwd {
+            Some(cwd) => cwd.join(p),
+            None => {
+                return Err(CliError::InvalidArgument(format!(
+                    "{path} is relative and the caller's working directory is unknown: give an absolute path"
+                )));
+            }
+        }
+    };
+    screenshot::check_target(&abs)?;
+    Ok(abs)
+}
+
+fn artifact(path: &Path, mime: &str, bytes: u64) -> ArtifactData {
+    ArtifactData {
+        artifact: Artifact {
+            path: path.display().to_string(),
+            mime_type: mime.to_string(),
+            bytes,
+        },
+    }
+}
+
+/// The labels of the tab's interactive refs that are on screen (document coordinates when
+/// `full`), taking a snapshot first when the tab has no refs.
+async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<Vec<Label>> {
+    cx.load_refs();
+    let page = cx.page.clone();
+    if cx.state.frames.refs.as_ref().is_none_or(|r| r.is_empty()) {
+        tokio::time::timeout(
+            deadline.remaining(),
+            cx.state.frames.snapshot(&page, deadline),
+        )
+        .await
+        .map_err(|_| deadline.timeout("the snapshot for --annotate"))??;
+        cx.save_refs()?;
+    }
+    let g = cx.state.frames.graph(&page, deadline).await?;
+    let entries: Vec<_> = cx
+        .state
+        .frames
+        .refs
+        .as_ref()
+        .map(|r| {
+            r.entries()
+                .iter()
+                .filter(|e| a11y_snapshot::roles::is_interactive_role(&e.role))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let m = screenshot::metrics(&page, deadline).await?;
+    let boxes = join_all(entries.iter().map(|e| {
+        let g = g.clone();
+        async move {
+            let session = g.session_for(&FrameId::from(e.frame_id.as_str()))?;
+            let b = read::border_box_of(
+                &g,
+                &session,
+                &e.frame_id,
+                Some(e.backend_node_id),
+                None,
+                "",
+                deadline,
+            )
+            .await
+            .ok()??;
+            Some((e.reference.number(), b))
+        }
+    }))
+    .await;
+    let mut out = Vec::new();
+    for (n, b) in boxes.into_iter().flatten() {
+        if b.width < 1.0 || b.height < 1.0 {
+            continue;
+        }
+        let on_screen = b.x + b.width > 0.0
+            && b.y + b.height > 0.0
+            && b.x < m.viewport_width
+            && b.y < m.viewport_height;
+        if !full && !on_screen {
+            continue;
+        }
+        let (dx, dy) = if full {
+            (m.scroll_x, m.scroll_y)
+        } else {
+            (0.0, 0.0)
+        };
+        out.push(Label {
+            n,
+            x: b.x + dx,
+            y: b.y + dy,
+            w: b.width,
+            h: b.height,
+        });
+    }
+    out.sort_by_key(|l| l.n);
+    Ok(out)
+}
+
+impl TabCommand for Screenshot {
+    type Data = ArtifactData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ArtifactData>> {
+        let path = target_path(&self.path, cx.env)?;
+        let format = match self.screenshot_format {
+            Some(ImageKind::Png) => ImageFormat::Png,
+            Some(ImageKind::Jpeg) => ImageFormat::Jpeg,
+            None => ImageFormat::from_extension(&path).unwrap_or_default(),
+        };
+        let mut warnings = Vec::new();
+        if self.screenshot_quality.is_some() && format == ImageFormat::Png {
+            warnings.push("--screenshot-quality applies to jpeg only; ignored for png".to_string());
+        }
+        let deadline = cx.deadline.clone();
+        let page = cx.page.clone();
+        let clip: Option<ViewRect> = match &self.selector {
+            Some(sel) => {
+                cx.load_refs();
+                let frames = &mut cx.state.frames;
+                let node = locate::locate(frames, &page, sel, &deadline).await?;
+                let _ = node
+                    .session()
+                    .send_timeout(
+                        &cdp_protocol::dom::ScrollIntoViewIfNeeded {
+                            object_id: Some(node.handle.object_id().clone()),
+                            ..Default::default()
+                        },
+                        deadline.capped(deadline::QUICK_CALL),
+                    )
+                    .await;
+                let g = frames.graph(&page, &deadline).await?;
+                let b = read::border_box(&g, &node, sel, &deadline).await?;
+                match b {
+                    Some(b) if b.width >= 1.0 && b.height >= 1.0 => Some(b),
+                    _ => {
+                        return Err(CliError::ElementNotFound {
+                            selector: format!("{sel} (it has no visible box)"),
+                        });
+                    }
+                }
+            }
+            None => None,
+        };
+        let shot = Shot {
+            format,
+            quality: self.screenshot_quality,
+            full_page: self.full && clip.is_none(),
+            clip,
+        };
+        let overlay = if self.annotate {
+            let labels = labels(cx, shot.full_page, &deadline).await?;
+            Some(Overlay::draw(&page, &labels, !shot.full_page, &deadline).await?)
+        } else {
+            None
+        };
+        let written = screenshot::screenshot(&page, &shot, &path, &deadline).await;
+        // The labels come out again whatever the capture did.
+        if let Some(o) = overlay
+            && let Err(e) = o.remove().await
+        {
+            warnings.push(format!("the annotation labels could not be removed: {e}"));
+        }
+        let bytes = written?;
+        let mut done = Done::data(artifact(&path, format.mime(), bytes));
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl TabCommand for Pdf {
+    type Data = ArtifactData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ArtifactData>> {
+        let path = target_path(&self.path, cx.env)?;
+        let bytes = screenshot::pdf(&cx.page, &path, &cx.deadline).await?;
+        Ok(Done::data(artifact(&path, "application/pdf", bytes)))
+    }
+}

@@ -1,0 +1,637 @@
+//! The read commands (spec 10.6, 10.8–10.11): `viewport`, `html`, `text`, `value`, `attr`,
+//! `attrs`, `box`, `styles`, `describe`, `state`, `inspect-point`. Every selector is `@eN`, CSS or
+//! XPath, in any frame.
+
+use cdp_protocol::FrameId;
+use envelope::{
+    AttributesData, BoundingBox, BoxData, DescribeData, DescribeState, ElementState,
+    InspectPointData, InspectedElement, Nearby, Point, ReadData, StateData, StringMap, Target,
+    ViewportData,
+};
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+
+use crate::commands::navigation::tab_only;
+use crate::deadline::Deadline;
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::eval::{self, ObjectHandle};
+use crate::page::hit_test;
+use crate::page::locate::{self, Located};
+use crate::page::read::{self, AxFacts, TextMode};
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+tab_only! {
+    /// `browser viewport`.
+    Viewport;
+}
+
+macro_rules! selector_command {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $name {
+            /// `@eN`, a CSS selector or an XPath (starting with `/`).
+            pub selector: String,
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+    )*};
+}
+
+selector_command! {
+    /// `browser html <selector>`.
+    Html;
+    /// `browser value <selector>`.
+    Value;
+    /// `browser attrs <selector>`.
+    Attrs;
+    /// `browser box <selector>`.
+    ElementBox;
+    /// `browser state <selector>`.
+    State;
+}
+
+/// `browser text <selector>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Text {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// `raw` (the rendered text, default) or `readability` (the main article's text only).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "raw|readability"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<TextKind>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// How `browser text` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum TextKind {
+    /// The rendered text.
+    Raw,
+    /// The main article's text, without navigation, asides, footers and ads.
+    Readability,
+}
+
+/// `browser attr <selector> <name>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Attr {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// The attribute.
+    pub name: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser styles <selector> [names...]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Styles {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// CSS properties to read (default: display, visibility, size, box, colours, font ...).
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser describe <selector>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Describe {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`).
+    pub selector: String,
+    /// Also describe one level around it: its parent, previous and next sibling, three children.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub nearby: bool,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser inspect-point <x,y>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct InspectPoint {
+    /// `x,y` in CSS pixels of the viewport.
+    pub coordinates: String,
+    /// Also report this many ancestors.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_depth: Option<usize>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// The element `selector` names (refs loaded from disk first).
+async fn find(cx: &mut TabCx<'_>, selector: &str) -> Result<Located> {
+    cx.load_refs();
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    locate::locate(&mut cx.state.frames, &page, selector, &deadline).await
+}
+
+fn read_data(selector: String, value: String) -> Done<ReadData> {
+    Done::data(ReadData {
+        target: Target::selector(selector),
+        value,
+    })
+}
+
+/// The viewport size, in CSS pixels.
+pub(crate) async fn viewport_size(cx: &TabCx<'_>) -> Result<(f64, f64)> {
+    eval::read(
+        &cx.page,
+        "[window.innerWidth, window.innerHeight]",
+        cx.deadline.capped(crate::deadline::QUICK_CALL),
+        "the viewport size",
+    )
+    .await
+}
+
+macro_rules! target_of {
+    ($($t:ty),*) => {$(
+        impl $t {
+            fn tab(&self) -> &TabTarget {
+                &self.target
+            }
+        }
+    )*};
+}
+target_of!(
+    Html,
+    Text,
+    Value,
+    Attr,
+    Attrs,
+    ElementBox,
+    Styles,
+    Describe,
+    State,
+    InspectPoint
+);
+
+impl TabCommand for Viewport {
+    type Data = ViewportData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ViewportData>> {
+        let (w, h) = viewport_size(cx).await?;
+        Ok(Done::data(ViewportData {
+            width: w.max(0.0).round() as u64,
+            height: h.max(0.0).round() as u64,
+        }))
+    }
+}
+
+impl TabCommand for Html {
+    type Data = ReadData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
+        let node = find(cx, &self.selector).await?;
+        let v = read::outer_html(&node, &self.selector, &cx.deadline).await?;
+        Ok(read_data(self.selector, v))
+    }
+}
+
+impl TabCommand for Text {
+    type Data = ReadData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
+        let node = find(cx, &self.selector).await?;
+        let mode = match self.mode {
+            Some(TextKind::Readability) => TextMode::Readability,
+            _ => TextMode::Raw,
+        };
+        let v = read::text(&node, &self.selector, mode, &cx.deadline).await?;
+        Ok(read_data(self.selector, v))
+    }
+}
+
+impl TabCommand for Value {
+    type Data = ReadData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
+        let node = find(cx, &self.selector).await?;
+        let v = read::value(&node, &self.selector, &cx.deadline).await?;
+        Ok(read_data(self.selector, v))
+    }
+}
+
+impl TabCommand for Attr {
+    type Data = ReadData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
+        let node = find(cx, &self.selector).await?;
+        match read::attribute(&node, &self.selector, &self.name, &cx.deadline).await? {
+            Some(v) => Ok(read_data(self.selector, v)),
+            None => Err(CliError::InvalidArgument(format!(
+                "{} has no attribute {:?} (`browser attrs` lists the ones it has)",
+                self.selector, self.name
+            ))),
+        }
+    }
+}
+
+impl TabCommand for Attrs {
+    type Data = AttributesData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<AttributesData>> {
+        let node = find(cx, &self.selector).await?;
+        let v = read::attributes(&node, &self.selector, &cx.deadline).await?;
+        Ok(Done::data(AttributesData {
+            target: Target::selector(self.selector),
+            value: v.into_iter().collect::<StringMap>(),
+        }))
+    }
+}
+
+impl TabCommand for Styles {
+    type Data = AttributesData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<AttributesData>> {
+        let names: Vec<String> = if self.names.is_empty() {
+            read::DEFAULT_STYLES.iter().map(|s| s.to_string()).collect()
+        } else {
+            self.names.iter().map(|n| n.trim().to_string()).collect()
+        };
+        let node = find(cx, &self.selector).await?;
+        let v = read::styles(&node, &self.selector, &names, &cx.deadline).await?;
+        Ok(Done::data(AttributesData {
+            target: Target::selector(self.selector),
+            value: v.into_iter().collect::<StringMap>(),
+        }))
+    }
+}
+
+impl TabCommand for ElementBox {
+    type Data = BoxData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<BoxData>> {
+        let node = find(cx, &self.selector).await?;
+        let page = cx.page.clone();
+        let g = cx.state.frames.graph(&page, &cx.deadline).await?;
+        let b = read::border_box(&g, &node, &self.selector, &cx.deadline)
+            .await?
+            .unwrap_or_default();
+        Ok(Done::data(BoxData {
+            target: Target::selector(self.selector),
+            value: BoundingBox {
+                x: b.x,
+                y: b.y,
+                width: b.width,
+                height: b.height,
+            },
+        }))
+    }
+}
+
+impl TabCommand for State {
+    type Data = StateData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StateData>> {
+        let node = find(cx, &self.selector).await?;
+        let page = cx.page.clone();
+        let g = cx.state.frames.graph(&page, &cx.deadline).await?;
+        let s = read::state(&g, &node, &self.selector, &cx.deadline).await?;
+        Ok(Done::data(StateData {
+            target: Target::selector(self.selector),
+            state: ElementState {
+                visible: s.visible,
+                enabled: s.enabled,
+                checked: s.checked,
+                focused: s.focused,
+                editable: s.editable,
+                selected: s.selected,
+            },
+        }))
+    }
+}
+
+/// `role "name"` (or just `role`).
+fn summary(role: &str, name: &str) -> String {
+    if name.is_empty() {
+        role.to_string()
+    } else {
+        format!("{role} \"{name}\"")
+    }
+}
+
+/// Whether a node is worth naming: it has a name or text, or users act on it.
+fn significant(n: &AxFacts, name: &str) -> bool {
+    !n.ignored && (!name.is_empty() || a11y_snapshot::roles::is_interactive_role(&n.role))
+}
+
+/// The name of a node for `--nearby`: its accessible name, else its own text children.
+fn name_with_text(n: &AxFacts, all: &[AxFacts]) -> String {
+    if !n.name.is_empty() {
+        return n.name.clone();
+    }
+    let text: Vec<&str> = n
+        .children
+        .iter()
+        .filter_map(|id| all.iter().find(|c| &c.id == id))
+        .filter(|c| c.role == "text")
+        .map(|c| c.name.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    text.join(" ")
+}
+
+/// One level around the element, from the accessibility tree: the nearest meaningful ancestor,
+/// the neighbours under its own parent, its first three meaningful children.
+async fn nearby(node: &Located, me: &AxFacts, around: &[AxFacts], deadline: &Deadline) -> Nearby {
+    // The children of the element's own accessibility parent: its siblings, and the parent's text.
+    let direct = me
+        .parent
+        .as_deref()
+        .and_then(|id| around.iter().find(|n| n.id == id));
+    let siblings = match direct.and_then(|p| p.backend) {
+        Some(backend) => read::ax_tree(node.session(), backend, true, deadline)
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let mut all = around.to_vec();
+    all.extend(siblings.iter().cloned());
+    let by_id = |id: &str| all.iter().find(|n| n.id == id);
+    let mut parent = None;
+    let mut cur = direct;
+    for _ in 0..64 {
+        // The root (the document) is no parent worth naming.
+        let Some(p) = cur.filter(|p| p.parent.is_some()) else {
+            break;
+        };
+        let name = name_with_text(p, &all);
+        if significant(p, &name) {
+            parent = Some(summary(&p.role, &name));
+            break;
+        }
+        cur = p.parent.as_deref().and_then(by_id);
+    }
+    let (mut previous_sibling, mut next_sibling) = (None, None);
+    if let Some(p) = direct.and_then(|d| siblings.iter().find(|n| n.backend == d.backend)) {
+        let kids: Vec<&AxFacts> = p
+            .children
+            .iter()
+            .filter_map(|id| siblings.iter().find(|n| &n.id == id))
+            .collect();
+        if let Some(at) = kids.iter().position(|k| k.backend == me.backend) {
+            let label = |k: &AxFacts| {
+                let name = name_with_text(k, &siblings);
+                significant(k, &name).then(|| summary(&k.role, &name))
+            };
+            previous_sibling = kids[..at].iter().rev().find_map(|k| label(k));
+            next_sibling = kids[at + 1..].iter().find_map(|k| label(k));
+        }
+    }
+    let children = me
+        .children
+        .iter()
+        .filter_map(|id| by_id(id))
+        .filter(|c| !(c.role == "text" && c.name == me.name))
+        .filter_map(|c| {
+            let name = name_with_text(c, &all);
+            significant(c, &name).then(|| summary(&c.role, &name))
+        })
+        .take(3)
+        .collect();
+    Nearby {
+        parent,
+        previous_sibling,
+        next_sibling,
+        children,
+    }
+}
+
+impl TabCommand for Describe {
+    type Data = DescribeData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<DescribeData>> {
+        let node = find(cx, &self.selector).await?;
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let g = cx.state.frames.graph(&page, &deadline).await?;
+        let backend = node.encoded.backend_node_id;
+        let (ax, facts, state) = tokio::join!(
+            read::ax_tree(node.session(), backend, self.nearby, &deadline),
+            read::dom_facts(&node.handle, &self.selector, &deadline),
+            read::state(&g, &node, &self.selector, &deadline),
+        );
+        let (ax, facts, state) = (ax.unwrap_or_default(), facts?, state?);
+        let me = ax
+            .iter()
+            .find(|n| n.backend == Some(backend))
+            .cloned()
+            .unwrap_or_else(|| AxFacts {
+                role: "generic".into(),
+                ..Default::default()
+            });
+        let name = if me.name.is_empty() {
+            facts.fallback_name.clone()
+        } else {
+            me.name.clone()
+        };
+        let mut summary_text = summary(&me.role, &name);
+        if !state.enabled {
+            summary_text.push_str(" disabled");
+        }
+        if state.checkable && state.checked {
+            summary_text.push_str(" checked");
+        }
+        if state.selectable && state.selected {
+            summary_text.push_str(" selected");
+        }
+        let nearby = match self.nearby {
+            true => Some(nearby(&node, &me, &ax, &deadline).await),
+            false => None,
+        };
+        Ok(Done::data(DescribeData {
+            target: Target::selector(self.selector),
+            summary: summary_text,
+            role: me.role,
+            name,
+            tag: facts.tag,
+            attributes: facts.attributes.into_iter().collect::<StringMap>(),
+            state: DescribeState {
+                visible: state.visible,
+                enabled: state.enabled,
+                checked: state.checkable.then_some(state.checked),
+                selected: state.selectable.then_some(state.selected),
+            },
+            nearby,
+        }))
+    }
+}
+
+/// Role, name, a selector that finds it again and its ref, of one hit element (or ancestor).
+async fn inspected(
+    cx: &TabCx<'_>,
+    g: &frame_graph::FrameGraph,
+    session: &cdp_protocol::Session,
+    frame: &FrameId,
+    backend: i64,
+    deadline: &Deadline,
+) -> InspectedElement {
+    let (role, name) = read::role_and_name(session, backend, deadline).await;
+    let main = g.main_frame().frame_id;
+    let selector = if *frame == main {
+        let handle = session
+            .send_timeout(
+                &cdp_protocol::dom::ResolveNode {
+                    backend_node_id: Some(cdp_protocol::BackendNodeId::new(backend)),
+                    ..Default::default()
+                },
+                deadline.capped(crate::deadline::QUICK_CALL),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.object.object_id)
+            .map(|id| ObjectHandle::new(session.clone(), id));
+        match handle {
+            Some(h) => read::selector_of(&h, deadline).await.ok(),
+            None => None,
+        }
+    } else {
+        None
+    };
+    // Elements of other frames: the frame-scoped encoded id (`locate` takes it).
+    let selector = selector.unwrap_or_else(|| {
+        let index = g.index_for(frame).map(|i| i.get()).unwrap_or(0);
+        format!("{index}-{backend}")
+    });
+    let ref_id = cx
+        .state
+        .frames
+        .refs
+        .as_ref()
+        .and_then(|r| r.get(frame.as_str(), backend))
+        .map(|r| r.to_string().trim_start_matches('@').to_string());
+    InspectedElement {
+        role,
+        name,
+        selector,
+        ref_id,
+    }
+}
+
+impl TabCommand for InspectPoint {
+    type Data = InspectPointData;
+    fn target(&self) -> &TabTarget {
+        self.tab()
+    }
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<InspectPointData>> {
+        let bad = || {
+            CliError::InvalidArgument(format!(
+                "invalid coordinates {:?}: expected x,y in viewport CSS pixels, e.g. 120,45",
+                self.coordinates
+            ))
+        };
+        let (x, y) = match crate::commands::interaction::parse_coordinates(&self.coordinates) {
+            Some(p) => p?,
+            None => return Err(bad()),
+        };
+        let (w, h) = viewport_size(cx).await?;
+        if x >= w || y >= h {
+            return Err(CliError::InvalidArgument(format!(
+                "point {x},{y} is outside the viewport ({w}x{h} CSS pixels)"
+            )));
+        }
+        cx.load_refs();
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let g = cx.state.frames.graph(&page, &deadline).await?;
+        let hit = hit_test::hit_test(&g, &page, x, y, &deadline).await?;
+        let element = inspected(
+            cx,
+            &g,
+            &hit.session,
+            &hit.frame_id,
+            hit.backend_node_id,
+            &deadline,
+        )
+        .await;
+        let mut parents = Vec::new();
+        let depth = self.parent_depth.unwrap_or(0);
+        if depth > 0 {
+            let ax = read::ax_tree(&hit.session, hit.backend_node_id, true, &deadline)
+                .await
+                .unwrap_or_default();
+            let mut chain = Vec::new();
+            let mut cur = ax
+                .iter()
+                .find(|n| n.backend == Some(hit.backend_node_id))
+                .and_then(|n| n.parent.clone());
+            while let Some(id) = cur {
+                let Some(n) = ax.iter().find(|n| n.id == id) else {
+                    break;
+                };
+                if !n.ignored
+                    && n.role != "none"
+                    && n.role != "RootWebArea"
+                    && let Some(b) = n.backend
+                {
+                    chain.push(b);
+                }
+                if chain.len() >= depth {
+                    break;
+                }
+                cur = n.parent.clone();
+            }
+            parents = join_all(
+                chain
+                    .into_iter()
+                    .map(|b| inspected(cx, &g, &hit.session, &hit.frame_id, b, &deadline)),
+            )
+            .await;
+        }
+        Ok(Done::data(InspectPointData {
+            point: Point { x, y },
+            element,
+            parents,
+            screenshot_path: None,
+        }))
+    }
+}

@@ -1,0 +1,259 @@
+//! Web storage (spec 14, tab level): `browser local-storage | session-storage` `list | get | set |
+//! delete | clear`, on the storage of the tab's main-frame origin.
+//!
+//! - `get` of an absent key answers `item: null` (as the reference CLI).
+//! - `clear <key>` removes that key (spec 14.5); `clear` without a key (beyond the spec) empties
+//!   the whole storage; `affected` counts the keys removed.
+//! - A page without storage (`about:blank` and other opaque origins, storage blocked by the
+//!   browser) is `UNSUPPORTED_OPERATION` with the browser's reason; a value over the quota is
+//!   `INVALID_ARGUMENT`.
+
+use envelope::{
+    ChangeAction, StorageChangeData, StorageGetData, StorageItem, StorageKind, StorageListData,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::deadline;
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::eval;
+use crate::reply::Done;
+use crate::tab::{TabCommand, TabCx};
+
+/// One storage operation, run in the page by [`STORAGE_JS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Op {
+    List,
+    Get,
+    Set,
+    Delete,
+    Clear,
+}
+
+/// What the page answers: either `error` (and `name`, the exception's) or the operation's result.
+#[derive(Debug, Default, Deserialize)]
+struct Answer {
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    items: Vec<(String, String)>,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    affected: u64,
+}
+
+/// The storage operation in the page: `(kind, op, key, value)`, by value.
+const STORAGE_JS: &str = r#"(function (kind, op, key, value) {
+  let s;
+  try {
+    if (self.origin === 'null') return { error: 'the page ' + location.href + ' has an opaque origin: it has no web storage', name: 'Opaque' };
+    s = self[kind];
+  } catch (e) { return { error: String(e && e.message || e), name: String(e && e.name || 'Error') }; }
+  if (!s) return { error: kind + ' is not available in this page', name: 'Missing' };
+  try {
+    switch (op) {
+      case 'list': { const items = []; for (let i = 0; i < s.length; i++) { const k = s.key(i); items.push([k, s.getItem(k)]); } return { items }; }
+      case 'get': return { value: s.getItem(key) };
+      case 'set': s.setItem(key, value); return { affected: 1 };
+      case 'delete': { const had = s.getItem(key) !== null; s.removeItem(key); return { affected: had ? 1 : 0 }; }
+      case 'clear': {
+        if (key === null) { const n = s.length; s.clear(); return { affected: n }; }
+        const had = s.getItem(key) !== null; s.removeItem(key); return { affected: had ? 1 : 0 };
+      }
+    }
+  } catch (e) { return { error: String(e && e.message || e), name: String(e && e.name || 'Error') }; }
+  return { error: 'unknown operation ' + op, name: 'Error' };
+})"#;
+
+fn kind_name(kind: StorageKind) -> &'static str {
+    match kind {
+        StorageKind::Local => "localStorage",
+        StorageKind::Session => "sessionStorage",
+    }
+}
+
+/// Runs one operation on the tab's main-frame storage.
+async fn run_op(
+    cx: &mut TabCx<'_>,
+    kind: StorageKind,
+    op: Op,
+    key: Option<&str>,
+    value: Option<&str>,
+) -> Result<Answer> {
+    let args = serde_json::json!([kind_name(kind), op, key, value]);
+    let args = args
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    let expression = format!("{STORAGE_JS}({args})");
+    let answer: Answer = eval::read(
+        &cx.page,
+        &expression,
+        cx.deadline.capped(deadline::QUICK_CALL),
+        "the page's storage",
+    )
+    .await?;
+    match (answer.error.clone(), answer.name.as_deref()) {
+        (None, _) => Ok(answer),
+        (Some(e), Some("QuotaExceededError")) => Err(CliError::InvalidArgument(format!(
+            "the value does not fit in {}: {e}",
+            kind_name(kind)
+        ))),
+        (Some(e), _) => Err(CliError::Unsupported(format!(
+            "{} cannot be used in this page: {e}",
+            kind_name(kind)
+        ))),
+    }
+}
+
+macro_rules! storage_commands {
+    ($( $kind:ident: $list:ident, $get:ident, $set:ident, $delete:ident, $clear:ident, $label:literal; )*) => {$(
+        #[doc = concat!("`browser ", $label, " list`.")]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $list {
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+
+        #[doc = concat!("`browser ", $label, " get <key>`.")]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $get {
+            /// The key.
+            pub key: String,
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+
+        #[doc = concat!("`browser ", $label, " set <key> <value>`.")]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $set {
+            /// The key.
+            pub key: String,
+            /// The value (may start with `-`).
+            #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+            pub value: String,
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+
+        #[doc = concat!("`browser ", $label, " delete <key>`.")]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $delete {
+            /// The key.
+            pub key: String,
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+
+        #[doc = concat!("`browser ", $label, " clear [<key>]`.")]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        pub struct $clear {
+            /// The key to remove; without it, every key.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub key: Option<String>,
+            /// The session and tab.
+            #[serde(flatten)]
+            #[cfg_attr(feature = "cli", command(flatten))]
+            pub target: TabTarget,
+        }
+
+        impl TabCommand for $list {
+            type Data = StorageListData;
+            fn target(&self) -> &TabTarget {
+                &self.target
+            }
+            async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageListData>> {
+                let a = run_op(cx, StorageKind::$kind, Op::List, None, None).await?;
+                let items = a
+                    .items
+                    .into_iter()
+                    .map(|(key, value)| StorageItem { key, value })
+                    .collect();
+                Ok(Done::data(StorageListData { storage: StorageKind::$kind, items }))
+            }
+        }
+
+        impl TabCommand for $get {
+            type Data = StorageGetData;
+            fn target(&self) -> &TabTarget {
+                &self.target
+            }
+            async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageGetData>> {
+                let a = run_op(cx, StorageKind::$kind, Op::Get, Some(&self.key), None).await?;
+                let item = a.value.map(|value| StorageItem { key: self.key, value });
+                Ok(Done::data(StorageGetData { storage: StorageKind::$kind, item }))
+            }
+        }
+
+        impl TabCommand for $set {
+            type Data = StorageChangeData;
+            fn target(&self) -> &TabTarget {
+                &self.target
+            }
+            async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
+                let a = run_op(cx, StorageKind::$kind, Op::Set, Some(&self.key), Some(&self.value))
+                    .await?;
+                Ok(change(StorageKind::$kind, ChangeAction::Set, a.affected))
+            }
+        }
+
+        impl TabCommand for $delete {
+            type Data = StorageChangeData;
+            fn target(&self) -> &TabTarget {
+                &self.target
+            }
+            async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
+                let a = run_op(cx, StorageKind::$kind, Op::Delete, Some(&self.key), None).await?;
+                Ok(change(StorageKind::$kind, ChangeAction::Delete, a.affected))
+            }
+        }
+
+        impl TabCommand for $clear {
+            type Data = StorageChangeData;
+            fn target(&self) -> &TabTarget {
+                &self.target
+            }
+            async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
+                let a = run_op(cx, StorageKind::$kind, Op::Clear, self.key.as_deref(), None).await?;
+                Ok(change(StorageKind::$kind, ChangeAction::Clear, a.affected))
+            }
+        }
+    )*};
+}
+
+fn change(storage: StorageKind, action: ChangeAction, affected: u64) -> Done<StorageChangeData> {
+    Done::data(StorageChangeData {
+        storage,
+        action,
+        affected,
+    })
+}
+
+storage_commands! {
+    Local: LocalStorageList, LocalStorageGet, LocalStorageSet, LocalStorageDelete,
+        LocalStorageClear, "local-storage";
+    Session: SessionStorageList, SessionStorageGet, SessionStorageSet, SessionStorageDelete,
+        SessionStorageClear, "session-storage";
+}

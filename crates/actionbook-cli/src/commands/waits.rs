@@ -1,0 +1,431 @@
+//! Waiting (spec 12): `browser wait element`, `navigation`, `network-idle`, `condition`.
+//!
+//! Every wait is bounded by the command's `--timeout` (default 30 s, as the reference CLI) and
+//! runs on its own tab's queue only, so the other tabs of the session keep working meanwhile. When
+//! time runs out it fails with `TIMEOUT`, `error.details` holding `elapsed_ms` and what it saw
+//! last (`observed_value`). Element and condition waits check again on every change of the main
+//! frame's document, and at least every [`watch::POLL`].
+
+use std::time::{Duration, Instant};
+
+use envelope::{WaitData, WaitKind};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::navigation::tab_only;
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::page::navigation::LoadWaiter;
+use crate::page::{eval, locate, watch};
+use crate::reply::Done;
+use crate::tab::services::network::{NetworkRecorder, RecorderState};
+use crate::tab::{TabCommand, TabCx};
+
+/// How long the network must stay quiet (no request waiting for its response, no request event)
+/// to count as idle.
+pub(crate) const NETWORK_QUIET: Duration = Duration::from_millis(500);
+
+/// Which state of the element is waited for (`--state`, beyond the spec).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum ElementState {
+    /// In the DOM (the spec's meaning).
+    #[default]
+    Attached,
+    /// In the DOM, rendered, with a non-empty box.
+    Visible,
+    /// Not visible: absent, or present but not rendered.
+    Hidden,
+    /// Not in the DOM.
+    Detached,
+}
+
+/// `browser wait element <selector>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct WaitElement {
+    /// `@eN`, a CSS selector or an XPath (starting with `/`); any frame.
+    pub selector: String,
+    /// The state to wait for: attached (default), visible, hidden or detached.
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<ElementState>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser wait condition <expression>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct WaitCondition {
+    /// A JavaScript expression, evaluated until truthy; a promise is awaited; a throw is EVAL_FAILED.
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub expression: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+tab_only! {
+    /// `browser wait navigation`.
+    WaitNavigation;
+    /// `browser wait network-idle`.
+    WaitNetworkIdle;
+}
+
+fn satisfied(kind: WaitKind, started: Instant, observed: Value) -> Done<WaitData> {
+    Done::data(WaitData {
+        kind,
+        satisfied: true,
+        elapsed_ms: elapsed_ms(started),
+        observed_value: observed,
+    })
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn timed_out(what: &str, deadline: &Deadline, started: Instant, observed: Value) -> CliError {
+    CliError::WaitTimedOut {
+        what: what.to_string(),
+        ms: deadline.timeout_ms(),
+        elapsed_ms: elapsed_ms(started),
+        observed,
+    }
+}
+
+/// What a look for the element found.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    found: bool,
+    /// Known when the state asks about visibility and the element was found.
+    visible: Option<bool>,
+}
+
+impl Seen {
+    fn satisfies(self, state: ElementState) -> bool {
+        match state {
+            ElementState::Attached => self.found,
+            ElementState::Detached => !self.found,
+            ElementState::Visible => self.found && self.visible == Some(true),
+            ElementState::Hidden => !self.found || self.visible == Some(false),
+        }
+    }
+}
+
+/// One look for the element. Absent (or gone, or in a frame being replaced) is an answer; a bad
+/// selector, a ref that was never handed out and a broken page are errors.
+async fn look(cx: &mut TabCx<'_>, selector: &str, state: ElementState) -> Result<Seen> {
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let node = match locate::locate(&mut cx.state.frames, &page, selector, &deadline).await {
+        Ok(node) => node,
+        Err(CliError::ElementNotFound { .. }) if selector.starts_with('@') => {
+            // A ref names one node of a snapshot: one the table never had cannot appear.
+            let known = cx.state.frames.refs.as_ref().is_some_and(|t| {
+                selector[1..]
+                    .trim_start_matches('e')
+                    .parse::<u32>()
+                    .is_ok_and(|n| n < t.next_number())
+            });
+            if known {
+                return Ok(Seen {
+                    found: false,
+                    visible: None,
+                });
+            }
+            return Err(CliError::ElementNotFound {
+                selector: selector.to_string(),
+            });
+        }
+        Err(CliError::ElementNotFound { .. } | CliError::Stale(_) | CliError::FrameNotFound(_)) => {
+            return Ok(Seen {
+                found: false,
+                visible: None,
+            });
+        }
+        Err(CliError::Cdp(e)) if !e.is_closed() && e.kind() != cdp_protocol::ErrorKind::Timeout => {
+            // A context torn down by a navigation mid-look: look again.
+            return Ok(Seen {
+                found: false,
+                visible: None,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let visible = match state {
+        ElementState::Visible | ElementState::Hidden => {
+            // A node gone between the two steps is not visible.
+            Some(node.handle.probe::<bool>(watch::VISIBLE_FN).await == Some(true))
+        }
+        _ => None,
+    };
+    Ok(Seen {
+        found: true,
+        visible,
+    })
+}
+
+fn state_name(state: ElementState) -> &'static str {
+    match state {
+        ElementState::Attached => "attached",
+        ElementState::Visible => "visible",
+        ElementState::Hidden => "hidden",
+        ElementState::Detached => "detached",
+    }
+}
+
+impl TabCommand for WaitElement {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        let started = Instant::now();
+        let state = self.state.unwrap_or_default();
+        let selector = self.selector.trim().to_string();
+        if selector.is_empty() {
+            return Err(CliError::InvalidArgument("the selector is empty".into()));
+        }
+        cx.load_refs();
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let mut last: Option<Seen> = None;
+        loop {
+            // A look cut short by the deadline is no answer (the last complete one is reported).
+            let seen = match tokio::time::timeout(deadline.remaining(), look(cx, &selector, state))
+                .await
+            {
+                Ok(Ok(seen)) => Some(seen),
+                Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
+                _ => None,
+            };
+            last = seen.or(last);
+            if let Some(seen) = seen
+                && seen.satisfies(state)
+            {
+                return Ok(satisfied(
+                    WaitKind::Element,
+                    started,
+                    json!({ "selector": selector }),
+                ));
+            }
+            if deadline.is_over() {
+                let mut observed = json!({
+                    "selector": selector,
+                    "state": state_name(state),
+                    "found": last.map(|s| s.found),
+                });
+                if let Some(v) = last.and_then(|s| s.visible) {
+                    observed["visible"] = json!(v);
+                }
+                return Err(timed_out(
+                    "browser wait element",
+                    &deadline,
+                    started,
+                    observed,
+                ));
+            }
+            watch::next_change(&page, deadline.capped(watch::POLL)).await;
+        }
+    }
+}
+
+/// The main frame's current document (its loader id).
+async fn main_document(cx: &TabCx<'_>) -> Option<String> {
+    cx.page
+        .send_timeout(
+            &cdp_protocol::page::GetFrameTree,
+            cx.deadline.capped(deadline::PROBE),
+        )
+        .await
+        .ok()
+        .map(|r| r.frame_tree.frame.loader_id.into_inner())
+}
+
+impl TabCommand for WaitNavigation {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// The next navigation of the main frame commits and its document loads. One already under
+    /// way counts: a document still loading is waited for; a navigation not yet committed is the
+    /// next commit.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        const WHAT: &str = "browser wait navigation";
+        let started = Instant::now();
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let main = cx.main_frame();
+        // Subscribed before the first look, so a commit in between is not missed.
+        let mut waiter = LoadWaiter::subscribe(&page);
+        let (before, ready) = tokio::join!(
+            main_document(cx),
+            eval::probe::<String>(&page, "document.readyState")
+        );
+        let loading = ready.as_deref().is_some_and(|s| s != "complete");
+        let waited = async {
+            if !loading {
+                waiter.committed(&main, &deadline, WHAT).await?;
+            }
+            waiter.loaded(&deadline, WHAT).await
+        }
+        .await;
+        cx.state.info_trusted = false;
+        let observe = async {
+            let (info, ready) = tokio::join!(
+                eval::probe::<(String, String)>(&page, "[location.href, document.title]"),
+                eval::probe::<String>(&page, "document.readyState")
+            );
+            (info, ready)
+        };
+        match waited {
+            Ok(()) => {
+                let (info, ready) = observe.await;
+                if main_document(cx).await != before {
+                    // A new document: the old one's refs are gone (numbering goes on, so an old
+                    // ref reads as stale).
+                    cx.state.frames.drop_refs_keep_numbering();
+                    cx.save_refs()?;
+                }
+                let url = info.as_ref().map(|(u, _)| u.clone());
+                if let Some((u, t)) = info {
+                    cx.url = Some(u);
+                    cx.title = Some(t);
+                }
+                Ok(satisfied(
+                    WaitKind::Navigation,
+                    started,
+                    json!({ "url": url, "ready_state": ready }),
+                ))
+            }
+            Err(CliError::Timeout { .. }) => {
+                let (info, ready) = observe.await;
+                let url = info.map(|(u, _)| u);
+                Err(timed_out(
+                    WHAT,
+                    &deadline,
+                    started,
+                    json!({ "url": url, "ready_state": ready }),
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl TabCommand for WaitNetworkIdle {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// No request of the tab (any frame, OOPIFs and workers included) in flight for
+    /// [`NETWORK_QUIET`], counted from the start of the wait; requests already in flight then
+    /// count (the tab's recorder tracks them from the attach; see its docs for what "in flight"
+    /// means for a response whose body is never read).
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        const WHAT: &str = "browser wait network-idle";
+        let started = Instant::now();
+        let deadline = cx.deadline.clone();
+        let recorder = cx
+            .state
+            .services
+            .get::<NetworkRecorder>()
+            .ok_or_else(|| CliError::internal("the tab has no network recorder"))?;
+        let _ = tokio::time::timeout(
+            deadline.capped(deadline::QUICK_CALL),
+            crate::tab::services::TabService::ready(recorder),
+        )
+        .await;
+        match recorder.state() {
+            RecorderState::Recording => {}
+            RecorderState::Starting => {
+                return Err(timed_out(
+                    WHAT,
+                    &deadline,
+                    started,
+                    json!({ "idle": false, "recording": false }),
+                ));
+            }
+            RecorderState::Failed(why) => {
+                return Err(CliError::Unsupported(format!(
+                    "the tab's network activity cannot be observed: {why}"
+                )));
+            }
+        }
+        match recorder.idle(NETWORK_QUIET, started, deadline.at()).await {
+            Ok(_) => Ok(satisfied(
+                WaitKind::NetworkIdle,
+                started,
+                json!({ "idle": true, "pending": 0 }),
+            )),
+            Err(a) => {
+                let pending: Vec<Value> = recorder
+                    .in_flight()
+                    .iter()
+                    .take(10)
+                    .map(|r| json!({ "url": r.url, "type": r.resource_type, "method": r.method }))
+                    .collect();
+                Err(timed_out(
+                    WHAT,
+                    &deadline,
+                    started,
+                    json!({ "idle": false, "pending": a.in_flight, "requests": pending }),
+                ))
+            }
+        }
+    }
+}
+
+impl TabCommand for WaitCondition {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Evaluates the expression (promises awaited) until it is truthy; its last value is the
+    /// observed one. A throw fails at once with EVAL_FAILED.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        const WHAT: &str = "browser wait condition";
+        let started = Instant::now();
+        if self.expression.trim().is_empty() {
+            return Err(CliError::InvalidArgument("the expression is empty".into()));
+        }
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let mut last = Value::Null;
+        loop {
+            match eval::evaluate(&page, &self.expression, &deadline, WHAT).await {
+                Ok(v) if watch::truthy(&v) => {
+                    return Ok(satisfied(WaitKind::Condition, started, v.value));
+                }
+                Ok(v) => last = v.value,
+                Err(CliError::Timeout { .. }) => {
+                    return Err(timed_out(WHAT, &deadline, started, last));
+                }
+                // The context went away under the evaluation (a navigation): again.
+                Err(CliError::Cdp(e)) if !e.is_closed() => {}
+                Err(e) => return Err(e),
+            }
+            if deadline.is_over() {
+                return Err(timed_out(WHAT, &deadline, started, last));
+            }
+            watch::next_change(&page, deadline.capped(watch::POLL)).await;
+        }
+    }
+}

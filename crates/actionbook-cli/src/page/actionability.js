@@ -1,0 +1,224 @@
+// Actionability and delivery, run in the frame of the element acted on (`this`; for `up`, the
+// <iframe> element that owns the frame below). One function, several operations:
+//   aim(arg)    checks (attached, visible, enabled), the action point (scrolling into view when
+//               needed), hit tests at that point in this document and up through every frame this
+//               script can reach, and one-shot capture listeners recording the input that arrives;
+//   check(arg)  after the pointer moved there: the point is unchanged (stable), still hits the
+//               element, and whether the move itself landed on the element;
+//   up(arg)     one frame boundary it could not cross (another origin or process): from the
+//               child's point to the parent's, hit tested, and on up;
+//   listen(arg) listeners only (keyboard input to this element's document);
+//   peek()      what the listeners saw so far;
+//   finish()    stops the listeners and answers what they saw.
+// Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
+async function (op, arg) {
+  const KEY = Symbol.for('actionbook.probe');
+  const el = this;
+  const doc = el && el.ownerDocument;
+  const win = doc && doc.defaultView;
+  if (!win) return { status: 'notconnected' };
+
+  const describe = (n) => {
+    if (!n) return 'nothing';
+    if (n.nodeType !== 1) return String(n.nodeName || 'node').toLowerCase();
+    let d = String(n.localName || n.nodeName).toLowerCase();
+    if (n.id) d += '#' + n.id;
+    const cls = n.getAttribute('class') || '';
+    for (const c of cls.split(/\s+/).filter(Boolean).slice(0, 3)) d += '.' + c;
+    let t = String(n.innerText || n.textContent || '').replace(/\s+/g, ' ').trim();
+    if (t.length > 40) t = t.slice(0, 39) + '\u2026';
+    return t ? d + " '" + t + "'" : d;
+  };
+  // The element a pointer at (x, y) of this document hits, through open shadow roots.
+  const deepHit = (d, x, y) => {
+    let e = d.elementFromPoint(x, y);
+    for (let i = 0; e && e.shadowRoot && i < 32; i++) {
+      const inner = e.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === e) break;
+      e = inner;
+    }
+    return e;
+  };
+  const within = (outer, n) => {
+    for (let i = 0; n && i < 4096; i++) {
+      if (n === outer) return true;
+      n = n.parentNode || n.host;
+    }
+    return false;
+  };
+  const viewport = (w) => {
+    const v = w.visualViewport;
+    return v ? [v.width, v.height] : [w.innerWidth, w.innerHeight];
+  };
+  const box = (e) => {
+    for (const r of e.getClientRects()) if (r.width > 0 && r.height > 0) return r;
+    return null;
+  };
+  // The centre of the part of `r` inside the viewport of `w`.
+  const pointIn = (r, w) => {
+    const [vw, vh] = viewport(w);
+    const l = Math.max(r.left, 0), t = Math.max(r.top, 0);
+    const rr = Math.min(r.right, vw), b = Math.min(r.bottom, vh);
+    if (rr - l < 1 || b - t < 1) return null;
+    return [(l + rr) / 2, (t + b) / 2];
+  };
+  // Where the content of a frame element starts in its own document's viewport.
+  const origin = (fe) => {
+    const r = fe.getBoundingClientRect();
+    const cs = fe.ownerDocument.defaultView.getComputedStyle(fe);
+    return [r.left + fe.clientLeft + (parseFloat(cs.paddingLeft) || 0),
+      r.top + fe.clientTop + (parseFloat(cs.paddingTop) || 0)];
+  };
+  const inside = (w, x, y) => {
+    const [vw, vh] = viewport(w);
+    return x >= 0 && y >= 0 && x < vw && y < vh;
+  };
+  // From a point of window `w` up through every frame reachable from script: translated into
+  // each parent, which must show the frame element at that point.
+  const climb = (w, x, y, hit) => {
+    let levels = 0;
+    for (let i = 0; i < 64; i++) {
+      let top = false;
+      try { top = w === w.top; } catch (e) { top = false; }
+      if (top) return { x, y, levels, top: true };
+      let fe = null;
+      try { fe = w.frameElement; } catch (e) { fe = null; }
+      if (!fe) return { x, y, levels, top: false };
+      const [ox, oy] = origin(fe);
+      x += ox; y += oy;
+      const pw = fe.ownerDocument.defaultView;
+      if (!inside(pw, x, y)) return { fail: 'outside' };
+      if (hit) {
+        const h = deepHit(fe.ownerDocument, x, y);
+        if (h !== fe) return { fail: 'covered', by: describe(h) };
+      }
+      w = pw;
+      levels++;
+    }
+    return { fail: 'outside' };
+  };
+  const settle = (n) => new Promise((resolve) => {
+    // A hidden or throttled frame may never run animation frames: never wait long.
+    const timer = setTimeout(resolve, 100 * n);
+    const step = (k) => (k ? requestAnimationFrame(() => step(k - 1)) : (clearTimeout(timer), resolve()));
+    step(n);
+  });
+  const visible = (e) => {
+    if (e.checkVisibility && !e.checkVisibility({ visibilityProperty: true })) return false;
+    return !!box(e);
+  };
+  const disabled = (e) => {
+    try { if (e.matches(':disabled')) return true; } catch (x) { /* not an element */ }
+    return e.getAttribute('aria-disabled') === 'true';
+  };
+  // The action point in this frame and in the topmost frame reached, with the hit tests.
+  const measure = (checks, at) => {
+    let p = at;
+    if (!p) {
+      const r = box(el);
+      if (!r) return { fail: 'notvisible' };
+      p = pointIn(r, win);
+      if (!p) return { fail: 'outside' };
+    } else if (!inside(win, p[0], p[1])) {
+      return { fail: 'outside' };
+    }
+    if (checks.hit) {
+      const h = deepHit(doc, p[0], p[1]);
+      if (!h || !within(el, h)) return { fail: 'covered', by: describe(h) };
+    }
+    const up = climb(win, p[0], p[1], checks.hit);
+    if (up.fail) return up;
+    return { local: p, up };
+  };
+  const listen = (events, expire) => {
+    const old = el[KEY];
+    if (old) old.stop();
+    const seen = [];
+    const on = (e) => {
+      if (!e.isTrusted) return;
+      const path = e.composedPath();
+      if (path.includes(el)) seen.push([e.type, 1]);
+      else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
+    };
+    for (const t of events) win.addEventListener(t, on, true);
+    const probe = {
+      seen,
+      stop() {
+        for (const t of events) win.removeEventListener(t, on, true);
+        clearTimeout(timer);
+        if (el[KEY] === probe) delete el[KEY];
+        return seen;
+      },
+    };
+    const timer = setTimeout(() => probe.stop(), expire || 60000);
+    Object.defineProperty(el, KEY, { value: probe, configurable: true, writable: true });
+    return probe;
+  };
+
+  if (op === 'aim') {
+    if (!el.isConnected) return { status: 'notconnected' };
+    const checks = arg.checks;
+    if (checks.visible && !visible(el)) return { status: 'notvisible' };
+    if (checks.enabled && disabled(el)) return { status: 'disabled' };
+    let m = measure(checks, arg.at);
+    let scrolled = false;
+    if ((m.fail === 'outside' || m.fail === 'covered' || arg.scroll === 'always') && !arg.at && arg.scroll !== 'never') {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      scrolled = true;
+      // The browser routes input between frames by what the compositor last showed: let it
+      // show the scrolled page before anything is sent there.
+      await settle(2);
+      m = measure(checks, arg.at);
+    }
+    if (m.fail) return { status: m.fail, by: m.by, scrolled };
+    const probe = listen(arg.events, arg.expire);
+    probe.checks = checks;
+    probe.at = arg.at;
+    probe.local = m.local;
+    probe.up = m.up;
+    return { status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels, scrolled };
+  }
+  if (op === 'check') {
+    const probe = el[KEY];
+    if (!probe) return { status: 'lost' };
+    if (!el.isConnected) return { status: 'notconnected' };
+    const m = measure(probe.checks, probe.at);
+    if (m.fail) return { status: m.fail, by: m.by };
+    const moved = Math.abs(m.local[0] - probe.local[0]) > 0.5 || Math.abs(m.local[1] - probe.local[1]) > 0.5
+      || Math.abs(m.up.x - probe.up.x) > 0.5 || Math.abs(m.up.y - probe.up.y) > 0.5;
+    if (moved) return { status: 'moving' };
+    const moves = probe.seen.filter((s) => /^(pointer|mouse)(move|over)$/.test(s[0]));
+    const astray = moves.find((s) => !s[1]);
+    return {
+      status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels,
+      hovered: moves.some((s) => s[1]), by: astray ? astray[2] : undefined,
+    };
+  }
+  if (op === 'up') {
+    if (!el.isConnected) return { status: 'notconnected' };
+    if (arg.settle) await settle(2);
+    const [ox, oy] = origin(el);
+    const x = arg.x + ox, y = arg.y + oy;
+    if (!inside(win, x, y)) return { status: 'outside' };
+    if (arg.hit) {
+      const h = deepHit(doc, x, y);
+      if (h !== el) return { status: 'covered', by: describe(h) };
+    }
+    const up = climb(win, x, y, arg.hit);
+    if (up.fail) return { status: up.fail, by: up.by };
+    return { status: 'ok', x: up.x, y: up.y, top: up.top, levels: up.levels };
+  }
+  if (op === 'listen') {
+    listen(arg.events, arg.expire);
+    return { status: 'ok' };
+  }
+  if (op === 'peek') {
+    const probe = el[KEY];
+    return probe ? { status: 'ok', seen: probe.seen.slice() } : { status: 'lost' };
+  }
+  if (op === 'finish') {
+    const probe = el[KEY];
+    return probe ? { status: 'ok', seen: probe.stop() } : { status: 'lost' };
+  }
+  return { status: 'unknown op' };
+}

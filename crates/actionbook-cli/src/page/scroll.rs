@@ -1,0 +1,208 @@
+//! Scrolling: the page (its scrolling element) or a container, by a distance, to an edge, or an
+//! element into view; each waits until the compositor shows the result (two animation frames), so
+//! input sent next is routed by what is on screen.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use cdp_protocol::{Session, runtime};
+
+use crate::deadline::{self, Deadline};
+use crate::error::{CliError, Result};
+use crate::page::eval::ObjectHandle;
+use crate::page::locate::Located;
+
+/// Runs on the scroller (`this`): the page's scrolling element or a container.
+const SCROLL_JS: &str = r#"async function(op, a) {
+  const doc = this.ownerDocument || this;
+  const win = doc.defaultView;
+  const page = this === doc.scrollingElement || this === doc.documentElement || this === doc.body;
+  const pos = () => page ? [win.scrollX, win.scrollY] : [this.scrollLeft, this.scrollTop];
+  const before = pos();
+  const to = (o) => page ? win.scrollTo(Object.assign({ behavior: 'instant' }, o)) : this.scrollTo(Object.assign({ behavior: 'instant' }, o));
+  const el = page ? (doc.scrollingElement || doc.documentElement) : this;
+  if (op === 'by') {
+    const o = { left: a.dx, top: a.dy, behavior: 'instant' };
+    if (page) win.scrollBy(o); else this.scrollBy(o);
+  } else if (op === 'top') {
+    to({ top: 0, left: 0 });
+  } else if (op === 'bottom') {
+    to({ top: el.scrollHeight });
+  }
+  await new Promise((resolve) => {
+    const timer = setTimeout(resolve, 200);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
+  });
+  return { before, after: pos() };
+}"#;
+
+/// Runs on the element (`this`): into view, in every scroller up to the top (or only in
+/// `container`), aligned as asked; answers whether anything moved.
+const INTO_VIEW_JS: &str = r#"async function(block, container) {
+  const key = () => {
+    const r = this.getBoundingClientRect();
+    const k = [r.left, r.top];
+    let w = this.ownerDocument.defaultView;
+    for (let i = 0; i < 64 && w; i++) {
+      k.push(w.scrollX, w.scrollY);
+      let fe = null; try { fe = w.frameElement; } catch (e) { fe = null; }
+      if (!fe) break;
+      w = fe.ownerDocument.defaultView;
+    }
+    return k.join();
+  };
+  const before = key();
+  if (container) {
+    const c = container.getBoundingClientRect(), r = this.getBoundingClientRect();
+    const off = (start, size, cstart, csize) => block === 'start' ? start - cstart
+      : block === 'end' ? start + size - (cstart + csize)
+      : block === 'center' ? start + size / 2 - (cstart + csize / 2)
+      : (start < cstart ? start - cstart : start + size > cstart + csize ? start + size - (cstart + csize) : 0);
+    container.scrollBy({ left: off(r.left, r.width, c.left, c.width), top: off(r.top, r.height, c.top, c.height), behavior: 'instant' });
+  } else {
+    this.scrollIntoView({ block, inline: 'nearest', behavior: 'instant' });
+  }
+  await new Promise((resolve) => {
+    const timer = setTimeout(resolve, 200);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
+  });
+  return key() !== before;
+}"#;
+
+/// How to scroll.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Motion {
+    /// By `(dx, dy)` CSS pixels.
+    By(f64, f64),
+    /// To the top (and the left edge).
+    Top,
+    /// To the bottom.
+    Bottom,
+}
+
+#[derive(Debug, Deserialize)]
+struct Moved {
+    before: [f64; 2],
+    after: [f64; 2],
+}
+
+async fn call<T: serde::de::DeserializeOwned>(
+    handle: &ObjectHandle,
+    function: &str,
+    args: Vec<Value>,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<T> {
+    handle
+        .call_awaiting(function, args, deadline.capped(deadline::QUICK_CALL), what)
+        .await
+        .map_err(|e| match e {
+            CliError::Cdp(c) => CliError::on_node(c, what),
+            other => other,
+        })
+}
+
+/// The page's scroller: its scrolling element.
+async fn page_scroller(page: &Session, deadline: &Deadline) -> Result<ObjectHandle> {
+    let r = page
+        .send_timeout(
+            &runtime::Evaluate {
+                expression: "document.scrollingElement || document.documentElement".into(),
+                return_by_value: Some(false),
+                silent: Some(true),
+                ..Default::default()
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await?;
+    let id = r
+        .result
+        .object_id
+        .ok_or_else(|| CliError::internal("the page has no scrolling element"))?;
+    Ok(ObjectHandle::new(page.clone(), id))
+}
+
+/// Scrolls the page (or `container`) and answers whether the scroll position changed.
+pub(crate) async fn scroll(
+    page: &Session,
+    container: Option<&Located>,
+    motion: Motion,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<bool> {
+    let owned;
+    let handle = match container {
+        Some(c) => &c.handle,
+        None => {
+            owned = page_scroller(page, deadline).await?;
+            &owned
+        }
+    };
+    let (op, arg) = match motion {
+        Motion::By(dx, dy) => ("by", json!({ "dx": dx, "dy": dy })),
+        Motion::Top => ("top", Value::Null),
+        Motion::Bottom => ("bottom", Value::Null),
+    };
+    let m: Moved = call(
+        handle,
+        SCROLL_JS,
+        vec![Value::String(op.into()), arg],
+        deadline,
+        what,
+    )
+    .await?;
+    Ok(m.before != m.after)
+}
+
+/// Scrolls `node` into view with `align` (`start`, `center`, `end`, `nearest`), in every scroller
+/// up to the top or only in `container` (which must be in the same frame); answers whether
+/// anything moved.
+pub(crate) async fn into_view(
+    node: &Located,
+    align: &str,
+    container: Option<&Located>,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<bool> {
+    let mut args = vec![Value::String(align.into())];
+    let r = match container {
+        None => {
+            args.push(Value::Null);
+            call(&node.handle, INTO_VIEW_JS, args, deadline, what).await?
+        }
+        Some(c) => {
+            if c.frame_id != node.frame_id {
+                return Err(CliError::InvalidArgument(format!(
+                    "the --container of {what} is in another frame than the element"
+                )));
+            }
+            let r = node
+                .session()
+                .send_timeout(
+                    &runtime::CallFunctionOn {
+                        object_id: Some(node.handle.object_id().clone()),
+                        function_declaration: INTO_VIEW_JS.into(),
+                        arguments: Some(vec![
+                            runtime::CallArgument {
+                                value: Some(Value::String(align.into())),
+                                ..Default::default()
+                            },
+                            runtime::CallArgument {
+                                object_id: Some(c.handle.object_id().clone()),
+                                ..Default::default()
+                            },
+                        ]),
+                        return_by_value: Some(true),
+                        await_promise: Some(true),
+                        silent: Some(true),
+                        ..Default::default()
+                    },
+                    deadline.capped(deadline::QUICK_CALL),
+                )
+                .await
+                .map_err(|e| CliError::on_node(e, what))?;
+            r.result.value.and_then(|v| v.as_bool()).unwrap_or(false)
+        }
+    };
+    Ok(r)
+}

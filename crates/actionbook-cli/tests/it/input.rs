@@ -1,0 +1,482 @@
+//! Keyboard and form commands (press, type, focus, fill, select, upload), scroll and eval, in text
+//! and JSON.
+
+use serde_json::json;
+
+use crate::need_chromium;
+use crate::support::{Env, assert_failure, on, site, text, value, value_until};
+
+const KEYS: &str = r#"<!doctype html><html><head><title>Keys</title></head><body>
+<form id="form" action="/page2.html"><input id="q" name="q"><input id="second"><button>Go</button></form>
+<textarea id="area"></textarea>
+<input id="chords">
+<script>
+  window.keys = [];
+  document.getElementById('chords').addEventListener('keydown', e => keys.push(
+    (e.ctrlKey ? 'C' : '') + (e.altKey ? 'A' : '') + (e.metaKey ? 'M' : '') + (e.shiftKey ? 'S' : '') + ':' + e.key));
+  window.escapes = 0; document.addEventListener('keydown', e => { if (e.key === 'Escape') escapes++; });
+  window.typed = { down: 0, input: 0 };
+  const area = document.getElementById('area');
+  area.addEventListener('keydown', () => typed.down++); area.addEventListener('input', () => typed.input++);
+</script></body></html>"#;
+
+#[test]
+fn press_type_and_focus() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/keys.html", KEYS);
+    let sid = env.start(&["--open-url", &f.url("/keys.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // focus, then Tab and Shift+Tab move focus.
+    let v = on(&env, &t, &["focus", "#q"]);
+    assert_eq!(v["data"]["changed"]["focus_changed"], true, "{v}");
+    assert_eq!(value(&env, &t, "document.activeElement.id"), "q");
+    let v = on(&env, &t, &["focus", "#q"]);
+    assert_eq!(v["data"]["changed"]["focus_changed"], false, "{v}");
+    let r = text(&env, &t, &["press", "Tab"]).ok();
+    assert!(r.stdout.ends_with("ok browser press\nkeys: Tab\n"), "{r:?}");
+    assert_eq!(value(&env, &t, "document.activeElement.id"), "second");
+    let v = on(&env, &t, &["press", "Shift+Tab"]);
+    assert_eq!(v["data"]["keys"], "Shift+Tab", "{v}");
+    assert_eq!(v["data"]["changed"]["focus_changed"], true, "{v}");
+    assert_eq!(value(&env, &t, "document.activeElement.id"), "q");
+
+    // type: key by key, non-ASCII and emoji intact, at the caret.
+    let r = text(&env, &t, &["type", "#area", "héllo wörld 😀 日本"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser type\ntarget: #area\ntext_length: 16\n"),
+        "{r:?}"
+    );
+    assert_eq!(value(&env, &t, "area.value"), "héllo wörld 😀 日本");
+    assert_eq!(value(&env, &t, "typed.down"), 16);
+    value(&env, &t, "area.setSelectionRange(5, 5); 1");
+    let v = on(&env, &t, &["type", "#area", "!"]);
+    assert_eq!(v["data"]["value_summary"]["text_length"], 1, "{v}");
+    assert_eq!(value(&env, &t, "area.value"), "héllo! wörld 😀 日本");
+    // An element without focus gets the text at its end.
+    value(
+        &env,
+        &t,
+        "document.getElementById('q').value = 'ab'; document.getElementById('second').focus(); 1",
+    );
+    assert_eq!(on(&env, &t, &["type", "#q", "cd"])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "document.getElementById('q').value"),
+        "abcd"
+    );
+    assert_failure(
+        &on(&env, &t, &["type", "#form", "x"]),
+        "INVALID_ARGUMENT",
+        "<form>",
+    );
+
+    // Chords: Control+A then Backspace clears; modifiers are held for the key.
+    assert_eq!(on(&env, &t, &["press", "Control+A"])["ok"], true);
+    assert_eq!(on(&env, &t, &["press", "Backspace"])["ok"], true);
+    assert_eq!(value(&env, &t, "document.getElementById('q').value"), "");
+    on(&env, &t, &["focus", "#chords"]);
+    for keys in [
+        "Meta+k",
+        "Alt+Shift+ArrowDown",
+        "Control+Shift+Z",
+        "ArrowLeft",
+        "F2",
+    ] {
+        let v = on(&env, &t, &["press", keys]);
+        assert_eq!(v["ok"], true, "{keys}: {v}");
+    }
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "keys.filter(k => !/:(Meta|Alt|Shift|Control)$/.test(k)).join(' ')"
+        ),
+        "M:k AS:ArrowDown CS:Z :ArrowLeft :F2"
+    );
+    assert_eq!(on(&env, &t, &["press", "Escape"])["ok"], true);
+    assert_eq!(value(&env, &t, "escapes"), 1);
+    let v = on(&env, &t, &["press", "Ctrl+Nope"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "unknown key \"Nope\"");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Control+A")),
+        "{v}"
+    );
+
+    // Enter submits the form: the press waits for the new page (spec 5.6).
+    on(&env, &t, &["fill", "#q", "x"]);
+    let v = on(&env, &t, &["press", "Enter"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    assert_eq!(v["data"]["changed"]["url_changed"], true, "{v}");
+    assert!(
+        v["context"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("/page2.html?q=x")),
+        "{v}"
+    );
+}
+
+/// A React-style controlled input: the framework records what it set through the instance's value
+/// setter, learns of typing only from an `input` event whose value differs from that record, and
+/// re-renders (writes its state back into the field) on every input event and on a timer.
+const CONTROLLED: &str = r#"<!doctype html><html><head><title>Controlled</title></head><body>
+<input id="name"><select id="one"><option value="r">Red</option><option value="g">Green</option><option value="b" disabled>Blue</option></select>
+<select id="many" multiple><option value="a">A</option><option value="b">B</option><option value="c">C</option></select>
+<p id="para">not a field</p>
+<script>
+  const input = document.getElementById('name');
+  const native = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+  let tracked = '', state = '';
+  Object.defineProperty(input, 'value', { get() { return native.get.call(this); },
+    set(v) { tracked = String(v); native.set.call(this, v); } });
+  const render = () => { input.value = state; };
+  window.events = { input: 0, change: 0 };
+  input.addEventListener('input', () => { events.input++; if (input.value !== tracked) { state = input.value; } render(); });
+  input.addEventListener('change', () => events.change++);
+  window.rerender = render;
+  window.selects = { input: 0, change: 0 };
+  const one = document.getElementById('one');
+  one.addEventListener('input', () => selects.input++); one.addEventListener('change', () => selects.change++);
+</script></body></html>"#;
+
+#[test]
+fn fill_select_and_upload() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/controlled.html", CONTROLLED);
+    let remote = f.cross_site_url("/upload-remote.html");
+    f.html(
+        "/upload.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Upload</title></head><body>
+<script>addEventListener('message', e => {{ window.lastMessage = e.data; }});</script>
+<input type="file" id="one"><input type="file" id="many" multiple>
+<iframe id="remote" title="Remote upload" src="{remote}" width="400" height="100"></iframe></body></html>"#
+        ),
+    );
+    f.html(
+        "/upload-remote.html",
+        r#"<!doctype html><html><head><title>Remote upload</title></head><body>
+<input type="file" id="remote-file" onchange="parent.postMessage('picked:' + this.files[0].name, '*')"></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/controlled.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // fill: the controlled input keeps the value after re-renders; input and change fire once.
+    let r = text(&env, &t, &["fill", "#name", "Ada"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser fill\ntarget: #name\ntext_length: 3\n"),
+        "{r:?}"
+    );
+    value(&env, &t, "rerender(); 1");
+    assert_eq!(
+        value(&env, &t, "document.getElementById('name').value"),
+        "Ada"
+    );
+    assert_eq!(
+        value(&env, &t, "events"),
+        json!({ "input": 1, "change": 1 })
+    );
+    // fill x,y: the field at a point.
+    let at = value(
+        &env,
+        &t,
+        "(() => { const r = document.getElementById('name').getBoundingClientRect(); return Math.round(r.left + 5) + ',' + Math.round(r.top + 5); })()",
+    );
+    let at = at.as_str().unwrap_or_default().to_string();
+    let v = on(&env, &t, &["fill", &at, "Grace"]);
+    assert_eq!(v["data"]["target"], json!({ "coordinates": at }), "{v}");
+    value(&env, &t, "rerender(); 1");
+    assert_eq!(
+        value(&env, &t, "document.getElementById('name').value"),
+        "Grace"
+    );
+
+    // select: by value, by display text, several for multiple; a miss lists the options.
+    let r = text(&env, &t, &["select", "#one", "g"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser select\ntarget: #one\nvalue: g\nby_text: false\n"),
+        "{r:?}"
+    );
+    assert_eq!(
+        value(&env, &t, "[one.value, selects.input, selects.change]"),
+        json!(["g", 1, 1])
+    );
+    let v = on(&env, &t, &["select", "#one", "Red", "--by-text"]);
+    assert_eq!(
+        v["data"]["value_summary"],
+        json!({ "value": "Red", "by_text": true }),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "one.value"), "r");
+    let v = on(&env, &t, &["select", "#many", "a", "c"]);
+    assert_eq!(
+        v["data"]["value_summary"],
+        json!({ "value": "a,c", "by_text": false, "values": ["a", "c"] }),
+        "{v}"
+    );
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "Array.from(many.selectedOptions).map(o => o.value).join()"
+        ),
+        "a,c"
+    );
+    let v = on(&env, &t, &["select", "#one", "purple"]);
+    assert_failure(&v, "ELEMENT_NOT_FOUND", "\"purple\" matches no option");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"g\" (text \"Green\")")),
+        "{v}"
+    );
+    assert_eq!(
+        v["error"]["details"]["options"][1],
+        json!({ "value": "g", "text": "Green" }),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "one.value"), "r", "a miss changes nothing");
+    assert_failure(
+        &on(&env, &t, &["select", "#one", "b"]),
+        "ELEMENT_NOT_FOUND",
+        "is disabled",
+    );
+    assert_failure(
+        &on(&env, &t, &["select", "#one", "r", "g"]),
+        "INVALID_ARGUMENT",
+        "takes one option",
+    );
+    assert_failure(
+        &on(&env, &t, &["select", "#para", "x"]),
+        "INVALID_ARGUMENT",
+        "<p>",
+    );
+
+    // upload: relative paths are made absolute by the CLI; inside an OOPIF too.
+    on(&env, &t, &["goto", &f.url("/upload.html")]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("report.txt"), "hello").expect("write");
+    std::fs::write(dir.path().join("b.txt"), "b").expect("write");
+    let run_in = |args: &[&str]| {
+        let mut c = env.command(&[&["browser"][..], args, &t, &["--json"]].concat());
+        c.current_dir(dir.path());
+        let out = c.output().expect("run");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let v = run_in(&["upload", "#one", "report.txt"]);
+    let abs = dir.path().join("report.txt").display().to_string();
+    assert_eq!(
+        v["data"]["value_summary"],
+        json!({ "files": [abs], "count": 1 }),
+        "{v}"
+    );
+    assert_eq!(
+        value(&env, &t, "document.getElementById('one').files[0].name"),
+        "report.txt"
+    );
+    let v = run_in(&["upload", "#many", "report.txt", "b.txt"]);
+    assert_eq!(v["data"]["value_summary"]["count"], 2, "{v}");
+    assert_failure(
+        &run_in(&["upload", "#one", "report.txt", "b.txt"]),
+        "INVALID_ARGUMENT",
+        "takes one file",
+    );
+    let v = run_in(&["upload", "#one", "missing.txt"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "missing.txt");
+    assert_eq!(v["context"]["tab_id"], "t1", "{v}");
+    let r = text(&env, &t, &["upload", "#remote-file", &abs]).ok();
+    assert!(
+        r.stdout.contains(&format!(
+            "ok browser upload\ntarget: #remote-file\nfile: {abs}\ncount: 1\n"
+        )),
+        "{r:?}"
+    );
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &json!("picked:report.txt")),
+        "picked:report.txt"
+    );
+}
+
+#[test]
+fn scroll_every_form_and_eval() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/long.html",
+        r#"<!doctype html><html><head><title>Long</title></head><body style="margin: 0">
+<div id="box" style="height: 200px; width: 300px; overflow: auto"><div style="height: 1000px; width: 900px"><p id="inside" style="margin-top: 700px">inside</p></div></div>
+<div style="height: 3000px; width: 3000px">tall</div><p id="end">End</p><div style="height: 1000px"></div></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/long.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    let r = text(&env, &t, &["scroll", "down", "300"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser scroll\ndirection: down\npixels: 300\n"),
+        "{r:?}"
+    );
+    assert_eq!(value(&env, &t, "scrollY"), 300);
+    let v = on(&env, &t, &["scroll", "up", "100"]);
+    assert_eq!(
+        v["data"]["changed"],
+        json!({ "url_changed": false, "focus_changed": false, "scroll_changed": true }),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "scrollY"), 200);
+    on(&env, &t, &["scroll", "right", "50"]);
+    on(&env, &t, &["scroll", "left", "20"]);
+    assert_eq!(value(&env, &t, "scrollX"), 30);
+    let v = on(&env, &t, &["scroll", "bottom"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    // Nothing left to scroll: truthfully unchanged.
+    let v = on(&env, &t, &["scroll", "down", "100"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], false, "{v}");
+    on(&env, &t, &["scroll", "top"]);
+    assert_eq!(value(&env, &t, "[scrollX, scrollY]"), json!([0, 0]));
+    let v = on(&env, &t, &["scroll", "down", "150", "--container", "#box"]);
+    assert_eq!(v["data"]["container"], "#box", "{v}");
+    assert_eq!(value(&env, &t, "[box.scrollTop, scrollY]"), json!([150, 0]));
+    let r = text(
+        &env,
+        &t,
+        &["scroll", "into-view", "#end", "--align", "start"],
+    )
+    .ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser scroll\ntarget: #end\ndirection: into-view\nalign: start\n"),
+        "{r:?}"
+    );
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "Math.round(document.getElementById('end').getBoundingClientRect().top)"
+        ),
+        0
+    );
+    let v = on(
+        &env,
+        &t,
+        &[
+            "scroll",
+            "into-view",
+            "#inside",
+            "--container",
+            "#box",
+            "--align",
+            "start",
+        ],
+    );
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(value(&env, &t, "box.scrollTop"), 700);
+    assert_failure(
+        &on(&env, &t, &["scroll", "down"]),
+        "INVALID_ARGUMENT",
+        "pixels",
+    );
+    assert_failure(
+        &on(&env, &t, &["scroll", "down", "abc"]),
+        "INVALID_ARGUMENT",
+        "abc",
+    );
+    assert_failure(
+        &on(&env, &t, &["scroll", "into-view"]),
+        "INVALID_ARGUMENT",
+        "needs the element",
+    );
+
+    // eval: each call in its own scope, top-level await, --file, stdin, the state before it ran.
+    assert_eq!(value(&env, &t, "let x = 1; x"), 1);
+    assert_eq!(value(&env, &t, "let x = 2; x + 1"), 3);
+    assert_eq!(value(&env, &t, "typeof x"), "undefined");
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "await new Promise(r => setTimeout(() => r('late'), 30))"
+        ),
+        "late"
+    );
+    assert_eq!(value(&env, &t, "Promise.resolve(7)"), 7);
+    let v = on(&env, &t, &["eval", "document.title"]);
+    assert_eq!(v["data"]["pre_url"], f.url("/long.html").as_str(), "{v}");
+    assert_eq!(v["data"]["pre_readyState"], "complete", "{v}");
+    assert!(
+        v["data"]["pre_origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("http://127.0.0.1:")),
+        "{v}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("code.js"), "const a = 20;\na + 22").expect("write");
+    let mut c = env.command(&[&["browser", "eval", "--file", "code.js"][..], &t].concat());
+    c.current_dir(dir.path());
+    let out = c.output().expect("run");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("\n42\n"),
+        "{out:?}"
+    );
+    let mut c = env.command(&[&["browser", "eval", "-"][..], &t].concat());
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("spawn");
+    if let Some(mut stdin) = child.stdin.take() {
+        std::io::Write::write_all(&mut stdin, b"'from' + ' stdin'").expect("stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("\nfrom stdin\n"),
+        "{out:?}"
+    );
+    // Errors stay EVAL_FAILED, their kind in the details.
+    let v = on(&env, &t, &["eval", "1;\nsyntax error here("]);
+    assert_failure(&v, "EVAL_FAILED", "SyntaxError");
+    assert_eq!(
+        (
+            v["error"]["details"]["kind"].as_str(),
+            v["error"]["details"]["line"].as_i64()
+        ),
+        (Some("syntax"), Some(2)),
+        "{v}"
+    );
+    assert_eq!(v["error"]["details"]["pre_readyState"], "complete", "{v}");
+    let v = on(&env, &t, &["eval", "const o = null;\n\no.x"]);
+    assert_failure(&v, "EVAL_FAILED", "TypeError");
+    assert_eq!(
+        (
+            v["error"]["details"]["kind"].as_str(),
+            v["error"]["details"]["line"].as_i64()
+        ),
+        (Some("runtime"), Some(3)),
+        "{v}"
+    );
+    let v = on(&env, &t, &["eval", "window"]);
+    assert_eq!(v["error"]["details"]["kind"], "not_serializable", "{v}");
+    let v = on(&env, &t, &["eval", "while (true) {}", "--timeout", "1000"]);
+    assert_eq!(
+        (
+            v["error"]["code"].as_str(),
+            v["error"]["details"]["kind"].as_str()
+        ),
+        (Some("EVAL_FAILED"), Some("timeout")),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "6 * 7"), 42);
+    assert_failure(
+        &on(&env, &t, &["eval", ""]),
+        "INVALID_ARGUMENT",
+        "eval needs code",
+    );
+}

@@ -1,0 +1,994 @@
+//! Observation commands end to end (spec 10.2–10.3, 10.6–10.13): query and its cardinality rules,
+//! the read commands, describe, state, inspect-point, screenshots (annotated ones decoded pixel by
+//! pixel), PDFs, and console/error logs from every frame, on a fixture with a form, a list of
+//! `.item`s, a same-origin iframe, an out-of-process iframe and a shadow root.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::need_chromium;
+use crate::support::{Env, Fixture, ref_of};
+
+fn fixture() -> Fixture {
+    let f = Fixture::start();
+    let remote = f.cross_site_url("/remote.html");
+    f.html(
+        "/obs.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Observe</title>
+<style>body {{ margin: 0; font: 16px sans-serif }} #big {{ height: 2000px }}</style></head><body>
+<h1 id="title">Observe fixture</h1>
+<p id="intro">Hello <b>agent</b>, this is a test page.</p>
+<form onsubmit="return false">
+  <label for="name">Name</label><input id="name" name="name" type="text" placeholder="Your name" data-testid="name-input">
+  <input type="checkbox" id="agree" checked><label for="agree">I agree</label>
+  <button id="submit" type="submit" style="color: rgb(255, 0, 0)">Submit</button>
+  <button id="off" disabled>Disabled</button>
+</form>
+<ul id="people"><li id="john">John Smith <button id="edit">Edit</button></li></ul>
+<div class="list">
+  <div class="item">Item A</div>
+  <div class="item">Item B</div>
+  <div class="item" style="display:none">Item Hidden</div>
+  <div class="item"><span>Item C</span></div>
+</div>
+<div id="host"></div>
+<iframe id="same" title="Same frame" src="/same.html" style="position:absolute;left:0;top:600px;width:300px;height:120px;border:0"></iframe>
+<iframe id="oop" title="Remote frame" src="{remote}" style="position:absolute;left:400px;top:600px;width:300px;height:120px;border:5px solid #000;padding:3px"></iframe>
+<div id="big"></div>
+<script>
+  const root = document.getElementById('host').attachShadow({{mode: 'open'}});
+  root.innerHTML = '<input id="shadow" aria-label="Shadow input"><span class="item">Shadow item</span>';
+  console.log('inline', 42, {{a: 1}});
+  console.warn('careful');
+</script>
+</body></html>"#
+        ),
+    );
+    f.html(
+        "/same.html",
+        r#"<!doctype html><html><body style="margin:0"><input id="inner" aria-label="Inner field" style="position:absolute;left:10px;top:10px"><script>console.info('from same frame')</script></body></html>"#,
+    );
+    f.html(
+        "/remote.html",
+        r#"<!doctype html><html><body style="margin:0;background:#fff">
+<button id="rb" style="position:absolute;left:20px;top:20px;width:120px;height:40px">Remote button</button>
+<script>console.error('from the oopif'); setTimeout(() => { throw new Error('remote boom'); }, 0);</script>
+</body></html>"#,
+    );
+    f.html(
+        "/errors.html",
+        r#"<!doctype html><html><head><title>Errors</title></head><body>
+<img src="/missing.png">
+<script>
+  console.log('first load line');
+  setTimeout(() => { throw new Error('boom'); }, 0);
+  Promise.reject(new TypeError('nobody handles me'));
+</script></body></html>"#,
+    );
+    f.html(
+        "/article.html",
+        r#"<!doctype html><html><head><title>Article</title></head><body>
+<nav class="site-nav"><a href="/">Home</a> <a href="/news">News nav link</a></nav>
+<header class="site-header">Site banner text</header>
+<aside class="sidebar"><p>Related sidebar story that is long enough to be a paragraph, with commas, and more.</p></aside>
+<div class="content">
+  <article>
+    <h1>The headline</h1>
+    <p>First paragraph of the article, which is long enough to count as real content here.</p>
+    <div class="ad-banner">Buy now ad text</div>
+    <p>Second paragraph, continuing the story with more words and a few commas, like this.</p>
+  </article>
+</div>
+<footer>Footer copyright text</footer>
+</body></html>"#,
+    );
+    f
+}
+
+/// Runs a tab command (text output) and returns the run.
+fn tab_run(env: &Env, args: &[&str], t: &[&str]) -> crate::support::Run {
+    env.run(&[args, t].concat())
+}
+
+fn tab_json(env: &Env, args: &[&str], t: &[&str]) -> Value {
+    env.json(&[args, t].concat())
+}
+
+/// Waits until `code` evaluates to true in the page.
+fn until_true(env: &Env, t: &[&str], code: &str) {
+    let until = Instant::now() + Duration::from_secs(15);
+    loop {
+        let v = tab_json(env, &["browser", "eval", code], t);
+        if v["data"]["value"] == Value::Bool(true) {
+            return;
+        }
+        assert!(Instant::now() < until, "never true: {code}: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+const OOPIF_READY: &str = "(() => { const f = document.querySelector('#oop'); return !!f && document.readyState === 'complete'; })()";
+
+fn body(run: &crate::support::Run) -> Vec<String> {
+    run.stdout.lines().skip(1).map(str::to_string).collect()
+}
+
+#[test]
+fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&["--open-url", &f.url("/obs.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // all: in document order, the shadow root's item after its host, hidden ones included.
+    let v = tab_json(&env, &["browser", "query", "all", ".item"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["command"], "browser query");
+    assert_eq!(v["data"]["mode"], "all");
+    assert_eq!(v["data"]["count"], 5, "{v}");
+    let items = v["data"]["items"].as_array().cloned().unwrap_or_default();
+    let texts: Vec<&str> = items.iter().filter_map(|i| i["text"].as_str()).collect();
+    assert_eq!(
+        texts,
+        ["Item A", "Item B", "Item Hidden", "Item C", "Shadow item"],
+        "{v}"
+    );
+    assert_eq!(items[2]["visible"], false);
+    assert_eq!(items[0]["visible"], true);
+    assert_eq!(items[0]["tag"], "div");
+    // Each item's selector finds exactly that element again (the shadow one by XPath).
+    for (i, item) in items.iter().enumerate() {
+        let sel = item["selector"].as_str().unwrap_or_default();
+        let c = tab_json(&env, &["browser", "query", "count", sel], &t);
+        assert_eq!(c["data"]["count"], 1, "{sel}: {c}");
+        let one = tab_json(&env, &["browser", "query", "one", sel], &t);
+        assert_eq!(
+            one["data"]["item"]["text"], item["text"],
+            "{i} {sel}: {one}"
+        );
+        let html = tab_json(&env, &["browser", "html", sel], &t);
+        assert_eq!(html["ok"], true, "{sel}: {html}");
+    }
+    assert!(
+        items[4]["selector"]
+            .as_str()
+            .unwrap_or("")
+            .contains("#shadow-root"),
+        "{v}"
+    );
+    let r = tab_run(&env, &["browser", "query", "all", ".item:visible"], &t).ok();
+    let lines = body(&r);
+    assert_eq!(lines[0], "4 matches", "{r:?}");
+    assert!(lines[1].starts_with("1. "), "{r:?}");
+    assert_eq!(lines[2], "   Item A");
+
+    // one: exactly one; more is MULTIPLE_MATCHES with count and samples; none ELEMENT_NOT_FOUND.
+    let v = tab_json(
+        &env,
+        &["browser", "query", "one", ".item:contains(Item B)"],
+        &t,
+    );
+    assert_eq!(v["data"]["count"], 1, "{v}");
+    let sel = v["data"]["item"]["selector"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!sel.contains("contains"), "{sel}");
+    assert_eq!(
+        tab_json(&env, &["browser", "text", &sel], &t)["data"]["value"],
+        "Item B"
+    );
+    let r = tab_run(&env, &["browser", "query", "one", "#name"], &t).ok();
+    assert_eq!(body(&r), ["1 match", "selector: #name", "text: "], "{r:?}");
+    let v = tab_json(&env, &["browser", "query", "one", ".item"], &t);
+    assert_eq!(v["error"]["code"], "MULTIPLE_MATCHES", "{v}");
+    assert_eq!(v["error"]["details"]["count"], 5);
+    assert_eq!(
+        v["error"]["details"]["sample_selectors"]
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+    assert_eq!(v["data"], Value::Null);
+    let v = tab_json(&env, &["browser", "query", "one", ".nomatch"], &t);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    assert_eq!(v["error"]["details"]["selector"], ".nomatch");
+    // nth: 1-based; 0 and past the end are INDEX_OUT_OF_RANGE.
+    let r = tab_run(&env, &["browser", "query", "nth", "2", ".item"], &t).ok();
+    assert_eq!(body(&r)[0], "match 2/5", "{r:?}");
+    assert_eq!(body(&r)[2], "text: Item B");
+    for n in ["0", "9"] {
+        let v = tab_json(&env, &["browser", "query", "nth", n, ".item"], &t);
+        assert_eq!(v["error"]["code"], "INDEX_OUT_OF_RANGE", "{n}: {v}");
+        assert_eq!(v["error"]["details"]["count"], 5);
+    }
+    // all / count with no match succeed.
+    let v = tab_json(&env, &["browser", "query", "all", ".nomatch"], &t);
+    assert_eq!(
+        (v["ok"].clone(), v["data"]["count"].clone()),
+        (true.into(), 0.into())
+    );
+    assert_eq!(v["data"]["items"], serde_json::json!([]));
+    let v = tab_json(&env, &["browser", "query", "count", ".nomatch"], &t);
+    assert_eq!(
+        v["data"],
+        serde_json::json!({"mode": "count", "query": ".nomatch", "count": 0})
+    );
+    let r = tab_run(&env, &["browser", "query", "count", ".item"], &t).ok();
+    assert_eq!(body(&r), ["5"]);
+    // The other pseudo-classes, and XPath.
+    for (q, n) in [
+        ("input:checked", 1),
+        ("button:disabled", 1),
+        ("form button:enabled", 1),
+        ("li:has(> button:contains(Edit))", 1),
+        ("div:has(> span:visible)", 1),
+        (".list > .item:hidden", 1),
+        (".list > .item:not(:visible)", 1),
+        (".list > .item:not(:contains(Item B), :hidden)", 2),
+        ("//div[@class='item']", 4),
+        ("/html[1]/body[1]/h1[1]", 1),
+    ] {
+        let v = tab_json(&env, &["browser", "query", "count", q], &t);
+        assert_eq!(v["data"]["count"], n, "{q}: {v}");
+    }
+    // Bad queries: the parser's message, INVALID_ARGUMENT.
+    for q in ["div[", "//div[", "div:is(:visible)", ".a:contains(x"] {
+        let v = tab_json(&env, &["browser", "query", "all", q], &t);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{q}: {v}");
+        assert!(!v["error"]["message"].as_str().unwrap_or("").is_empty());
+    }
+}
+
+#[test]
+fn read_commands_describe_state_and_inspect_point_in_every_frame() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&["--open-url", &f.url("/obs.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(&env, &t, OOPIF_READY);
+
+    // A desktop-sized viewport by default.
+    let r = tab_run(&env, &["browser", "viewport"], &t).ok();
+    assert_eq!(body(&r), ["1280x720"], "{r:?}");
+    let v = tab_json(&env, &["browser", "viewport"], &t);
+    assert_eq!(v["data"], serde_json::json!({"width": 1280, "height": 720}));
+
+    // Text bodies print the value directly.
+    let r = tab_run(&env, &["browser", "text", "#intro"], &t).ok();
+    assert_eq!(body(&r), ["Hello agent, this is a test page."]);
+    let r = tab_run(&env, &["browser", "html", "#intro"], &t).ok();
+    assert_eq!(
+        body(&r),
+        [r#"<p id="intro">Hello <b>agent</b>, this is a test page.</p>"#]
+    );
+    let v = tab_json(&env, &["browser", "html", "#intro"], &t);
+    assert_eq!(v["data"]["target"]["selector"], "#intro");
+    let v = tab_json(&env, &["browser", "text", "//h1"], &t);
+    assert_eq!(v["data"]["value"], "Observe fixture");
+    tab_run(&env, &["browser", "fill", "#name", "Bob"], &t).ok();
+    let r = tab_run(&env, &["browser", "value", "#name"], &t).ok();
+    assert_eq!(body(&r), ["Bob"]);
+    let v = tab_json(&env, &["browser", "value", "#intro"], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let r = tab_run(&env, &["browser", "attr", "#name", "placeholder"], &t).ok();
+    assert_eq!(body(&r), ["Your name"]);
+    let v = tab_json(&env, &["browser", "attr", "#name", "nope"], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let v = tab_json(&env, &["browser", "attrs", "#name"], &t);
+    assert_eq!(v["data"]["value"]["placeholder"], "Your name", "{v}");
+    assert_eq!(v["data"]["value"]["data-testid"], "name-input");
+    let r = tab_run(&env, &["browser", "attrs", "#name"], &t).ok();
+    assert!(body(&r).contains(&"type: text".to_string()), "{r:?}");
+    let v = tab_json(
+        &env,
+        &["browser", "styles", "#submit", "color", "display"],
+        &t,
+    );
+    assert_eq!(v["data"]["value"]["color"], "rgb(255, 0, 0)", "{v}");
+    let r = tab_run(&env, &["browser", "styles", "#submit", "color"], &t).ok();
+    assert_eq!(body(&r), ["color: rgb(255, 0, 0)"]);
+    let v = tab_json(&env, &["browser", "styles", "#submit", "colr"], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+
+    // Box: in top-level viewport coordinates, also inside the OOPIF (iframe at 400,600 with a
+    // 5px border and 3px padding: content at 408,608; the button at 20,20 inside).
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let remote = ref_of(&snap, "button", "Remote button");
+    let inner = ref_of(&snap, "textbox", "Inner field");
+    let shadow = ref_of(&snap, "textbox", "Shadow input");
+    let name = ref_of(&snap, "textbox", "Name");
+    let v = tab_json(&env, &["browser", "box", &remote], &t);
+    assert_eq!(v["data"]["value"]["x"], 428, "{v}");
+    assert_eq!(v["data"]["value"]["y"], 628, "{v}");
+    assert_eq!(v["data"]["value"]["width"], 120, "{v}");
+    let r = tab_run(&env, &["browser", "box", &remote], &t).ok();
+    assert_eq!(
+        body(&r),
+        ["x: 428", "y: 628", "width: 120", "height: 40"],
+        "{r:?}"
+    );
+    let v = tab_json(&env, &["browser", "text", &remote], &t);
+    assert_eq!(v["data"]["value"], "Remote button", "{v}");
+    let v = tab_json(&env, &["browser", "attr", &shadow, "id"], &t);
+    assert_eq!(v["data"]["value"], "shadow", "{v}");
+
+    // Describe.
+    let r = tab_run(&env, &["browser", "describe", "#submit"], &t).ok();
+    assert_eq!(body(&r), ["button \"Submit\""]);
+    let v = tab_json(&env, &["browser", "describe", "#submit"], &t);
+    assert_eq!(v["data"]["role"], "button");
+    assert_eq!(v["data"]["tag"], "button");
+    assert_eq!(v["data"]["attributes"]["type"], "submit");
+    assert_eq!(
+        v["data"]["state"],
+        serde_json::json!({"visible": true, "enabled": true})
+    );
+    assert_eq!(v["data"]["nearby"], Value::Null);
+    let v = tab_json(&env, &["browser", "describe", "#off"], &t);
+    assert_eq!(v["data"]["summary"], "button \"Disabled\" disabled", "{v}");
+    let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
+    assert_eq!(v["data"]["summary"], "checkbox \"I agree\" checked", "{v}");
+    let v = tab_json(&env, &["browser", "describe", "#edit", "--nearby"], &t);
+    assert_eq!(
+        v["data"]["nearby"]["parent"], "listitem \"John Smith\"",
+        "{v}"
+    );
+    assert_eq!(
+        v["data"]["nearby"]["previous_sibling"], "text \"John Smith\"",
+        "{v}"
+    );
+    assert_eq!(v["data"]["nearby"]["next_sibling"], Value::Null, "{v}");
+    let r = tab_run(&env, &["browser", "describe", "#edit", "--nearby"], &t).ok();
+    assert_eq!(
+        body(&r),
+        [
+            "button \"Edit\"",
+            "parent: listitem \"John Smith\"",
+            "previous_sibling: text \"John Smith\""
+        ],
+        "{r:?}"
+    );
+
+    // State, focus followed into the same-origin iframe.
+    let r = tab_run(&env, &["browser", "state", "#agree"], &t).ok();
+    assert_eq!(
+        body(&r),
+        [
+            "visible: true",
+            "enabled: true",
+            "checked: true",
+            "focused: false",
+            "editable: false",
+            "selected: false"
+        ]
+    );
+    tab_run(&env, &["browser", "fill", &inner, "x"], &t).ok();
+    let v = tab_json(&env, &["browser", "state", &inner], &t);
+    assert_eq!(v["data"]["state"]["focused"], true, "{v}");
+    assert_eq!(v["data"]["state"]["editable"], true, "{v}");
+    let v = tab_json(&env, &["browser", "state", "#name"], &t);
+    assert_eq!(v["data"]["state"]["focused"], false, "{v}");
+    // Focus inside the out-of-process iframe (a click focuses the button), asked in its process.
+    tab_run(&env, &["browser", "click", &remote], &t).ok();
+    let v = tab_json(&env, &["browser", "state", &remote], &t);
+    assert_eq!(v["data"]["state"]["focused"], true, "{v}");
+    assert_eq!(v["data"]["state"]["editable"], false, "{v}");
+    let v = tab_json(&env, &["browser", "state", &inner], &t);
+    assert_eq!(v["data"]["state"]["focused"], false, "{v}");
+    let v = tab_json(&env, &["browser", "state", "#off"], &t);
+    assert_eq!(v["data"]["state"]["enabled"], false, "{v}");
+
+    // Inspect-point: main frame, and the inner button of the OOPIF (with its ref).
+    let v = tab_json(&env, &["browser", "inspect-point", "450,640"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["element"]["role"], "button", "{v}");
+    assert_eq!(v["data"]["element"]["name"], "Remote button", "{v}");
+    assert_eq!(
+        format!("@{}", v["data"]["element"]["ref"].as_str().unwrap_or("")),
+        remote,
+        "{v}"
+    );
+    let sel = v["data"]["element"]["selector"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        tab_json(&env, &["browser", "text", &sel], &t)["data"]["value"],
+        "Remote button"
+    );
+    let r = tab_run(&env, &["browser", "inspect-point", "450,640"], &t).ok();
+    assert_eq!(body(&r)[0], "button \"Remote button\"", "{r:?}");
+    assert_eq!(body(&r)[2], "point: 450,640", "{r:?}");
+    assert_eq!(body(&r)[3], format!("ref: {remote}"), "{r:?}");
+    let b = tab_json(&env, &["browser", "box", "#title"], &t);
+    let (x, y) = (
+        b["data"]["value"]["x"].as_f64().unwrap_or(0.0) + 5.0,
+        b["data"]["value"]["y"].as_f64().unwrap_or(0.0) + 5.0,
+    );
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "inspect-point",
+            &format!("{x},{y}"),
+            "--parent-depth",
+            "1",
+        ],
+        &t,
+    );
+    assert_eq!(v["data"]["element"]["role"], "heading", "{v}");
+    assert_eq!(v["data"]["element"]["selector"], "#title", "{v}");
+    assert_eq!(
+        v["data"]["parents"].as_array().map(Vec::len),
+        Some(1),
+        "{v}"
+    );
+    for bad in ["5000,10", "a,b", "10", "-1,5"] {
+        let v = tab_json(&env, &["browser", "inspect-point", bad], &t);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{bad}: {v}");
+    }
+
+    // Errors: no match, bad selector, unknown ref.
+    let v = tab_json(&env, &["browser", "text", "#nope"], &t);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    assert_eq!(v["error"]["details"]["selector"], "#nope");
+    let v = tab_json(&env, &["browser", "html", "div["], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let v = tab_json(&env, &["browser", "describe", "@e9999"], &t);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .unwrap_or("")
+            .contains("snapshot"),
+        "{v}"
+    );
+    // A ref whose element was removed is stale, for every read command; after `goto` (which
+    // starts the numbering again) an old ref is stale or not found, named, with the way out.
+    let gone = |v: &Value, codes: &[&str]| {
+        let code = v["error"]["code"].as_str().unwrap_or_default();
+        assert!(codes.contains(&code), "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap_or("").contains(&name),
+            "{v}"
+        );
+        assert!(
+            v["error"]["hint"]
+                .as_str()
+                .unwrap_or("")
+                .contains("snapshot"),
+            "{v}"
+        );
+    };
+    tab_json(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "document.getElementById('name').remove()",
+        ],
+        &t,
+    );
+    for cmd in [
+        &["browser", "text"][..],
+        &["browser", "state"],
+        &["browser", "box"],
+    ] {
+        gone(
+            &tab_json(&env, &[cmd, &[name.as_str()]].concat(), &t),
+            &["STALE_ELEMENT"],
+        );
+    }
+    tab_run(&env, &["browser", "goto", &f.url("/article.html")], &t).ok();
+    for cmd in [&["browser", "text"][..], &["browser", "describe"]] {
+        let v = tab_json(&env, &[cmd, &[name.as_str()]].concat(), &t);
+        gone(&v, &["STALE_ELEMENT", "ELEMENT_NOT_FOUND"]);
+    }
+}
+
+#[test]
+fn readability_returns_the_article_only() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&["--open-url", &f.url("/article.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = tab_json(
+        &env,
+        &["browser", "text", "body", "--mode", "readability"],
+        &t,
+    );
+    let text = v["data"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(text.contains("The headline"), "{text}");
+    assert!(text.contains("First paragraph"), "{text}");
+    assert!(text.contains("Second paragraph"), "{text}");
+    for noise in [
+        "News nav link",
+        "Site banner",
+        "Related sidebar",
+        "Buy now",
+        "Footer copyright",
+    ] {
+        assert!(!text.contains(noise), "{noise} in {text}");
+    }
+    let raw = tab_json(&env, &["browser", "text", "body"], &t);
+    assert!(
+        raw["data"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Footer copyright")
+    );
+}
+
+fn png_pixels(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("open png"));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    buf.truncate(info.buffer_size());
+    // As RGBA, whatever the encoder chose.
+    let px = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        other => panic!("unexpected png colour type {other:?}"),
+    };
+    (info.width, info.height, px)
+}
+
+/// Whether the two images differ anywhere in the rectangle.
+fn differs(
+    a: &(u32, u32, Vec<u8>),
+    b: &(u32, u32, Vec<u8>),
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+) -> bool {
+    (y..(y + h).min(a.1)).any(|yy| {
+        (x..(x + w).min(a.0)).any(|xx| {
+            let i = ((yy * a.0 + xx) * 4) as usize;
+            a.2[i..i + 4] != b.2[i..i + 4]
+        })
+    })
+}
+
+#[test]
+fn screenshots_pdfs_and_annotations() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&["--open-url", &f.url("/obs.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(&env, &t, OOPIF_READY);
+    let out = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| out.path().join(name).display().to_string();
+
+    let plain = p("plain.png");
+    let r = tab_run(&env, &["browser", "screenshot", &plain], &t).ok();
+    assert_eq!(
+        body(&r),
+        ["ok browser screenshot", &format!("path: {plain}")],
+        "{r:?}"
+    );
+    let v = tab_json(&env, &["browser", "screenshot", &plain], &t);
+    assert_eq!(v["data"]["artifact"]["mime_type"], "image/png");
+    let size = std::fs::metadata(&plain).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(v["data"]["artifact"]["bytes"], size);
+    let base = png_pixels(Path::new(&plain));
+    assert_eq!((base.0, base.1), (1280, 720));
+
+    // Relative paths are the caller's.
+    let mut c = env.command(&[&["browser", "screenshot", "rel.png"][..], &t].concat());
+    c.current_dir(out.path());
+    assert!(c.status().map(|s| s.success()).unwrap_or(false));
+    assert!(out.path().join("rel.png").exists());
+
+    // Full page, jpeg, element clip.
+    let full = p("full.png");
+    tab_run(&env, &["browser", "screenshot", &full, "--full"], &t).ok();
+    let fp = png_pixels(Path::new(&full));
+    assert!(fp.1 > 2000, "{}x{}", fp.0, fp.1);
+    let jpg = p("shot.jpg");
+    let v = tab_json(
+        &env,
+        &["browser", "screenshot", &jpg, "--screenshot-quality", "40"],
+        &t,
+    );
+    assert_eq!(v["data"]["artifact"]["mime_type"], "image/jpeg", "{v}");
+    let bytes = std::fs::read(&jpg).unwrap_or_default();
+    assert_eq!(&bytes[..3], &[0xff, 0xd8, 0xff]);
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "screenshot",
+            &p("x.png"),
+            "--screenshot-format",
+            "jpeg",
+        ],
+        &t,
+    );
+    assert_eq!(v["data"]["artifact"]["mime_type"], "image/jpeg", "{v}");
+    let el = p("el.png");
+    tab_run(
+        &env,
+        &["browser", "screenshot", &el, "--selector", "#submit"],
+        &t,
+    )
+    .ok();
+    let b = tab_json(&env, &["browser", "box", "#submit"], &t);
+    let ep = png_pixels(Path::new(&el));
+    let bw = b["data"]["value"]["width"].as_f64().unwrap_or(0.0);
+    assert!((f64::from(ep.0) - bw).abs() <= 1.0, "{} vs {b}", ep.0);
+
+    // Annotate: labels where the refs are (also inside the OOPIF), gone from the page after.
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let remote = ref_of(&snap, "button", "Remote button");
+    let name = ref_of(&snap, "textbox", "Name");
+    let inner = ref_of(&snap, "textbox", "Inner field");
+    tab_run(&env, &["browser", "screenshot", &plain], &t).ok();
+    let base = png_pixels(Path::new(&plain));
+    let ann = p("ann.png");
+    let v = tab_json(&env, &["browser", "screenshot", &ann, "--annotate"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    let a = png_pixels(Path::new(&ann));
+    for r in [&remote, &inner, &name] {
+        let b = tab_json(&env, &["browser", "box", r], &t);
+        let (x, y) = (
+            b["data"]["value"]["x"].as_f64().unwrap_or(0.0) as u32,
+            b["data"]["value"]["y"].as_f64().unwrap_or(0.0) as u32,
+        );
+        // The label sits on the box's top-left corner (above it when there is room).
+        let top = y.saturating_sub(16);
+        assert!(
+            differs(&a, &base, x, top, 30, 22),
+            "no label at {r} ({x},{y})"
+        );
+    }
+    let left = tab_json(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "document.querySelectorAll('[data-actionbook-annotations]').length",
+        ],
+        &t,
+    );
+    assert_eq!(left["data"]["value"], 0, "{left}");
+    // Far from any element the image is unchanged.
+    assert!(!differs(&a, &base, 900, 300, 50, 50));
+
+    // Files: a missing directory names the path and leaves nothing behind.
+    let missing = out.path().join("no/such/dir/x.png").display().to_string();
+    let v = tab_json(&env, &["browser", "screenshot", &missing], &t);
+    assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&missing),
+        "{v}"
+    );
+    let v = tab_json(
+        &env,
+        &["browser", "pdf", &out.path().display().to_string()],
+        &t,
+    );
+    assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    // A parent that is a file; the existing file is left as it was.
+    let under_file = format!("{plain}/x.png");
+    let v = tab_json(&env, &["browser", "screenshot", &under_file], &t);
+    assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&under_file),
+        "{v}"
+    );
+    assert_eq!(png_pixels(Path::new(&plain)).2, base.2);
+    let leftovers: Vec<_> = std::fs::read_dir(out.path())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    let pdf = p("page.pdf");
+    let r = tab_run(&env, &["browser", "pdf", &pdf], &t).ok();
+    assert_eq!(body(&r), ["ok browser pdf", &format!("path: {pdf}")]);
+    let v = tab_json(&env, &["browser", "pdf", &pdf], &t);
+    assert_eq!(v["data"]["artifact"]["mime_type"], "application/pdf");
+    assert!(std::fs::read(&pdf).unwrap_or_default().starts_with(b"%PDF"));
+}
+
+#[test]
+fn window_size_sets_the_viewport() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&[
+        "--window-size",
+        "800x600",
+        "--open-url",
+        &f.url("/article.html"),
+    ]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = tab_json(&env, &["browser", "viewport"], &t);
+    assert_eq!(
+        v["data"],
+        serde_json::json!({"width": 800, "height": 600}),
+        "{v}"
+    );
+    let v = env.json(&["browser", "start", "--headless", "--window-size", "12x"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}
+
+fn logs(env: &Env, t: &[&str], extra: &[&str]) -> Value {
+    let v = tab_json(env, &[&["browser", "logs"][..], extra].concat(), t);
+    assert_eq!(v["ok"], true, "{v}");
+    v
+}
+
+fn texts(v: &Value) -> Vec<String> {
+    v["data"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Reads a log until it has an entry containing `needle` (frames log asynchronously).
+fn logs_until(env: &Env, t: &[&str], which: &str, needle: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(15);
+    loop {
+        let v = logs(env, t, &[which]);
+        if texts(&v).iter().any(|x| x.contains(needle)) {
+            return v;
+        }
+        assert!(
+            Instant::now() < until,
+            "{needle} never in logs {which}: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+#[test]
+fn logs_from_the_first_load_and_every_frame() {
+    need_chromium!();
+    let env = Env::new();
+    let f = fixture();
+    let sid = env.start(&[]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    tab_run(&env, &["browser", "goto", &f.url("/obs.html")], &t).ok();
+
+    // The inline script ran during goto: its messages are there, with the frame's URL.
+    let v = logs_until(&env, &t, "console", "from the oopif");
+    let items = v["data"]["items"].as_array().cloned().unwrap_or_default();
+    let inline = items
+        .iter()
+        .find(|i| i["text"] == "inline 42 {a: 1}")
+        .unwrap_or_else(|| panic!("no inline line: {v}"));
+    assert_eq!(inline["level"], "log");
+    assert_eq!(inline["frame_url"], f.url("/obs.html"), "{v}");
+    assert_eq!(inline["source"], f.url("/obs.html"), "{v}");
+    let remote = items
+        .iter()
+        .find(|i| i["text"] == "from the oopif")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(remote["level"], "error");
+    assert_eq!(remote["frame_url"], f.cross_site_url("/remote.html"), "{v}");
+    assert!(texts(&v).contains(&"from same frame".to_string()), "{v}");
+    let r = tab_run(&env, &["browser", "logs", "console", "--level", "warn"], &t).ok();
+    let lines = body(&r);
+    assert_eq!(lines[0], "1 log", "{r:?}");
+    assert!(
+        lines[1].starts_with("warn ") && lines[1].ends_with(" careful"),
+        "{r:?}"
+    );
+    let v = logs(&env, &t, &["console", "--tail", "1"]);
+    assert_eq!(v["data"]["items"].as_array().map(Vec::len), Some(1));
+    let last_id = v["data"]["items"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let v = logs(&env, &t, &["console", "--since", &last_id]);
+    assert_eq!(v["data"]["items"], serde_json::json!([]), "{v}");
+    let v = tab_json(&env, &["browser", "logs", "console", "--level", "loud"], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+    let v = tab_json(&env, &["browser", "logs", "console", "--since", "12"], &t);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+
+    // Errors: an uncaught one in the OOPIF, then a page with a throw, a rejection, a 404.
+    logs_until(&env, &t, "errors", "remote boom");
+    tab_run(&env, &["browser", "goto", &f.url("/errors.html")], &t).ok();
+    let v = logs_until(&env, &t, "errors", "Failed to load resource");
+    let v = if texts(&v).iter().any(|x| x.contains("boom")) {
+        v
+    } else {
+        logs_until(&env, &t, "errors", "Uncaught Error: boom")
+    };
+    let all = texts(&v);
+    assert!(all.iter().any(|x| x == "Uncaught Error: boom"), "{v}");
+    assert!(
+        all.iter()
+            .any(|x| x.starts_with("Uncaught (in promise) TypeError: nobody handles me")),
+        "{v}"
+    );
+    let v = logs(&env, &t, &["errors", "--source", "missing.png"]);
+    assert_eq!(v["data"]["items"].as_array().map(Vec::len), Some(1), "{v}");
+    // The log outlives navigations; first-load lines of the new page are there too.
+    let v = logs_until(&env, &t, "console", "first load line");
+    assert!(texts(&v).contains(&"careful".to_string()));
+    let max_id = |v: &Value| {
+        v["data"]["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i["id"].as_str()?.strip_prefix("log-")?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0)
+    };
+    let before = max_id(&v);
+
+    // A new daemon: the current document's lines come back (Chromium replays them), numbered
+    // after the ids handed out before.
+    env.kill_daemon();
+    let v = logs_until(&env, &t, "console", "first load line");
+    assert!(max_id(&v) > before, "{before} vs {v}");
+    assert!(
+        !texts(&v).contains(&"careful".to_string()),
+        "an earlier document's line came back: {v}"
+    );
+    // Clear holds across a restart too.
+    let v = logs(&env, &t, &["console", "--clear"]);
+    assert_eq!(v["data"]["cleared"], true);
+    assert_eq!(
+        logs(&env, &t, &["console"])["data"]["items"],
+        serde_json::json!([])
+    );
+    env.kill_daemon();
+    assert_eq!(
+        logs(&env, &t, &["console"])["data"]["items"],
+        serde_json::json!([])
+    );
+}
+
+/// A generated element: tag, classes, id, own text, children.
+#[derive(Debug, Clone)]
+struct Gen {
+    tag: &'static str,
+    classes: Vec<&'static str>,
+    id: Option<&'static str>,
+    text: &'static str,
+    children: Vec<Gen>,
+}
+
+fn gen_tree() -> impl proptest::strategy::Strategy<Value = Vec<Gen>> {
+    use proptest::prelude::*;
+    let leaf = (
+        prop::sample::select(vec!["div", "span", "li", "p"]),
+        prop::sample::subsequence(vec!["a", "b"], 0..=2),
+        prop::option::of(prop::sample::select(vec!["x", "y"])),
+        prop::sample::select(vec!["t1", "t2", ""]),
+    )
+        .prop_map(|(tag, classes, id, text)| Gen {
+            tag,
+            classes,
+            id,
+            text,
+            children: Vec::new(),
+        });
+    let node = leaf.prop_recursive(2, 12, 3, |inner| {
+        (
+            prop::sample::select(vec!["div", "li", "p"]),
+            prop::sample::subsequence(vec!["a", "b"], 0..=2),
+            prop::option::of(prop::sample::select(vec!["x", "y"])),
+            prop::sample::select(vec!["t1", "t2", ""]),
+            prop::collection::vec(inner, 0..3),
+        )
+            .prop_map(|(tag, classes, id, text, children)| Gen {
+                tag,
+                classes,
+                id,
+                text,
+                children,
+            })
+    });
+    prop::collection::vec(node, 1..5)
+}
+
+/// One generated element as a query sees it: `(tag, classes, textContent)`.
+type Flat = (String, Vec<String>, String);
+
+/// A query and which [`Flat`] elements it must match.
+type Case = (&'static str, fn(&Flat) -> bool);
+
+/// HTML of the nodes (each numbered by `data-k` in document order) and their [`Flat`] facts.
+fn render(nodes: &[Gen], html: &mut String, flat: &mut Vec<Flat>) -> String {
+    let mut text_all = String::new();
+    for n in nodes {
+        let k = flat.len();
+        flat.push((
+            n.tag.to_string(),
+            n.classes.iter().map(|c| c.to_string()).collect(),
+            String::new(),
+        ));
+        html.push_str(&format!("<{} data-k=\"{k}\"", n.tag));
+        if !n.classes.is_empty() {
+            html.push_str(&format!(" class=\"{}\"", n.classes.join(" ")));
+        }
+        if let Some(id) = n.id {
+            html.push_str(&format!(" id=\"{id}\""));
+        }
+        html.push('>');
+        html.push_str(n.text);
+        let inner = render(&n.children, html, flat);
+        html.push_str(&format!("</{}>", n.tag));
+        let text = format!("{}{inner}", n.text);
+        flat[k].2 = text.clone();
+        text_all.push_str(&text);
+    }
+    text_all
+}
+
+#[test]
+fn query_all_selectors_reselect_exactly_their_element() {
+    use proptest::strategy::{Strategy, ValueTree};
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html("/blank.html", "<!doctype html><title>blank</title>");
+    let sid = env.start(&["--open-url", &f.url("/blank.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let queries: [Case; 4] = [
+        (".a", |e| e.1.iter().any(|c| c == "a")),
+        ("div", |e| e.0 == "div"),
+        (".a:contains(t1)", |e| {
+            e.1.iter().any(|c| c == "a") && e.2.contains("t1")
+        }),
+        ("li.b:visible, p:contains(t2)", |e| {
+            (e.0 == "li" && e.1.iter().any(|c| c == "b")) || (e.0 == "p" && e.2.contains("t2"))
+        }),
+    ];
+    for case in 0..6 {
+        let nodes = gen_tree().new_tree(&mut runner).expect("tree").current();
+        let mut html = String::from("<!doctype html><html><body><ul>");
+        let mut flat = Vec::new();
+        render(&nodes, &mut html, &mut flat);
+        html.push_str("</ul></body></html>");
+        let path = format!("/gen{case}.html");
+        f.html(&path, &html);
+        tab_run(&env, &["browser", "goto", &f.url(&path)], &t).ok();
+        let (q, pred) = queries[case % queries.len()];
+        let want: Vec<String> = flat
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| pred(e))
+            .map(|(k, _)| k.to_string())
+            .collect();
+        let v = tab_json(&env, &["browser", "query", "all", q], &t);
+        assert_eq!(v["data"]["count"], want.len(), "{q} on {html}: {v}");
+        let items = v["data"]["items"].as_array().cloned().unwrap_or_default();
+        for (item, k) in items.iter().zip(&want) {
+            let sel = item["selector"].as_str().unwrap_or_default();
+            let c = tab_json(&env, &["browser", "query", "count", sel], &t);
+            assert_eq!(c["data"]["count"], 1, "{sel} on {html}: {c}");
+            let a = tab_json(&env, &["browser", "attr", sel, "data-k"], &t);
+            assert_eq!(a["data"]["value"], k.as_str(), "{sel} on {html}: {a}");
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! Pointer actions: click (by ref, CSS, XPath and coordinates; in a same-origin iframe, a nested
+//! one and an OOPIF), auto-wait and the checks that name what they saw, buttons and counts,
+//! `--new-tab`, hover, mouse-move and cursor-position, drag.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::need_chromium;
+use crate::support::{Env, Fixture, assert_failure, on, ref_of, site, text, value, value_until};
+
+const SAME: &str = "document.querySelector('#same').contentDocument";
+
+#[test]
+fn click_by_ref_css_xpath_and_point_in_every_frame() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/nested.html",
+        r#"<!doctype html><html><head><title>Nested</title></head><body>
+<input id="nested-input" aria-label="Nested input">
+<button id="nested-btn" onclick="window.hits = (window.hits || 0) + 1">Nested button</button></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/frames.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let nested = format!("{SAME}.querySelector('#nested').contentWindow");
+    let ready = format!(
+        "!!{SAME} && {SAME}.readyState === 'complete' && {nested}.document.readyState === 'complete'"
+    );
+    assert_eq!(value_until(&env, &t, &ready, &json!(true)), true);
+
+    // The OOPIF's button, by CSS (the click waits for it to be there).
+    let r = text(&env, &t, &["click", "#oop-btn"]).ok();
+    assert_eq!(
+        r.stdout,
+        format!(
+            "[{sid} t1] {}\nok browser click\ntarget: #oop-btn\n",
+            f.url("/frames.html")
+        )
+    );
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &json!("remote-clicked")),
+        "remote-clicked"
+    );
+    value(&env, &t, "window.lastMessage = null; 1");
+
+    // By ref, in the same-origin iframe and the nested one.
+    let snap = on(&env, &t, &["snapshot"]);
+    let same_btn = ref_of(&snap, "button", "Same button");
+    let nested_btn = ref_of(&snap, "button", "Nested button");
+    let remote_btn = ref_of(&snap, "button", "Remote button");
+    let v = on(&env, &t, &["click", &same_btn]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["command"], "browser click");
+    assert_eq!(v["data"]["action"], "click");
+    assert_eq!(v["data"]["target"], json!({ "selector": same_btn }));
+    assert_eq!(
+        v["data"]["changed"],
+        json!({ "url_changed": false, "focus_changed": true })
+    );
+    assert_eq!(value(&env, &t, &format!("{SAME}.defaultView.clicked")), 1);
+    assert_eq!(on(&env, &t, &["click", &nested_btn])["ok"], true);
+    assert_eq!(value(&env, &t, &format!("{nested}.hits")), 1);
+    assert_eq!(on(&env, &t, &["click", &remote_btn])["ok"], true);
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &json!("remote-clicked")),
+        "remote-clicked"
+    );
+    // By XPath (found in whichever frame has it).
+    assert_eq!(
+        on(&env, &t, &["click", "//button[@id='nested-btn']"])["ok"],
+        true
+    );
+    assert_eq!(value(&env, &t, &format!("{nested}.hits")), 2);
+
+    // By coordinates: the point of the nested button and of the OOPIF's, in page coordinates.
+    let point = |code: &str| -> String {
+        let v = value(&env, &t, code);
+        format!("{},{}", v[0], v[1])
+    };
+    let nested_at = point(&format!(
+        "(() => {{ const f = document.querySelector('#same').getBoundingClientRect(); \
+         const g = {SAME}.querySelector('#nested').getBoundingClientRect(); \
+         const b = {nested}.document.querySelector('#nested-btn').getBoundingClientRect(); \
+         return [Math.round(f.left + g.left + b.left + b.width / 2 + 4), Math.round(f.top + g.top + b.top + b.height / 2 + 4)]; }})()"
+    ));
+    let v = on(&env, &t, &["click", &nested_at]);
+    assert_eq!(
+        v["data"]["target"],
+        json!({ "coordinates": nested_at }),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, &format!("{nested}.hits")), 3);
+    // Inside the OOPIF: its content starts at the iframe's content box (border 2px by default);
+    // the button is the first thing in its body (margin 8px).
+    let remote_at = point(&format!(
+        "(() => {{ const f = document.querySelector('#same').getBoundingClientRect(); \
+         const o = {SAME}.querySelector('#oop').getBoundingClientRect(); \
+         return [Math.round(f.left + o.left + 2 + 8 + 10), Math.round(f.top + o.top + 2 + 8 + 5)]; }})()"
+    ));
+    value(&env, &t, "window.lastMessage = null; 1");
+    assert_eq!(on(&env, &t, &["click", &remote_at])["ok"], true);
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &json!("remote-clicked")),
+        "remote-clicked"
+    );
+}
+
+/// Pages whose elements are not ready: late, covered, disabled, hidden, moving.
+fn waiting_site() -> Fixture {
+    let f = site();
+    f.html(
+        "/waits.html",
+        r#"<!doctype html><html><head><title>Waits</title><style>
+  body { margin: 0 }
+  #shade { position: fixed; left: 0; top: 0; width: 400px; height: 300px; background: rgba(0,0,0,.4) }
+  #curtain { position: fixed; left: 0; top: 320px; width: 400px; height: 100px; background: #fff }
+  @keyframes slide { from { transform: translateX(0) } to { transform: translateX(300px) } }
+  #moving { animation: slide 2s linear infinite; position: absolute; left: 0; top: 450px }
+</style></head><body>
+<button id="under" style="position: absolute; left: 20px; top: 20px" onclick="window.underClicks = (window.underClicks || 0) + 1">Under</button>
+<button id="hidden-forever" style="position: fixed; left: 20px; top: 340px">Behind the curtain</button>
+<button id="off" disabled style="position: absolute; left: 500px; top: 20px">Off</button>
+<button id="gone" style="display: none">Gone</button>
+<button id="moving">Moving</button>
+<div id="shade" class="shade" onclick="window.shadeClicks = (window.shadeClicks || 0) + 1">Please wait</div>
+<div id="curtain" class="curtain wide">Curtain</div>
+<script>
+  window.downs = [];
+  document.addEventListener('mousedown', e => downs.push(e.target.id), true);
+  setTimeout(() => document.getElementById('shade').remove(), 1200);
+  setTimeout(() => { const b = document.createElement('button'); b.id = 'late'; b.textContent = 'Late';
+    b.onclick = () => { window.lateClicks = (window.lateClicks || 0) + 1; }; document.body.appendChild(b); }, 800);
+</script>
+</body></html>"#,
+    );
+    f
+}
+
+#[test]
+fn clicks_wait_for_elements_and_name_the_check_that_never_passed() {
+    need_chromium!();
+    let env = Env::new();
+    let f = waiting_site();
+    let sid = env.start(&["--open-url", &f.url("/waits.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // Covered until a timer removes the overlay: the click waits, and only the button gets it.
+    let v = on(&env, &t, &["click", "#under"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(value(&env, &t, "window.underClicks"), 1);
+    assert_eq!(value(&env, &t, "window.shadeClicks || 0"), 0);
+    assert_eq!(value(&env, &t, "JSON.stringify(downs)"), r#"["under"]"#);
+    // A button that appears late.
+    let v = on(&env, &t, &["click", "#late"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(value(&env, &t, "window.lateClicks"), 1);
+
+    let timed_out = |sel: &str, reason: &str| -> Value {
+        let started = Instant::now();
+        let v = on(&env, &t, &["click", sel, "--timeout", "1500"]);
+        assert_failure(&v, "TIMEOUT", sel);
+        assert_eq!(v["error"]["details"]["reason"], reason, "{v}");
+        assert_eq!(v["error"]["details"]["selector"], sel, "{v}");
+        assert!(
+            started.elapsed() >= Duration::from_millis(1400),
+            "{sel} gave up early: {v}"
+        );
+        v
+    };
+    let v = timed_out("#off", "disabled");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("is disabled")),
+        "{v}"
+    );
+    timed_out("#gone", "not visible");
+    timed_out("#moving", "moving");
+    let v = timed_out("#hidden-forever", "covered");
+    assert_eq!(
+        v["error"]["details"]["by"], "div#curtain.curtain.wide 'Curtain'",
+        "{v}"
+    );
+    // Text: the check and what covers it.
+    let r = text(&env, &t, &["click", "#hidden-forever", "--timeout", "800"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(
+            "error TIMEOUT: browser click timed out after 800ms: #hidden-forever is covered by div#curtain.curtain.wide 'Curtain'"
+        ),
+        "{r:?}"
+    );
+    // --force skips the checks but not the confirmation: the curtain took the press.
+    let v = on(
+        &env,
+        &t,
+        &["click", "#hidden-forever", "--force", "--timeout", "3000"],
+    );
+    assert_failure(&v, "INTERNAL_ERROR", "did not reach #hidden-forever");
+    assert_eq!(v["error"]["details"]["reason"], "covered", "{v}");
+    assert_eq!(
+        v["error"]["details"]["by"], "div#curtain.curtain.wide 'Curtain'",
+        "{v}"
+    );
+    // An element that never appears is not found, after the wait.
+    let started = Instant::now();
+    let v = on(&env, &t, &["click", "#never", "--timeout", "1000"]);
+    assert_failure(&v, "ELEMENT_NOT_FOUND", "#never");
+    assert!(started.elapsed() >= Duration::from_millis(900), "{v}");
+    // Nothing the failures did reached the page.
+    assert_eq!(
+        value(&env, &t, "JSON.stringify(downs)"),
+        r#"["under","late","curtain","curtain"]"#
+    );
+}
+
+#[test]
+fn buttons_counts_new_tab_and_hover() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/buttons.html",
+        r#"<!doctype html><html><head><title>Buttons</title><style>
+  .menu ul { display: none } .menu:hover ul { display: block }
+</style></head><body>
+<button id="b" onclick="window.clicks = (window.clicks || 0) + 1" ondblclick="window.dbl = (window.dbl || 0) + 1"
+  oncontextmenu="window.ctx = (window.ctx || 0) + 1; return false" onauxclick="if (event.button === 1) window.aux = (window.aux || 0) + 1">Button</button>
+<div class="menu" id="menu">Menu<ul><li><a href="/page2.html" id="entry">Menu entry</a></li></ul></div>
+<a id="away" href="/page2.html">Away</a>
+<p id="plain">plain text</p>
+</body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/buttons.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // A real double click: clickCount 1 then 2 (two clicks, one dblclick).
+    assert_eq!(on(&env, &t, &["click", "#b", "--count", "2"])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "[window.clicks, window.dbl]"),
+        json!([2, 1])
+    );
+    // Right click opens the contextmenu handler; middle is an auxclick.
+    let v = on(&env, &t, &["click", "#b", "--button", "right"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(value(&env, &t, "window.ctx"), 1, "{v}");
+    assert_eq!(
+        on(&env, &t, &["click", "#b", "--button", "middle"])["ok"],
+        true
+    );
+    assert_eq!(value(&env, &t, "window.aux"), 1);
+    assert_eq!(value(&env, &t, "window.clicks"), 2);
+    let v = on(&env, &t, &["click", "#b", "--count", "0"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--count");
+    let r = text(&env, &t, &["click", "#b", "--button", "back"]);
+    assert_eq!(r.code, 2, "{r:?}");
+
+    // Hover: the :hover menu is in the next snapshot.
+    let snap = on(&env, &t, &["snapshot"]);
+    assert!(
+        !snap["data"]["nodes"].to_string().contains("Menu entry"),
+        "{snap}"
+    );
+    let r = text(&env, &t, &["hover", "#menu"]).ok();
+    assert!(
+        r.stdout.ends_with("ok browser hover\ntarget: #menu\n"),
+        "{r:?}"
+    );
+    let snap = on(&env, &t, &["snapshot"]);
+    let entry = ref_of(&snap, "link", "Menu entry");
+    let v = on(&env, &t, &["hover", &entry]);
+    assert_eq!(v["data"]["action"], "hover", "{v}");
+
+    // --new-tab opens the link's address in a new tab and names it; the page stays.
+    let v = on(&env, &t, &["click", "#away", "--new-tab"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["new_tab_id"], "t2", "{v}");
+    assert_eq!(v["context"]["tab_id"], "t1");
+    assert_eq!(v["context"]["title"], "Buttons");
+    let t2 = ["--session", sid.as_str(), "--tab", "t2"];
+    assert_eq!(
+        value_until(&env, &t2, "document.title", &json!("Page Two")),
+        "Page Two"
+    );
+    let r = text(&env, &t, &["click", "#away", "--new-tab"]).ok();
+    assert!(r.stdout.contains("new_tab_id: t3"), "{r:?}");
+    // Not a link: clicked, and said so.
+    let v = on(&env, &t, &["click", "#plain", "--new-tab"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["data"]["new_tab_id"].is_null(), "{v}");
+    assert!(
+        v["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("not a link")),
+        "{v}"
+    );
+}
+
+#[test]
+fn mouse_move_cursor_position_and_drag() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/drag.html",
+        r#"<!doctype html><html><head><title>Drag</title><style>
+  body { margin: 0 } li { padding: 10px; margin: 4px; background: #eee; width: 200px }
+</style></head><body>
+<ul id="list"><li draggable="true" id="i1">One</li><li draggable="true" id="i2">Two</li><li draggable="true" id="i3">Three</li></ul>
+<div id="box" style="width: 100px; height: 100px; background: #ccf; position: absolute; left: 400px; top: 20px"></div>
+<script>
+  let dragged = null;
+  for (const li of document.querySelectorAll('li')) {
+    li.addEventListener('dragstart', e => { dragged = li; e.dataTransfer.setData('text/plain', li.id); });
+    li.addEventListener('dragover', e => e.preventDefault());
+    li.addEventListener('drop', e => { e.preventDefault(); if (dragged && dragged !== li) li.parentNode.insertBefore(dragged, li); });
+  }
+  // A drag made of mouse events (no HTML5 drag and drop).
+  const box = document.getElementById('box'); let grab = null;
+  box.addEventListener('mousedown', e => { grab = [e.clientX - box.offsetLeft, e.clientY - box.offsetTop]; });
+  document.addEventListener('mousemove', e => { if (grab) { box.style.left = (e.clientX - grab[0]) + 'px'; box.style.top = (e.clientY - grab[1]) + 'px'; } });
+  document.addEventListener('mouseup', () => { grab = null; });
+  window.moves = 0; document.addEventListener('mousemove', () => window.moves++);
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/drag.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["cursor-position"]);
+    assert_eq!(v["data"], json!({ "x": 0, "y": 0 }), "{v}");
+
+    let r = text(&env, &t, &["mouse-move", "300,250"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser mouse-move\ntarget: 300,250\n"),
+        "{r:?}"
+    );
+    assert!(value(&env, &t, "window.moves").as_u64() >= Some(1));
+    let r = text(&env, &t, &["cursor-position"]).ok();
+    assert!(r.stdout.ends_with("\n300,250\n"), "{r:?}");
+    assert_failure(
+        &on(&env, &t, &["mouse-move", "#box"]),
+        "INVALID_ARGUMENT",
+        "x,y",
+    );
+    // The position is the tab's, and outlives the daemon.
+    env.kill_daemon();
+    let v = on(&env, &t, &["cursor-position"]);
+    assert_eq!(v["data"], json!({ "x": 300, "y": 250 }), "{v}");
+
+    // HTML5 drag and drop reorders the list.
+    let v = on(&env, &t, &["drag", "#i3", "#i1"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        v["data"]["destination"],
+        json!({ "selector": "#i1" }),
+        "{v}"
+    );
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "Array.from(document.querySelectorAll('li')).map(l => l.id).join()"
+        ),
+        "i3,i1,i2"
+    );
+    // A mouse drag to coordinates moves the box there (its centre under the pointer).
+    let r = text(&env, &t, &["drag", "#box", "500,300"]).ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser drag\ntarget: #box\ndestination: 500,300\n"),
+        "{r:?}"
+    );
+    assert_eq!(
+        value(&env, &t, "[box.offsetLeft, box.offsetTop]"),
+        json!([450, 250])
+    );
+    assert_eq!(
+        on(&env, &t, &["cursor-position"])["data"],
+        json!({ "x": 500, "y": 300 })
+    );
+}

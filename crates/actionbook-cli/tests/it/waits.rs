@@ -1,0 +1,468 @@
+//! `browser wait element | navigation | network-idle | condition` on real Chromium: elements added
+//! by timers (main frame and OOPIF, by CSS and by ref), navigations started by a timer, the network
+//! of every frame (requests in flight at the start, requests started later, an OOPIF's own), truthy
+//! conditions and throwing ones, timeouts with what was observed, and waits that leave the other
+//! tabs alone.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::need_chromium;
+use crate::support::{Env, Fixture, ref_of};
+
+fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
+    env.json(&[&["browser"][..], args, t].concat())
+}
+
+#[track_caller]
+fn ok(v: &Value) -> &Value {
+    assert_eq!(v["ok"], true, "{v}");
+    &v["data"]
+}
+
+#[track_caller]
+fn elapsed(v: &Value) -> u64 {
+    ok(v)["elapsed_ms"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no elapsed_ms: {v}"))
+}
+
+#[track_caller]
+fn timed_out(v: &Value) -> &Value {
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    &v["error"]["details"]
+}
+
+const SLOW: Duration = Duration::from_millis(2000);
+
+fn fixture() -> Fixture {
+    let f = Fixture::start();
+    let oop = f.cross_site_url("/w/oop.html");
+    f.html(
+        "/w/index.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Waits</title></head><body>
+<h1>Waits</h1>
+<button id="later" onclick="setTimeout(() => {{ const d = document.createElement('div'); d.id = 'late'; d.textContent = 'late'; document.body.appendChild(d); }}, 1500)">Later</button>
+<button id="go" onclick="setTimeout(() => {{ location.href = '/w/next.html'; }}, 1500)">Go</button>
+<div id="shown">shown</div>
+<iframe id="oop" title="Remote" src="{oop}" width="300" height="120"></iframe>
+<script>
+  window.fetchLater = (path, ms) => setTimeout(() => fetch(path), ms);
+  window.askFrame = (path) => document.getElementById('oop').contentWindow.postMessage({{fetch: path}}, '*');
+</script>
+</body></html>"#
+        ),
+    );
+    f.html(
+        "/w/oop.html",
+        r#"<!doctype html><html><head><title>Remote</title></head><body>
+<button id="oop-btn">Remote button</button>
+<script>
+  window.addEventListener('message', e => {
+    if (e.data && e.data.fetch) fetch(e.data.fetch);
+    if (e.data === 'add') setTimeout(() => { const b = document.createElement('p'); b.id = 'oop-late'; b.textContent = 'oop late'; document.body.appendChild(b); }, 1500);
+    if (e.data === 'remove') setTimeout(() => document.getElementById('oop-btn').remove(), 1500);
+  });
+</script>
+</body></html>"#,
+    );
+    f.html(
+        "/w/next.html",
+        "<!doctype html><html><head><title>Next</title></head><body><h1>Next</h1></body></html>",
+    );
+    for p in ["/w/slow-a", "/w/slow-b", "/w/slow-c"] {
+        f.route(p, "text/plain", "slow", SLOW);
+    }
+    f.route("/w/forever", "text/plain", "late", Duration::from_secs(8));
+    f
+}
+
+fn eval(env: &Env, t: &[&str], code: &str) -> Value {
+    let v = on(env, t, &["eval", code]);
+    ok(&v)["value"].clone()
+}
+
+#[test]
+fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // Already there: answered at once, in text and JSON.
+    let run = env.run(&[&["browser", "wait", "element", "#shown"][..], &t].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert!(lines[0].starts_with(&format!("[{sid} t1] http://127.0.0.1:")));
+    assert_eq!(lines[1], "ok browser wait element");
+    assert!(lines[2].starts_with("elapsed_ms: "), "{}", run.stdout);
+    let v = on(&env, &t, &["wait", "element", "#shown"]);
+    assert_eq!(v["command"], "browser wait element");
+    assert_eq!(ok(&v)["kind"], "element");
+    assert_eq!(ok(&v)["satisfied"], true);
+    assert_eq!(
+        ok(&v)["observed_value"],
+        serde_json::json!({"selector": "#shown"})
+    );
+
+    // Added by a timer 1.5 s after the click (absent when the wait begins).
+    ok(&on(&env, &t, &["click", "#later"]));
+    assert_eq!(eval(&env, &t, "!!document.getElementById('late')"), false);
+    ok(&on(
+        &env,
+        &t,
+        &["wait", "element", "#late", "--timeout", "8000"],
+    ));
+    assert_eq!(eval(&env, &t, "!!document.getElementById('late')"), true);
+
+    // Inside the OOPIF, by CSS (every frame is searched).
+    eval(
+        &env,
+        &t,
+        "document.getElementById('oop').contentWindow.postMessage('add', '*'), 1",
+    );
+    let v = on(
+        &env,
+        &t,
+        &["wait", "element", "#oop-late", "--timeout", "300"],
+    );
+    timed_out(&v);
+    ok(&on(
+        &env,
+        &t,
+        &["wait", "element", "#oop-late", "--timeout", "8000"],
+    ));
+
+    // By ref, in the OOPIF: there now; then gone (detached) after the frame removes it.
+    let snap = on(&env, &t, &["snapshot"]);
+    let btn = ref_of(&snap, "button", "Remote button");
+    ok(&on(
+        &env,
+        &t,
+        &["wait", "element", &btn, "--timeout", "3000"],
+    ));
+    eval(
+        &env,
+        &t,
+        "document.getElementById('oop').contentWindow.postMessage('remove', '*'), 1",
+    );
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "element",
+            &btn,
+            "--state",
+            "detached",
+            "--timeout",
+            "300",
+        ],
+    );
+    timed_out(&v);
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "element",
+            &btn,
+            "--state",
+            "detached",
+            "--timeout",
+            "8000",
+        ],
+    ));
+    // A ref never handed out cannot appear: an error at once, not a timeout.
+    let v = on(&env, &t, &["wait", "element", "@e999", "--timeout", "3000"]);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+
+    // Visible / hidden.
+    eval(
+        &env,
+        &t,
+        "document.getElementById('shown').style.display = 'none', setTimeout(() => document.getElementById('shown').style.display = '', 1500), 1",
+    );
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "element",
+            "#shown",
+            "--state",
+            "visible",
+            "--timeout",
+            "300",
+        ],
+    );
+    // Not visible yet (under heavy load no look may have finished in 300 ms: then not known).
+    assert_ne!(timed_out(&v)["observed_value"]["visible"], true, "{v}");
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "element",
+            "#shown",
+            "--state",
+            "visible",
+            "--timeout",
+            "8000",
+        ],
+    ));
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "element",
+            "#nothing",
+            "--state",
+            "hidden",
+            "--timeout",
+            "2000",
+        ],
+    ));
+
+    // A timeout says how long it waited and what it saw; the text form prints the error.
+    let begun = Instant::now();
+    let v = on(&env, &t, &["wait", "element", "#never", "--timeout", "800"]);
+    let details = timed_out(&v);
+    assert!(begun.elapsed() < Duration::from_millis(4000), "{v}");
+    assert!(details["elapsed_ms"].as_u64().unwrap_or(0) >= 700, "{v}");
+    assert_eq!(details["observed_value"]["selector"], "#never", "{v}");
+    assert_eq!(details["observed_value"]["found"], false, "{v}");
+    let run = env.run(
+        &[
+            &["browser", "wait", "element", "#never", "--timeout", "300"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("error TIMEOUT: browser wait element timed out after 300ms"),
+        "{run:?}"
+    );
+    // A bad selector is the user's error, at once.
+    let v = on(&env, &t, &["wait", "element", "div[", "--timeout", "3000"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}
+
+#[test]
+fn wait_navigation_and_condition() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // A click whose handler navigates 1.5 s later.
+    ok(&on(&env, &t, &["click", "#go"]));
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "8000"]);
+    let d = ok(&v);
+    assert_eq!(d["kind"], "navigation");
+    assert!(
+        d["observed_value"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/next.html"),
+        "{v}"
+    );
+    assert_eq!(d["observed_value"]["ready_state"], "complete");
+    assert!(
+        v["context"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/next.html"),
+        "{v}"
+    );
+    assert_eq!(v["context"]["title"], "Next");
+
+    // Nothing navigates: TIMEOUT with the page as it is.
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "600"]);
+    let details = timed_out(&v);
+    assert!(
+        details["observed_value"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/next.html"),
+        "{v}"
+    );
+
+    // Conditions: a value set by a timer; a promise; a throw; a timeout.
+    eval(
+        &env,
+        &t,
+        "setTimeout(() => { window.flag = 'up'; }, 1500), 1",
+    );
+    let v = on(
+        &env,
+        &t,
+        &["wait", "condition", "window.flag", "--timeout", "300"],
+    );
+    assert_eq!(timed_out(&v)["observed_value"], Value::Null, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &["wait", "condition", "window.flag", "--timeout", "8000"],
+    );
+    assert_eq!(ok(&v)["kind"], "condition");
+    assert_eq!(ok(&v)["observed_value"], "up");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "new Promise(r => setTimeout(() => r(42), 200))",
+            "--timeout",
+            "5000",
+        ],
+    );
+    assert_eq!(ok(&v)["observed_value"], 42);
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "window.nope.deeper",
+            "--timeout",
+            "5000",
+        ],
+    );
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("TypeError"),
+        "{v}"
+    );
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "document.title === 'never'",
+            "--timeout",
+            "600",
+        ],
+    );
+    assert_eq!(timed_out(&v)["observed_value"], false, "{v}");
+    // Text form.
+    let run = env.run(&[&["browser", "wait", "condition", "1 + 1"][..], &t].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("\nok browser wait condition\nelapsed_ms: "),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn network_idle_counts_requests_of_every_frame_including_those_in_flight() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let slow = SLOW.as_millis() as u64;
+
+    // An idle page: quiet for 500 ms from the start of the wait.
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "5000"]);
+    assert_eq!(ok(&v)["kind"], "network-idle");
+    assert_eq!(
+        ok(&v)["observed_value"],
+        serde_json::json!({"idle": true, "pending": 0})
+    );
+    assert!(elapsed(&v) >= 500, "{v}");
+
+    // A fetch the page starts 300 ms later, as a rule once the wait has begun, within its first
+    // quiet 500 ms (its body is never read).
+    eval(&env, &t, &format!("fetchLater('{}', 300), 1", "/w/slow-a"));
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert!(elapsed(&v) >= slow / 2, "the fetch took {slow} ms: {v}");
+
+    // A fetch already in flight when the wait begins.
+    eval(&env, &t, "fetch('/w/slow-b').then(r => r.text()), 1");
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert!(elapsed(&v) >= slow / 2, "the fetch was in flight: {v}");
+
+    // A request of the OOPIF (its own process and session).
+    eval(
+        &env,
+        &t,
+        &format!("askFrame('{}'), 1", f.cross_site_url("/w/slow-c")),
+    );
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert!(
+        elapsed(&v) >= slow / 2,
+        "the OOPIF's fetch was in flight: {v}"
+    );
+
+    // Never idle in time: TIMEOUT naming what is pending.
+    eval(&env, &t, "fetch('/w/forever'), 1");
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "1000"]);
+    let details = timed_out(&v);
+    assert_eq!(details["observed_value"]["idle"], false, "{v}");
+    assert!(
+        details["observed_value"]["pending"].as_u64().unwrap_or(0) >= 1,
+        "{v}"
+    );
+    let urls = details["observed_value"]["requests"].to_string();
+    assert!(urls.contains("/w/forever"), "{v}");
+}
+
+#[test]
+fn a_wait_does_not_hold_the_other_tabs() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    ok(&env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/w/next.html"),
+        "--session",
+        &sid,
+    ]));
+    let waiting = env
+        .command(&[
+            "browser",
+            "wait",
+            "element",
+            "#never",
+            "--session",
+            &sid,
+            "--tab",
+            "t1",
+            "--timeout",
+            "4000",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the wait");
+    let mut waiting = waiting;
+    std::thread::sleep(Duration::from_millis(500));
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t2"]);
+    assert_eq!(ok(&v)["value"], "Next");
+    // t2 answered while t1's wait was still running.
+    assert!(
+        matches!(waiting.try_wait(), Ok(None)),
+        "title on t2 only answered after t1's wait ended"
+    );
+    let out = waiting.wait_with_output().expect("the wait ends");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    timed_out(&v);
+}
