@@ -146,6 +146,8 @@ pub fn run(home: &Home, args: &BatchArgs, global: &GlobalArgs) -> ExitCode {
             body.to_string()
         };
         if write_out(&out, false).is_err() {
+            // The output is lost and the rest is not run: never exit 0 for that.
+            first_failure.get_or_insert(1);
             break;
         }
         printed = true;

@@ -121,9 +121,11 @@ impl Seen {
     }
 }
 
-/// One look for the element. Absent (or gone, or in a frame being replaced) is an answer; a bad
-/// selector, a ref that was never handed out and a broken page are errors.
-async fn look(cx: &mut TabCx<'_>, selector: &str, state: ElementState) -> Result<Seen> {
+/// One look for the element. Absent (or gone, or in a frame being replaced) is an answer; `None`
+/// is no answer this time (a context torn down mid-look, a visibility probe that failed), which
+/// must not satisfy `detached` or `hidden`; a bad selector, a ref that was never handed out and a
+/// broken page are errors.
+async fn look(cx: &mut TabCx<'_>, selector: &str, state: ElementState) -> Result<Option<Seen>> {
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let node = match locate::locate(&mut cx.state.frames, &page, selector, &deadline).await {
@@ -137,41 +139,42 @@ async fn look(cx: &mut TabCx<'_>, selector: &str, state: ElementState) -> Result
                     .is_ok_and(|n| n < t.next_number())
             });
             if known {
-                return Ok(Seen {
+                return Ok(Some(Seen {
                     found: false,
                     visible: None,
-                });
+                }));
             }
             return Err(CliError::ElementNotFound {
                 selector: selector.to_string(),
             });
         }
         Err(CliError::ElementNotFound { .. } | CliError::Stale(_) | CliError::FrameNotFound(_)) => {
-            return Ok(Seen {
+            return Ok(Some(Seen {
                 found: false,
                 visible: None,
-            });
+            }));
         }
         Err(CliError::Cdp(e)) if !e.is_closed() && e.kind() != cdp_protocol::ErrorKind::Timeout => {
-            // A context torn down by a navigation mid-look: look again.
-            return Ok(Seen {
-                found: false,
-                visible: None,
-            });
+            // A context torn down by a navigation mid-look: no answer, look again.
+            return Ok(None);
         }
         Err(e) => return Err(e),
     };
     let visible = match state {
         ElementState::Visible | ElementState::Hidden => {
-            // A node gone between the two steps is not visible.
-            Some(node.handle.probe::<bool>(watch::VISIBLE_FN).await == Some(true))
+            // A probe that failed (the node gone between the two steps, a slow page) is no
+            // answer: the next look decides.
+            match node.handle.probe::<bool>(watch::VISIBLE_FN).await {
+                Some(v) => Some(v),
+                None => return Ok(None),
+            }
         }
         _ => None,
     };
-    Ok(Seen {
+    Ok(Some(Seen {
         found: true,
         visible,
-    })
+    }))
 }
 
 fn state_name(state: ElementState) -> &'static str {
@@ -206,7 +209,7 @@ impl TabCommand for WaitElement {
             let seen = match tokio::time::timeout(deadline.remaining(), look(cx, &selector, state))
                 .await
             {
-                Ok(Ok(seen)) => Some(seen),
+                Ok(Ok(seen)) => seen,
                 Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
                 _ => None,
             };

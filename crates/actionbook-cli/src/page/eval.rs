@@ -43,6 +43,17 @@ impl ObjectHandle {
         arguments: Vec<Value>,
         timeout: Duration,
     ) -> std::result::Result<runtime::EvaluateResponse, CdpError> {
+        self.call_on(function, arguments, false, timeout).await
+    }
+
+    /// `Runtime.callFunctionOn` with the object as `this`, the result by value.
+    async fn call_on(
+        &self,
+        function: &str,
+        arguments: Vec<Value>,
+        await_promise: bool,
+        timeout: Duration,
+    ) -> std::result::Result<runtime::EvaluateResponse, CdpError> {
         self.session
             .send_timeout(
                 &runtime::CallFunctionOn {
@@ -58,7 +69,7 @@ impl ObjectHandle {
                             .collect(),
                     ),
                     return_by_value: Some(true),
-                    await_promise: Some(false),
+                    await_promise: Some(await_promise),
                     silent: Some(true),
                     ..Default::default()
                 },
@@ -76,29 +87,7 @@ impl ObjectHandle {
         timeout: Duration,
         what: &str,
     ) -> Result<T> {
-        let r = self
-            .session
-            .send_timeout(
-                &runtime::CallFunctionOn {
-                    object_id: Some(self.object_id.clone()),
-                    function_declaration: function.to_string(),
-                    arguments: Some(
-                        arguments
-                            .into_iter()
-                            .map(|value| runtime::CallArgument {
-                                value: Some(value),
-                                ..Default::default()
-                            })
-                            .collect(),
-                    ),
-                    return_by_value: Some(true),
-                    await_promise: Some(true),
-                    silent: Some(true),
-                    ..Default::default()
-                },
-                timeout,
-            )
-            .await?;
+        let r = self.call_on(function, arguments, true, timeout).await?;
         if let Some(ex) = &r.exception_details {
             return Err(CliError::Internal(format!(
                 "{what} failed in the page: {}",
@@ -239,7 +228,6 @@ const EVAL_GROUP: &str = "actionbook-eval";
 
 /// Evaluates page script (promises awaited). TIMEOUT terminates the script so the tab stays usable.
 /// (`browser eval` itself uses [`run_user_script`]; this is the plain form for other commands.)
-#[allow(dead_code)]
 pub(crate) async fn evaluate(
     page: &Session,
     code: &str,

@@ -2,7 +2,7 @@
 //! frame, to a [`Located`] node whose page handle is released when it is dropped.
 
 use a11y_snapshot::{EncodedId, Known, ResolveOptions, Target};
-use cdp_protocol::{FrameId, Session, dom};
+use cdp_protocol::{Session, dom};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
@@ -65,61 +65,6 @@ pub(crate) async fn locate(
         frame_id: node.frame_id,
         handle: ObjectHandle::new(node.session, node.object_id),
     })
-}
-
-/// The centre of a node in page coordinates (CSS pixels of the top-level viewport), after
-/// scrolling it into view. (Pointer actions aim with [`crate::page::actionability`] instead,
-/// which also checks the point is hit; this stays for reads of a node's position.)
-#[allow(dead_code)]
-pub(crate) async fn center_in_page(
-    frames: &mut TabFrames,
-    page: &Session,
-    node: &Located,
-    selector: &str,
-    deadline: &Deadline,
-) -> Result<(f64, f64)> {
-    let g = frames.graph(page, deadline).await?;
-    let object_id = Some(node.handle.object_id().clone());
-    let _ = node
-        .session()
-        .send_timeout(
-            &dom::ScrollIntoViewIfNeeded {
-                object_id: object_id.clone(),
-                ..Default::default()
-            },
-            deadline.capped(deadline::QUICK_CALL),
-        )
-        .await;
-    let quads = match node
-        .session()
-        .send_timeout(
-            &dom::GetContentQuads {
-                object_id,
-                ..Default::default()
-            },
-            deadline.capped(deadline::QUICK_CALL),
-        )
-        .await
-    {
-        Ok(q) => q.quads,
-        Err(e) if e.is_gone() => return Err(CliError::on_node(e, selector)),
-        // No layout object (display:none and the like): nothing to click.
-        Err(cdp_protocol::CdpError::Protocol { .. }) => Vec::new(),
-        Err(e) => return Err(e.into()),
-    };
-    let pts = quads
-        .iter()
-        .find(|q| q.len() == 8)
-        .ok_or_else(|| CliError::ElementNotFound {
-            selector: format!("{selector} (not visible)"),
-        })?;
-    let cx = (pts[0] + pts[2] + pts[4] + pts[6]) / 4.0;
-    let cy = (pts[1] + pts[3] + pts[5] + pts[7]) / 4.0;
-    // Quads are in the frame's own viewport for OOPIF content; the graph adds the iframe offsets.
-    Ok(
-        g.to_page_point(&FrameId::from(node.frame_id.as_str()), cx, cy)
-            .await?,
-    )
 }
 
 /// The element a pointer at one point hits in a document (through open shadow roots; a frame

@@ -302,10 +302,9 @@ fn a_ref_from_before_a_click_navigation_is_stale() {
         ],
     );
     assert_eq!(v["ok"], true, "{v}");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while eval(&env, &t, "document.title") != "Page Two" && std::time::Instant::now() < until {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    eventually("the scheduled navigation", || {
+        eval(&env, &t, "document.title") == "Page Two"
+    });
     let v = on(&env, &t, &["click", &submit]);
     assert_eq!(v["ok"], false, "{v}");
     let code = v["error"]["code"].as_str().unwrap_or_default();
@@ -355,9 +354,10 @@ fn clicks_that_navigate_report_the_new_page() {
         on(&env, &t, &["goto", &f.url("/ways.html")]);
         let v = on(&env, &t, &["click", "#later"]);
         assert_eq!(v["ok"], true, "{v}");
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let v = on(&env, &t, &["title"]);
-        assert_eq!(v["data"]["value"], "Page Two", "{v}");
+        // The page navigates on a timer after the click: no timing is assumed.
+        eventually("the navigation the click scheduled", || {
+            on(&env, &t, &["title"])["data"]["value"] == "Page Two"
+        });
         on(&env, &t, &["goto", &f.url("/ways.html")]);
         let v = on(&env, &t, &["click", "#stay"]);
         assert_eq!(v["context"]["title"], "Stayed", "{v}");
@@ -425,7 +425,10 @@ fn pages_a_tab_opens_become_tabs() {
     let t1 = ["--session", sid.as_str(), "--tab", "t1"];
     let v = on(&env, &t1, &["click", "#blank"]);
     assert_eq!(v["ok"], true, "{v}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    eventually("the target=_blank tab", || {
+        let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+        v["data"]["total_tabs"] == 2 && v["data"]["tabs"][1]["title"] == "Page Two"
+    });
     let v = env.json(&["browser", "list-tabs", "--session", &sid]);
     assert_eq!(v["data"]["total_tabs"], 2, "{v}");
     assert_eq!(v["data"]["tabs"][1]["tab_id"], "t2", "{v}");
@@ -433,8 +436,10 @@ fn pages_a_tab_opens_become_tabs() {
     // Addressed directly, without a list-tabs first.
     let v = on(&env, &t1, &["click", "#open"]);
     assert_eq!(v["ok"], true, "{v}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
     let t3 = ["--session", sid.as_str(), "--tab", "t3"];
+    eventually("the window.open tab", || {
+        on(&env, &t3, &["title"])["data"]["value"] == "Fixture Home"
+    });
     let v = on(&env, &t3, &["title"]);
     assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
     let v = on(&env, &t3, &["click", "#submit"]);
@@ -486,4 +491,13 @@ fn dialogs_are_answered_and_reported() {
     let v = on(&env, &t, &["title", "--timeout", "10000"]);
     assert_eq!(v["data"]["value"], "confirm false", "{v}");
     warned(&v, "alert dialog \"later\" accepted");
+}
+
+/// Polls `seen` until it holds (20 s at most; the test fails naming `what` otherwise).
+fn eventually(what: &str, mut seen: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !seen() {
+        assert!(std::time::Instant::now() < until, "never seen: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }

@@ -189,16 +189,6 @@ pub(crate) async fn clicks(
     send_all(page, events, deadline).await
 }
 
-/// A real left click at page coordinates: move, press, release (the tab is brought to the front
-/// first, as a user switching to it would). No checks and no confirmation: commands use the
-/// actionability primitives around [`move_to`] and [`clicks`] instead.
-#[allow(dead_code)] // kept for callers outside the interaction commands
-pub(crate) async fn click(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
-    bring_to_front(page, deadline).await?;
-    move_to(page, x, y, None, deadline).await?;
-    clicks(page, x, y, Button::Left, 1, deadline).await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
