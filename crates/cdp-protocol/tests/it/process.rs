@@ -154,7 +154,14 @@ fn the_profile_scan_finds_and_kills_only_that_profile() {
         process::kill_profile_processes_blocking(&a, Duration::ZERO),
         1
     );
-    // Killed and, being our child, reaped.
+    // Killed and, being our child, reaped: SIGKILL is delivered asynchronously, so wait for it
+    // (bounded) rather than assume it landed before the next line.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while found[0].status() != ProcessStatus::NotOurs(Mismatch::NoProcess)
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert_eq!(
         found[0].status(),
         ProcessStatus::NotOurs(Mismatch::NoProcess)
