@@ -138,9 +138,15 @@ fn killing_our_own_child_by_identity_reaps_it() {
 fn the_profile_scan_finds_and_kills_only_that_profile() {
     let dirs = tempfile::tempdir().unwrap();
     let (a, b) = (dirs.path().join("a"), dirs.path().join("b"));
-    let pa = spawn_profile_sleep(&a);
+    let mut pa = spawn_profile_sleep(&a);
     let pb = spawn_profile_sleep(&b);
-    let found = process::profile_processes_blocking(&a);
+    // A child just spawned may not have exec'd yet (its command line names no profile): bounded.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let mut found = process::profile_processes_blocking(&a);
+    while found.is_empty() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+        found = process::profile_processes_blocking(&a);
+    }
     assert_eq!(
         found.iter().map(|p| p.pid).collect::<Vec<_>>(),
         vec![pa.id()]
@@ -154,14 +160,8 @@ fn the_profile_scan_finds_and_kills_only_that_profile() {
         process::kill_profile_processes_blocking(&a, Duration::ZERO),
         1
     );
-    // Killed and, being our child, reaped: SIGKILL is delivered asynchronously, so wait for it
-    // (bounded) rather than assume it landed before the next line.
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    while found[0].status() != ProcessStatus::NotOurs(Mismatch::NoProcess)
-        && std::time::Instant::now() < until
-    {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Killed; the test holds the child, so the test reaps it.
+    let _ = pa.wait();
     assert_eq!(
         found[0].status(),
         ProcessStatus::NotOurs(Mismatch::NoProcess)
