@@ -54,21 +54,30 @@ pub(crate) const PROCESS_EXIT: Duration = Duration::from_secs(3);
 pub struct Deadline {
     timeout_ms: u64,
     at: Instant,
+    /// Whether the caller gave the timeout (the spec requires one for waits).
+    given: bool,
 }
 
 impl Deadline {
     /// The deadline of a command with this `--timeout` (default [`DEFAULT_TIMEOUT_MS`]).
     pub fn new(timeout_ms: Option<u64>) -> Deadline {
+        let given = timeout_ms.is_some();
         let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1);
         Deadline {
             timeout_ms,
             at: Instant::now() + Duration::from_millis(timeout_ms),
+            given,
         }
     }
 
     /// A deadline `ms` from now, for bounded internal work.
     pub fn after_ms(ms: u64) -> Deadline {
         Deadline::new(Some(ms))
+    }
+
+    /// Whether the timeout came from the caller (`--timeout`) rather than the default.
+    pub fn was_given(&self) -> bool {
+        self.given
     }
 
     /// The timeout this deadline was made from, in milliseconds.
@@ -119,10 +128,12 @@ mod tests {
         let spent = Deadline {
             timeout_ms: 1,
             at: Instant::now(),
+            given: true,
         };
         assert_eq!(spent.remaining(), Duration::from_millis(1));
         assert!(spent.is_over());
         assert_eq!(Deadline::new(Some(0)).timeout_ms(), 1);
         assert_eq!(Deadline::new(None).timeout_ms(), DEFAULT_TIMEOUT_MS);
+        assert!(!Deadline::new(None).was_given() && Deadline::new(Some(5)).was_given());
     }
 }

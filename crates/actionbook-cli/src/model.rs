@@ -180,6 +180,8 @@ pub struct CommandTraits {
     pub destructive: bool,
     /// Running it again with the same request has no further effect, so it is safe to retry.
     pub idempotent: bool,
+    /// The caller must give `--timeout` (the spec's waits): how long is the caller's to decide.
+    pub needs_timeout: bool,
 }
 
 impl CommandTraits {
@@ -189,6 +191,7 @@ impl CommandTraits {
         loads_page: false,
         destructive: false,
         idempotent: true,
+        needs_timeout: false,
     };
     /// Changes something, adds rather than destroys, and is not safe to repeat.
     pub const CHANGES: CommandTraits = CommandTraits {
@@ -196,6 +199,7 @@ impl CommandTraits {
         loads_page: false,
         destructive: false,
         idempotent: false,
+        needs_timeout: false,
     };
 
     /// These traits, plus "loads a page".
@@ -210,6 +214,14 @@ impl CommandTraits {
     pub const fn destructive(self) -> CommandTraits {
         CommandTraits {
             destructive: true,
+            ..self
+        }
+    }
+
+    /// These traits, plus "the caller must give `--timeout`".
+    pub const fn needs_timeout(self) -> CommandTraits {
+        CommandTraits {
+            needs_timeout: true,
             ..self
         }
     }

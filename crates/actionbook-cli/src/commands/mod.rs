@@ -492,18 +492,18 @@ command_table! {
     BrowserLogsErrors(observation::LogsErrors) => Tab, T::READ_ONLY,
         about = "Print the tab's uncaught exceptions, unhandled rejections and failed loads",
         example = "actionbook browser logs errors --session s1 --tab t1";
-    BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY,
+    BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for an element to be in the DOM (any frame; --state visible|hidden|detached)",
         example = "actionbook browser wait element '#loaded' --session s1 --tab t1 --timeout 5000";
-    BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY,
+    BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for the next navigation of the page to commit and load",
         example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";
-    BrowserWaitNetworkIdle(waits::WaitNetworkIdle) => Tab, T::READ_ONLY,
+    BrowserWaitNetworkIdle(waits::WaitNetworkIdle) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait until no request (any frame or worker) is in flight for 500 ms",
         example = "actionbook browser wait network-idle --session s1 --tab t1 --timeout 10000";
-    BrowserWaitCondition(waits::WaitCondition) => Tab, T::CHANGES.destructive(),
+    BrowserWaitCondition(waits::WaitCondition) => Tab, T::CHANGES.destructive().needs_timeout(),
         about = "Wait for a JavaScript expression to be truthy (promises awaited)",
-        example = "actionbook browser wait condition 'window.ready === true' --session s1 --tab t1";
+        example = "actionbook browser wait condition 'window.ready === true' --session s1 --tab t1 --timeout 5000";
     BrowserCookiesList(cookies::CookiesList) => Session, T::READ_ONLY,
         about = "List the session's cookies (--domain to filter)",
         example = "actionbook browser cookies list --session s1";

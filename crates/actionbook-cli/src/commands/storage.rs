@@ -1,5 +1,6 @@
 //! Web storage (spec 14, tab level): `browser local-storage | session-storage` `list | get | set |
-//! delete | clear`, on the storage of the tab's main-frame origin.
+//! delete | clear`, on the storage of the tab's main-frame origin, or (`--frame <ref>`, beyond the
+//! spec) of the document inside one `<iframe>`, same-process or out-of-process.
 //!
 //! - `get` of an absent key answers `item: null` (as the reference CLI).
 //! - `clear <key>` removes that key (spec 14.5); `clear` without a key (beyond the spec) empties
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::deadline;
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
-use crate::page::eval;
+use crate::page::{eval, locate};
 use crate::reply::Done;
 use crate::tab::{TabCommand, TabCx};
 
@@ -76,9 +77,11 @@ fn kind_name(kind: StorageKind) -> &'static str {
     }
 }
 
-/// Runs one operation on the tab's main-frame storage.
+/// Runs one operation on the storage of the tab's main frame, or of the document inside the frame
+/// element `frame` names.
 async fn run_op(
     cx: &mut TabCx<'_>,
+    frame: Option<&str>,
     kind: StorageKind,
     op: Op,
     key: Option<&str>,
@@ -95,8 +98,20 @@ async fn run_op(
         })
         .unwrap_or_default();
     let expression = format!("{STORAGE_JS}({args})");
-    let answer: Answer = eval::read(
-        &cx.page,
+    let (session, context) = match frame.map(str::trim) {
+        None => (cx.page.clone(), None),
+        Some("") => return Err(CliError::InvalidArgument("--frame is empty".into())),
+        Some(selector) => {
+            cx.load_refs();
+            let page = cx.page.clone();
+            let inner =
+                locate::content_frame(&mut cx.state.frames, &page, selector, &cx.deadline).await?;
+            (inner.session, Some(inner.context))
+        }
+    };
+    let answer: Answer = eval::read_in(
+        &session,
+        context,
         &expression,
         cx.deadline.capped(deadline::QUICK_CALL),
         "the page's storage",
@@ -121,6 +136,11 @@ macro_rules! storage_commands {
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[cfg_attr(feature = "cli", derive(clap::Args))]
         pub struct $list {
+            /// The storage of the document inside this `<iframe>` (its `@eN` ref, CSS or XPath;
+            /// out-of-process frames too) instead of the main frame's (beyond the spec).
+            #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub frame: Option<String>,
             /// The session and tab.
             #[serde(flatten)]
             #[cfg_attr(feature = "cli", command(flatten))]
@@ -133,6 +153,11 @@ macro_rules! storage_commands {
         pub struct $get {
             /// The key.
             pub key: String,
+            /// The storage of the document inside this `<iframe>` (its `@eN` ref, CSS or XPath;
+            /// out-of-process frames too) instead of the main frame's (beyond the spec).
+            #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub frame: Option<String>,
             /// The session and tab.
             #[serde(flatten)]
             #[cfg_attr(feature = "cli", command(flatten))]
@@ -148,6 +173,11 @@ macro_rules! storage_commands {
             /// The value (may start with `-`).
             #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
             pub value: String,
+            /// The storage of the document inside this `<iframe>` (its `@eN` ref, CSS or XPath;
+            /// out-of-process frames too) instead of the main frame's (beyond the spec).
+            #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub frame: Option<String>,
             /// The session and tab.
             #[serde(flatten)]
             #[cfg_attr(feature = "cli", command(flatten))]
@@ -160,6 +190,11 @@ macro_rules! storage_commands {
         pub struct $delete {
             /// The key.
             pub key: String,
+            /// The storage of the document inside this `<iframe>` (its `@eN` ref, CSS or XPath;
+            /// out-of-process frames too) instead of the main frame's (beyond the spec).
+            #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub frame: Option<String>,
             /// The session and tab.
             #[serde(flatten)]
             #[cfg_attr(feature = "cli", command(flatten))]
@@ -173,6 +208,11 @@ macro_rules! storage_commands {
             /// The key to remove; without it, every key.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub key: Option<String>,
+            /// The storage of the document inside this `<iframe>` (its `@eN` ref, CSS or XPath;
+            /// out-of-process frames too) instead of the main frame's (beyond the spec).
+            #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub frame: Option<String>,
             /// The session and tab.
             #[serde(flatten)]
             #[cfg_attr(feature = "cli", command(flatten))]
@@ -185,7 +225,7 @@ macro_rules! storage_commands {
                 &self.target
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageListData>> {
-                let a = run_op(cx, StorageKind::$kind, Op::List, None, None).await?;
+                let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::List, None, None).await?;
                 let items = a
                     .items
                     .into_iter()
@@ -201,7 +241,7 @@ macro_rules! storage_commands {
                 &self.target
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageGetData>> {
-                let a = run_op(cx, StorageKind::$kind, Op::Get, Some(&self.key), None).await?;
+                let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::Get, Some(&self.key), None).await?;
                 let item = a.value.map(|value| StorageItem { key: self.key, value });
                 Ok(Done::data(StorageGetData { storage: StorageKind::$kind, item }))
             }
@@ -213,7 +253,7 @@ macro_rules! storage_commands {
                 &self.target
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
-                let a = run_op(cx, StorageKind::$kind, Op::Set, Some(&self.key), Some(&self.value))
+                let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::Set, Some(&self.key), Some(&self.value))
                     .await?;
                 Ok(change(StorageKind::$kind, ChangeAction::Set, a.affected))
             }
@@ -225,7 +265,7 @@ macro_rules! storage_commands {
                 &self.target
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
-                let a = run_op(cx, StorageKind::$kind, Op::Delete, Some(&self.key), None).await?;
+                let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::Delete, Some(&self.key), None).await?;
                 Ok(change(StorageKind::$kind, ChangeAction::Delete, a.affected))
             }
         }
@@ -236,7 +276,7 @@ macro_rules! storage_commands {
                 &self.target
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageChangeData>> {
-                let a = run_op(cx, StorageKind::$kind, Op::Clear, self.key.as_deref(), None).await?;
+                let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::Clear, self.key.as_deref(), None).await?;
                 Ok(change(StorageKind::$kind, ChangeAction::Clear, a.affected))
             }
         }

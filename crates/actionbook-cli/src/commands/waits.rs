@@ -1,6 +1,7 @@
 //! Waiting (spec 12): `browser wait element`, `navigation`, `network-idle`, `condition`.
 //!
-//! Every wait is bounded by the command's `--timeout` (default 30 s, as the reference CLI) and
+//! Every wait is bounded by the command's `--timeout`, which the spec requires (a wait without it
+//! is `INVALID_ARGUMENT`, see [`crate::model::CommandTraits::needs_timeout`]), and
 //! runs on its own tab's queue only, so the other tabs of the session keep working meanwhile. When
 //! time runs out it fails with `TIMEOUT`, `error.details` holding `elapsed_ms` and what it saw
 //! last (`observed_value`). Element and condition waits check again on every change of the main
@@ -25,6 +26,9 @@ use crate::tab::{TabCommand, TabCx};
 /// How long the network must stay quiet (no request waiting for its response, no request event)
 /// to count as idle.
 pub(crate) const NETWORK_QUIET: Duration = Duration::from_millis(500);
+
+/// How long a wait that ran out of time may still look at the page to report what it saw.
+const TIMED_OUT_LOOK: Duration = Duration::from_millis(250);
 
 /// Which state of the element is waited for (`--state`, beyond the spec).
 #[derive(
@@ -274,10 +278,15 @@ impl TabCommand for WaitNavigation {
         let main = cx.main_frame();
         // Subscribed before the first look, so a commit in between is not missed.
         let mut waiter = LoadWaiter::subscribe(&page);
-        let (before, ready) = tokio::join!(
-            main_document(cx),
-            eval::probe::<String>(&page, "document.readyState")
-        );
+        let first_look = async {
+            tokio::join!(
+                main_document(cx),
+                eval::probe::<String>(&page, "document.readyState")
+            )
+        };
+        let (before, ready) = tokio::time::timeout(deadline.remaining(), first_look)
+            .await
+            .unwrap_or((None, None));
         let loading = ready.as_deref().is_some_and(|s| s != "complete");
         let waited = async {
             if !loading {
@@ -315,7 +324,10 @@ impl TabCommand for WaitNavigation {
                 ))
             }
             Err(CliError::Timeout { .. }) => {
-                let (info, ready) = observe.await;
+                // The time is spent: what the page shows now is only worth a short look.
+                let (info, ready) = tokio::time::timeout(TIMED_OUT_LOOK, observe)
+                    .await
+                    .unwrap_or((None, None));
                 let url = info.map(|(u, _)| u);
                 Err(timed_out(
                     WHAT,

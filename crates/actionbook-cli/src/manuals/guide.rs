@@ -209,7 +209,7 @@ pub fn render_guide(version: &str, target: GuideTarget, commands: &[CommandInfo]
         ),
         (
             "browser wait navigation",
-            "After a click that loads a page: `actionbook browser wait navigation --session work --tab t1`, then snapshot again. Refs of elements that did not change stay the same.",
+            "After a click that loads a page: `actionbook browser wait navigation --session work --tab t1 --timeout 10000`, then snapshot again. Refs of elements that did not change stay the same.",
         ),
         (
             "browser close",

@@ -205,14 +205,25 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
     }
     let timeout_is_ours = !has_property(&schema, TIMEOUT_ARG);
     if timeout_is_ours && let Some(p) = schema["properties"].as_object_mut() {
+        let description = if spec.traits.needs_timeout {
+            "How long to wait, in milliseconds (required)."
+        } else {
+            "Timeout of this command in milliseconds (default 30000)."
+        };
         p.insert(
             TIMEOUT_ARG.into(),
             json!({
-                "description": "Timeout of this command in milliseconds (default 30000).",
+                "description": description,
                 "type": "integer",
                 "minimum": 1
             }),
         );
+        if spec.traits.needs_timeout {
+            match schema["required"].as_array_mut() {
+                Some(required) => required.push(json!(TIMEOUT_ARG)),
+                None => schema["required"] = json!([TIMEOUT_ARG]),
+            }
+        }
     }
     let allowed = schema["properties"]
         .as_object()
@@ -349,7 +360,19 @@ mod tests {
                 assert!(has_property(&d["inputSchema"], req), "{}: {req}", t.name);
             }
             assert!(has_property(&d["inputSchema"], TIMEOUT_ARG), "{}", t.name);
+            let timeout_required = d["inputSchema"]["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&json!(TIMEOUT_ARG)));
+            assert_eq!(
+                timeout_required, t.spec.traits.needs_timeout,
+                "{}: the spec's waits, and only they, require a timeout",
+                t.name
+            );
         }
+        assert!(
+            all.find("browser_wait_navigation")
+                .is_some_and(|t| t.spec.traits.needs_timeout)
+        );
         let click = all.find("browser_click").map(|t| t.definition.clone());
         assert_eq!(
             click.map(|d| d["annotations"]["destructiveHint"].clone()),

@@ -140,10 +140,22 @@ pub(crate) async fn read<T: DeserializeOwned>(
     timeout: Duration,
     what: &str,
 ) -> Result<T> {
-    let r = page
+    read_in(page, None, expression, timeout, what).await
+}
+
+/// [`read`] in one execution context of `session` (a frame's document; `None`: the main one).
+pub(crate) async fn read_in<T: DeserializeOwned>(
+    session: &Session,
+    context: Option<cdp_protocol::ExecutionContextId>,
+    expression: &str,
+    timeout: Duration,
+    what: &str,
+) -> Result<T> {
+    let r = session
         .send_timeout(
             &runtime::Evaluate {
                 expression: expression.to_string(),
+                context_id: context,
                 return_by_value: Some(true),
                 ..Default::default()
             },

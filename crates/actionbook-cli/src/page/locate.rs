@@ -67,6 +67,57 @@ pub(crate) async fn locate(
     })
 }
 
+/// The document inside a frame element: the session owning it and its default execution context.
+#[derive(Debug)]
+pub(crate) struct ContentFrame {
+    /// The session owning the frame's document (the page's, or the out-of-process iframe's).
+    pub session: Session,
+    /// The document's default-world execution context in that session.
+    pub context: cdp_protocol::ExecutionContextId,
+}
+
+/// Resolves `selector` (normally the `@eN` ref of an `<iframe>`) to the document inside that frame
+/// element, same-process or out-of-process. Anything but a frame element is `INVALID_ARGUMENT`.
+pub(crate) async fn content_frame(
+    frames: &mut TabFrames,
+    page: &Session,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<ContentFrame> {
+    let node = locate(frames, page, selector, deadline).await?;
+    let g = frames.graph(page, deadline).await?;
+    let cap = deadline.capped(deadline::QUICK_CALL);
+    let described = node
+        .session()
+        .send_timeout(
+            &dom::DescribeNode {
+                object_id: Some(node.handle.object_id().clone()),
+                ..Default::default()
+            },
+            cap,
+        )
+        .await?
+        .node;
+    let not_a_frame = || {
+        CliError::InvalidArgument(format!(
+            "{selector} is a <{}> element, not an <iframe> or <frame>",
+            described.local_name.to_lowercase()
+        ))
+    };
+    let child = described
+        .frame_id
+        .clone()
+        .filter(|c| g.frame(c).is_some())
+        .ok_or_else(not_a_frame)?;
+    let session = g.session_for(&child).ok_or_else(|| {
+        CliError::FrameNotFound(format!(
+            "the frame of {selector} has no live document (its renderer crashed)"
+        ))
+    })?;
+    let context = g.execution_context_for(&child, cap).await?;
+    Ok(ContentFrame { session, context })
+}
+
 /// The element a pointer at one point hits in a document (through open shadow roots; a frame
 /// element is answered as such, the caller descends).
 const ELEMENT_AT_JS: &str = "(function(x, y) { let e = document.elementFromPoint(x, y); \

@@ -31,6 +31,12 @@ pub(crate) async fn run_tab<C: TabCommand>(
     env: &ClientEnv,
 ) -> Envelope {
     let target = cmd.target().clone();
+    if traits.needs_timeout && !deadline.was_given() {
+        let e = CliError::InvalidArgument(format!(
+            "{name} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
+        ));
+        return failure(name, Some(Context::tab(&target.session, &target.tab)), &e);
+    }
     let (slot, tab_slot) = match find(sessions, &target, deadline).await {
         Ok(found) => found,
         Err((context, e)) => return failure(name, context, &e),

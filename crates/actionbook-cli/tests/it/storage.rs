@@ -294,3 +294,97 @@ fn web_storage_round_trips_per_origin_and_pages_without_storage() {
     let v = run_json(&env, &["session-storage", "set", "k", "v"], &t3);
     assert_eq!(v["error"]["code"], "UNSUPPORTED_OPERATION", "{v}");
 }
+
+#[test]
+fn web_storage_of_a_frame_by_ref_css_or_xpath_same_origin_and_out_of_process() {
+    need_chromium!();
+    let f = fixture();
+    // The out-of-process frame stores a key of its own as it loads: reading it back through
+    // `--frame` shows the command reached that frame's storage, not the top document's.
+    f.html(
+        "/s/inner.html",
+        "<!doctype html><title>Inner</title><body>inner<script>\
+         localStorage.setItem('preset', 'from-frame');</script></body>",
+    );
+    f.html(
+        "/s/same.html",
+        "<!doctype html><title>Same</title><body>same</body>",
+    );
+    f.html(
+        "/s/framed.html",
+        &format!(
+            "<!doctype html><title>Framed</title><body><h1>framed</h1>\
+             <iframe id=same title=same src=\"/s/same.html\"></iframe>\
+             <iframe id=cross title=cross src=\"{}\"></iframe></body>",
+            f.cross_site_url("/s/inner.html")
+        ),
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/s/framed.html")]);
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    // The frame's script has run once its key is visible through the frame.
+    let mut seen = Value::Null;
+    for _ in 0..100 {
+        seen = run_json(
+            &env,
+            &["local-storage", "get", "preset", "--frame", "#cross"],
+            &t1,
+        );
+        if seen["data"]["item"]["value"] == "from-frame" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        ok(&seen),
+        &serde_json::json!({"storage": "local", "item": {"key": "preset", "value": "from-frame"}})
+    );
+    // Not the top document's storage.
+    let v = run_json(&env, &["local-storage", "get", "preset"], &t1);
+    assert_eq!(ok(&v)["item"], Value::Null, "{v}");
+
+    // By ref, from a snapshot: set, list and clear in the out-of-process frame.
+    let snap = run_json(&env, &["snapshot"], &t1);
+    let cross = crate::support::ref_of(&snap, "iframe", "cross");
+    ok(&run_json(
+        &env,
+        &["local-storage", "set", "k", "oopif", "--frame", &cross],
+        &t1,
+    ));
+    let v = run_json(&env, &["local-storage", "list", "--frame", &cross], &t1);
+    let items = ok(&v)["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 2, "{v}");
+    let v = run_json(&env, &["local-storage", "get", "k"], &t1);
+    assert_eq!(ok(&v)["item"], Value::Null, "{v}");
+    let v = run_json(&env, &["local-storage", "clear", "--frame", &cross], &t1);
+    assert_eq!(ok(&v)["affected"], 2, "{v}");
+
+    // A same-origin frame (by XPath) shares the top document's storage.
+    ok(&run_json(
+        &env,
+        &[
+            "session-storage",
+            "set",
+            "shared",
+            "yes",
+            "--frame",
+            "//iframe[@id='same']",
+        ],
+        &t1,
+    ));
+    let v = run_json(&env, &["session-storage", "get", "shared"], &t1);
+    assert_eq!(ok(&v)["item"]["value"], "yes", "{v}");
+
+    // Not a frame element, and no such element.
+    let v = run_json(&env, &["local-storage", "list", "--frame", "h1"], &t1);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("<h1>"),
+        "{v}"
+    );
+    let v = run_json(&env, &["local-storage", "list", "--frame", "#nope"], &t1);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+}

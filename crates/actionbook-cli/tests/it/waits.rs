@@ -4,7 +4,7 @@
 //! conditions and throwing ones, timeouts with what was observed, and waits that leave the other
 //! tabs alone.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -94,14 +94,24 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
     let t = ["--session", sid.as_str(), "--tab", "t1"];
 
     // Already there: answered at once, in text and JSON.
-    let run = env.run(&[&["browser", "wait", "element", "#shown"][..], &t].concat());
+    let run = env.run(
+        &[
+            &["browser", "wait", "element", "#shown", "--timeout", "5000"][..],
+            &t,
+        ]
+        .concat(),
+    );
     assert_eq!(run.code, 0, "{run:?}");
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", run.stdout);
     assert!(lines[0].starts_with(&format!("[{sid} t1] http://127.0.0.1:")));
     assert_eq!(lines[1], "ok browser wait element");
     assert!(lines[2].starts_with("elapsed_ms: "), "{}", run.stdout);
-    let v = on(&env, &t, &["wait", "element", "#shown"]);
+    let v = on(
+        &env,
+        &t,
+        &["wait", "element", "#shown", "--timeout", "5000"],
+    );
     assert_eq!(v["command"], "browser wait element");
     assert_eq!(ok(&v)["kind"], "element");
     assert_eq!(ok(&v)["satisfied"], true);
@@ -109,6 +119,25 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
         ok(&v)["observed_value"],
         serde_json::json!({"selector": "#shown"})
     );
+    // The spec requires --timeout on every wait: without it, a clear error, not a guess.
+    for kind in [
+        &["element", "#shown"][..],
+        &["navigation"],
+        &["network-idle"],
+        &["condition", "true"],
+    ] {
+        let v = on(&env, &t, &[&["wait"][..], kind].concat());
+        assert_eq!(v["ok"], false, "{v}");
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("needs --timeout"),
+            "{v}"
+        );
+        assert_eq!(v["context"]["tab_id"], "t1", "{v}");
+    }
 
     // Added by a timer 1.5 s after the click (absent when the wait begins).
     ok(&on(&env, &t, &["click", "#later"]));
@@ -231,10 +260,8 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
     ));
 
     // A timeout says how long it waited and what it saw; the text form prints the error.
-    let begun = Instant::now();
     let v = on(&env, &t, &["wait", "element", "#never", "--timeout", "800"]);
     let details = timed_out(&v);
-    assert!(begun.elapsed() < Duration::from_millis(4000), "{v}");
     assert!(details["elapsed_ms"].as_u64().unwrap_or(0) >= 700, "{v}");
     assert_eq!(details["observed_value"]["selector"], "#never", "{v}");
     assert_eq!(details["observed_value"]["found"], false, "{v}");
@@ -360,7 +387,13 @@ fn wait_navigation_and_condition() {
     );
     assert_eq!(timed_out(&v)["observed_value"], false, "{v}");
     // Text form.
-    let run = env.run(&[&["browser", "wait", "condition", "1 + 1"][..], &t].concat());
+    let run = env.run(
+        &[
+            &["browser", "wait", "condition", "1 + 1", "--timeout", "5000"][..],
+            &t,
+        ]
+        .concat(),
+    );
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stdout
@@ -440,21 +473,40 @@ fn a_wait_does_not_hold_the_other_tabs() {
         .command(&[
             "browser",
             "wait",
-            "element",
-            "#never",
+            "condition",
+            "(localStorage.setItem('polled', String(Date.now())), false)",
             "--session",
             &sid,
             "--tab",
             "t1",
             "--timeout",
-            "4000",
+            "8000",
             "--json",
         ])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("spawn the wait");
     let mut waiting = waiting;
-    std::thread::sleep(Duration::from_millis(500));
+    // The two pages share an origin, so t1's condition, each time it is evaluated, leaves a mark
+    // that t2 can read: once t2 sees it, t1's wait is running.
+    let mut running = false;
+    for _ in 0..200 {
+        let v = env.json(&[
+            "browser",
+            "eval",
+            "localStorage.getItem('polled')",
+            "--session",
+            &sid,
+            "--tab",
+            "t2",
+        ]);
+        if ok(&v)["value"].is_string() {
+            running = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(running, "t1's wait never started");
     let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t2"]);
     assert_eq!(ok(&v)["value"], "Next");
     // t2 answered while t1's wait was still running.
