@@ -17,7 +17,7 @@ use super::navigation::tab_only;
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
-use crate::page::navigation::LoadWaiter;
+use crate::page::navigation::{LoadWaiter, main_document};
 use crate::page::{eval, locate, watch};
 use crate::reply::Done;
 use crate::tab::services::network::{NetworkRecorder, RecorderState};
@@ -248,18 +248,6 @@ impl TabCommand for WaitElement {
     }
 }
 
-/// The main frame's current document (its loader id).
-async fn main_document(cx: &TabCx<'_>) -> Option<String> {
-    cx.page
-        .send_timeout(
-            &cdp_protocol::page::GetFrameTree,
-            cx.deadline.capped(deadline::PROBE),
-        )
-        .await
-        .ok()
-        .map(|r| r.frame_tree.frame.loader_id.into_inner())
-}
-
 impl TabCommand for WaitNavigation {
     type Data = WaitData;
 
@@ -280,7 +268,7 @@ impl TabCommand for WaitNavigation {
         let mut waiter = LoadWaiter::subscribe(&page);
         let first_look = async {
             tokio::join!(
-                main_document(cx),
+                main_document(&cx.page, &cx.deadline),
                 eval::probe::<String>(&page, "document.readyState")
             )
         };
@@ -306,7 +294,7 @@ impl TabCommand for WaitNavigation {
         match waited {
             Ok(()) => {
                 let (info, ready) = observe.await;
-                if main_document(cx).await != before {
+                if main_document(&cx.page, &cx.deadline).await != before {
                     // A new document: the old one's refs are gone (numbering goes on, so an old
                     // ref reads as stale).
                     cx.state.frames.drop_refs_keep_numbering();

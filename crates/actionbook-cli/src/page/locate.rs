@@ -213,13 +213,14 @@ pub(crate) async fn at_point(
 
 /// The deepest focused element of a document: through open shadow roots and same-origin frames;
 /// an out-of-process (or cross-origin) frame shows as its frame element, and the caller descends.
-const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement || document.body; \
+/// `null` when nothing has focus (not even the body).
+pub(crate) const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement; \
   for (let i = 0; i < 64 && a; i++) { \
     if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; } \
     let d = null; try { d = a.contentDocument; } catch (e) {} \
     if (d && d.activeElement) { a = d.activeElement; continue; } \
     break; } \
-  return a || document.documentElement; })()";
+  return a; })()";
 
 /// The element keyboard input goes to: the focused element, in whichever frame has focus (down
 /// through out-of-process frames); the body when nothing is focused.
@@ -238,7 +239,9 @@ pub(crate) async fn focused(
         let r = session
             .send_timeout(
                 &runtime::Evaluate {
-                    expression: DEEP_ACTIVE_JS.to_string(),
+                    expression: format!(
+                        "{DEEP_ACTIVE_JS} || document.body || document.documentElement"
+                    ),
                     context_id: context,
                     return_by_value: Some(false),
                     silent: Some(true),

@@ -138,6 +138,15 @@ async fn stop_loading(page: &Session) {
         .await;
 }
 
+/// The main frame's current document (its loader id): it changes exactly when a new document
+/// loads. `None` when the page did not answer within a short probe.
+pub(crate) async fn main_document(page: &Session, deadline: &Deadline) -> Option<String> {
+    page.send_timeout(&page::GetFrameTree, deadline.capped(deadline::PROBE))
+        .await
+        .ok()
+        .map(|r| r.frame_tree.frame.loader_id.into_inner())
+}
+
 /// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error.
 pub(crate) async fn navigate(
     page: &Session,

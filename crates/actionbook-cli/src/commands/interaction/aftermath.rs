@@ -6,21 +6,12 @@ use std::time::Duration;
 
 use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page, runtime};
 
-use crate::deadline::{self, Deadline};
+use crate::deadline;
 use crate::error::Result;
 use crate::page::eval::{self, ObjectHandle};
-use crate::page::navigation::LoadWaiter;
+use crate::page::locate::DEEP_ACTIVE_JS;
+use crate::page::navigation::{LoadWaiter, main_document};
 use crate::tab::TabCx;
-
-/// The deepest focused element of the top-level document: through open shadow roots and same-origin
-/// iframes (an out-of-process iframe shows as its `<iframe>` element).
-pub(crate) const DEEP_ACTIVE_JS: &str = "(() => { let a = document.activeElement; \
-  for (let i = 0; i < 64 && a; i++) { \
-    if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; } \
-    let d = null; try { d = a.contentDocument; } catch (e) {} \
-    if (d && d.activeElement) { a = d.activeElement; continue; } \
-    break; } \
-  return a; })()";
 
 /// Resolves after one task of the page's event loop (a message posted to itself).
 const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
@@ -55,14 +46,6 @@ fn event_frame(ev: &RawEvent) -> Option<String> {
             .map(|e| e.frame_id.into_inner()),
         _ => None,
     }
-}
-
-/// The main frame's current document (its loader id): it changes exactly when a new document loads.
-async fn main_document(page: &Session, deadline: &Deadline) -> Option<String> {
-    page.send_timeout(&page::GetFrameTree, deadline.capped(deadline::PROBE))
-        .await
-        .ok()
-        .map(|r| r.frame_tree.frame.loader_id.into_inner())
 }
 
 /// Whether nothing is focused in the page (focus on the body, or nowhere); false if unknown.
