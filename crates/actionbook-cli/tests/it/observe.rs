@@ -684,6 +684,23 @@ fn screenshots_pdfs_and_annotations() {
         &t,
     );
     assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+    // A directory that exists but takes no new file: sysfs refuses them even to root (the tests
+    // run as root here, so a chmod'ed directory would not do).
+    if Path::new("/sys/fs").is_dir() {
+        for cmd in ["screenshot", "pdf"] {
+            let unwritable = format!("/sys/fs/actionbook-test-{cmd}.out");
+            let v = tab_json(&env, &["browser", cmd, &unwritable], &t);
+            assert_eq!(v["error"]["code"], "ARTIFACT_WRITE_FAILED", "{v}");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(&unwritable),
+                "{v}"
+            );
+            assert!(!Path::new(&unwritable).exists());
+        }
+    }
     // A parent that is a file; the existing file is left as it was.
     let under_file = format!("{plain}/x.png");
     let v = tab_json(&env, &["browser", "screenshot", &under_file], &t);
