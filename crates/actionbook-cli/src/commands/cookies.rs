@@ -7,7 +7,8 @@
 //!   the reason.
 //! - `get` of a cookie that does not exist is `ELEMENT_NOT_FOUND` naming the cookie: the caller asked
 //!   for one thing by name and it is not there, as for an element.
-//! - `delete` removes the cookie of that name on every domain and path (`affected` counts them);
+//! - `delete` removes the cookie of that name on every domain and path (`affected` counts them;
+//!   a cookie the browser keeps anyway is an `UNSUPPORTED_OPERATION` naming it, never an ok);
 //!   a cookie is removed by setting it again, expired, on its own domain and path.
 //! - Cookie values are the command's data; they are never logged.
 
@@ -207,15 +208,32 @@ async fn remove_all(
         remove(root, c, deadline).await?;
     }
     let left = all_cookies(root, deadline).await?;
-    let gone = doomed
+    let kept: Vec<&network::Cookie> = doomed
         .iter()
         .filter(|d| {
-            !left
-                .iter()
+            left.iter()
                 .any(|c| c.name == d.name && c.domain == d.domain && c.path == d.path)
         })
-        .count();
-    Ok(gone as u64)
+        .collect();
+    if !kept.is_empty() {
+        return Err(kept_cookies(&kept, doomed.len()));
+    }
+    Ok(doomed.len() as u64)
+}
+
+/// The error for cookies the browser still has after being told to remove them (never an ok
+/// with a smaller count).
+fn kept_cookies(kept: &[&network::Cookie], asked: usize) -> CliError {
+    let which: Vec<String> = kept
+        .iter()
+        .take(10)
+        .map(|c| format!("{} (domain {}, path {})", c.name, c.domain, c.path))
+        .collect();
+    CliError::Unsupported(format!(
+        "the browser kept {} of the {asked} cookies it was told to remove: {}",
+        kept.len(),
+        which.join(", ")
+    ))
 }
 
 /// The host of the session's active tab: the first tab showing an `http(s)` page.
@@ -423,8 +441,11 @@ impl SessionCommand for CookiesClear {
                     cx.deadline.capped(deadline::QUICK_CALL),
                 )
                 .await?;
-                let left = all_cookies(&root, cx.deadline).await?.len();
-                all.len().saturating_sub(left) as u64
+                let left = all_cookies(&root, cx.deadline).await?;
+                if !left.is_empty() {
+                    return Err(kept_cookies(&left.iter().collect::<Vec<_>>(), all.len()));
+                }
+                all.len() as u64
             }
         };
         Ok(Done::data(CookieChangeData {
