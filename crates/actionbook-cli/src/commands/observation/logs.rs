@@ -233,6 +233,11 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
             read.lost
         ));
     }
+    for what in &read.not_enabled {
+        done.warnings.push(format!(
+            "the log is incomplete: the browser did not start recording {what}"
+        ));
+    }
     Ok(done)
 }
 

@@ -84,6 +84,9 @@ struct State {
     frame_urls: HashMap<String, String>,
     lost: u64,
     lost_reported: u64,
+    /// What could not be switched on (an `enable` the browser refused or never answered): the
+    /// log is incomplete and every read says so.
+    not_enabled: Vec<String>,
 }
 
 impl State {
@@ -147,6 +150,8 @@ pub(crate) struct Read {
     pub lost: u64,
     /// The highest number handed out so far.
     pub last_seq: u64,
+    /// What the recorder could not switch on (the log misses what those would have recorded).
+    pub not_enabled: Vec<String>,
 }
 
 type Flush = oneshot::Sender<()>;
@@ -214,10 +219,22 @@ impl TabService for ConsoleLog {
         Some(Box::pin(async move {
             // Enabling replays what the document logged before we attached; the answers come
             // after those events, so nothing is read before they are recorded.
-            let _ = page
-                .send_timeout(&runtime::Enable, deadline::QUICK_CALL)
-                .await;
-            let _ = page.send_timeout(&log::Enable, deadline::QUICK_CALL).await;
+            let (rt, lg) = tokio::join!(
+                page.send_timeout(&runtime::Enable, deadline::QUICK_CALL),
+                page.send_timeout(&log::Enable, deadline::QUICK_CALL)
+            );
+            {
+                let mut st = lock(&state);
+                if let Err(e) = rt {
+                    st.not_enabled
+                        .push(format!("console messages and exceptions of the page ({e})"));
+                }
+                if let Err(e) = lg {
+                    st.not_enabled.push(format!(
+                        "failed loads and browser messages of the page ({e})"
+                    ));
+                }
+            }
             if let Ok(tree) = page
                 .send_timeout(&page::GetFrameTree, deadline::QUICK_CALL)
                 .await
@@ -332,6 +349,7 @@ impl ConsoleLog {
             dropped,
             lost,
             last_seq,
+            not_enabled: st.not_enabled.clone(),
         }
     }
 
@@ -356,7 +374,7 @@ fn cap(mut s: String) -> String {
 }
 
 /// Records one event (the recorder's own sessions only).
-fn record(state: &Mutex<State>, page: &Session, ev: &RawEvent) {
+fn record(state: &Arc<Mutex<State>>, page: &Session, ev: &RawEvent) {
     let mut st = lock(state);
     let sid = ev.session_id.clone();
     match ev.method.as_str() {
@@ -384,8 +402,16 @@ fn record(state: &Mutex<State>, page: &Session, ev: &RawEvent) {
             // Failed loads of the iframe: Log replays them once enabled. Its Runtime is enabled
             // by the frame graph that attached it (enabling it here too would replay twice).
             let child = page.child(a.session_id);
+            let state = Arc::clone(state);
+            let url = a.target_info.url.clone();
             tokio::spawn(async move {
-                let _ = child.send_timeout(&log::Enable, deadline::QUICK_CALL).await;
+                if let Err(e) = child.send_timeout(&log::Enable, deadline::QUICK_CALL).await
+                    && !e.is_closed()
+                {
+                    lock(&state)
+                        .not_enabled
+                        .push(format!("failed loads of the iframe {url} ({e})"));
+                }
             });
         }
         "Target.detachedFromTarget" => {
