@@ -465,7 +465,15 @@ impl Connection {
             id,
             armed: true,
         };
+        let traced = crate::trace::enabled().then(std::time::Instant::now);
         let outcome = tokio::time::timeout_at(deadline, rx).await;
+        if let Some(started) = traced {
+            let (ok, bytes) = match &outcome {
+                Ok(Ok(Ok(text))) => (true, text.len()),
+                _ => (false, 0),
+            };
+            crate::trace::record(started, method, session, ok, bytes);
+        }
         match outcome {
             Ok(Ok(result)) => {
                 guard.armed = false;

@@ -53,6 +53,7 @@
 //! - [`process`]: process identity (pid + start time + boot id), identity-checked signals
 //!   through pidfds, the profile scan for leftover helpers, children that are always reaped.
 //! - [`redact_url`]: an endpoint URL without credentials or token-like parameters, for output.
+//! - `CDP_TRACE=<file>`: an opt-in timing line per call (method, duration, size; no payloads).
 //! - `testing` (feature `test-support`): fixture HTTP server and test-browser launcher.
 //! - [`CdpError`]: the one error type.
 
@@ -70,6 +71,7 @@ mod surrogates;
 #[cfg(feature = "test-support")]
 pub mod testing;
 mod tls;
+mod trace;
 mod wire;
 
 pub use connection::{
