@@ -16,6 +16,7 @@
 //! # Map
 //! The engine (no clap, no sockets), lowest layer first; a module imports only the ones above it
 //! in this list (checked by a test):
+//! - `files`: whole-file writes (temp file beside, then rename), the lowest layer.
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
@@ -49,6 +50,7 @@
 
 mod deadline;
 mod error;
+mod files;
 pub mod manuals;
 mod model;
 mod reply;

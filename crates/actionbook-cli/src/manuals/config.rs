@@ -26,7 +26,6 @@
 //! An empty variable counts as unset. Keys this build does not know (the reference CLI's `mode`,
 //! `profile_name` …) are kept when the file is rewritten.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -158,32 +157,7 @@ impl ConfigFile {
             ))
         })?;
         let mode = if self.holds_secret() { 0o600 } else { 0o644 };
-        let mut tmp_name = path.as_os_str().to_owned();
-        tmp_name.push(format!(".tmp-{}", std::process::id()));
-        let tmp = PathBuf::from(tmp_name);
-        let result = (|| {
-            let mut opts = std::fs::OpenOptions::new();
-            opts.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt as _;
-                // The key is never readable by others, not even between create and rename.
-                opts.mode(mode);
-            }
-            let mut f = opts.open(&tmp)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt as _;
-                f.set_permissions(std::fs::Permissions::from_mode(mode))?;
-            }
-            f.write_all(text.as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result.map_err(write_err)?;
+        crate::files::write_durable(path, text.as_bytes(), mode).map_err(write_err)?;
         Ok(mode)
     }
 }

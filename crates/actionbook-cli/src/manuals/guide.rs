@@ -13,7 +13,6 @@
 //! front matter (`name`, `description`), followed by Markdown instructions.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -372,19 +371,7 @@ pub fn install_guide(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(write_err)?;
     }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| {
-            f.write_all(text.as_bytes())?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, &path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(write_err)?;
+    crate::files::write_durable(&path, text.as_bytes(), 0o644).map_err(write_err)?;
     Ok(GuideReport {
         target,
         path: Some(path.display().to_string()),
