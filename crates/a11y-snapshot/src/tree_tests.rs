@@ -197,6 +197,7 @@ fn fixture() -> PageSource {
         ],
         capture_time: std::time::Duration::ZERO,
         warnings: Vec::new(),
+        viewport: None,
     }
 }
 
