@@ -75,4 +75,6 @@ pub use tree::{
 };
 
 #[cfg(test)]
+mod outline_tests;
+#[cfg(test)]
 mod tree_tests;
