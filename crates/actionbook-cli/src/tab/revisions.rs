@@ -8,7 +8,7 @@ use a11y_snapshot::{Outline, Paging};
 /// Revisions kept per tab.
 pub(crate) const KEPT_REVISIONS: usize = 8;
 /// Bytes of outlines kept per tab beyond the newest one (older revisions go first).
-pub(crate) const KEPT_BYTES: usize = 24 << 20;
+pub(crate) const KEPT_BYTES: usize = 8 << 20;
 
 /// Which document a snapshot was taken of: a navigation of the main frame (or a new page session)
 /// makes another one, and a diff across two documents is a full snapshot.
@@ -60,17 +60,23 @@ pub(crate) struct Revision {
     pub lens: Lens,
     /// Its lines, unscoped.
     pub outline: Outline,
-    /// The last cut into pages of it: the scope, the scoped outline and its pages.
-    pub paging: Option<(Scope, Outline, Paging)>,
+    /// The last cut into pages of it: the scope, the scoped outline (`None`: [`Self::outline`]
+    /// itself) and its pages.
+    pub paging: Option<(Scope, Option<Outline>, Paging)>,
 }
 
 impl Revision {
     fn bytes(&self) -> usize {
         self.outline.heap_bytes()
-            + self
-                .paging
-                .as_ref()
-                .map_or(0, |(_, o, _)| o.heap_bytes() + o.len() * 4)
+            + self.paging.as_ref().map_or(0, |(_, o, _)| {
+                o.as_ref().map_or(0, Outline::heap_bytes) + self.outline.len() * 4
+            })
+    }
+
+    /// The outline the last cut was made of, and the cut.
+    pub fn paged(&self) -> Option<(Scope, &Outline, &Paging)> {
+        let (s, o, p) = self.paging.as_ref()?;
+        Some((*s, o.as_ref().unwrap_or(&self.outline), p))
     }
 }
 
@@ -125,7 +131,7 @@ impl Revisions {
         document: DocumentKey,
         lens: Lens,
         outline: Outline,
-        paging: Option<(Scope, Outline, Paging)>,
+        paging: Option<(Scope, Option<Outline>, Paging)>,
     ) -> u64 {
         self.last += 1;
         if let Some(prev) = self.kept.back_mut() {

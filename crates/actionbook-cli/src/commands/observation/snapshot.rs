@@ -4,6 +4,8 @@
 //! viewport and open-dialog scopes (`--viewport`, `--modal`). Without those flags the answer is
 //! exactly the spec's. Every snapshot becomes a revision of the tab ([`crate::tab::revisions`]).
 
+use std::borrow::Cow;
+
 use a11y_snapshot::{
     Outline, Paging, SnapshotOptions, diff, node_list, outline::NO_ROW, paginate, render_delta,
 };
@@ -195,26 +197,38 @@ impl Lens {
 
 /// `outline` narrowed to `scope`; a `--modal` without an open dialog is the whole outline, with a
 /// warning.
-fn scoped(outline: &Outline, scope: Option<Scope>, warnings: &mut Vec<String>) -> (Scope, Outline) {
+fn scoped<'o>(
+    outline: &'o Outline,
+    scope: Option<Scope>,
+    warnings: &mut Vec<String>,
+) -> (Scope, Cow<'o, Outline>) {
     match scope {
-        Some(Scope::Viewport) => (Scope::Viewport, outline.viewport_scope()),
         Some(Scope::Modal) => match outline.modal_scope() {
-            Some(o) => (Scope::Modal, o),
+            Some(o) => (Scope::Modal, Cow::Owned(o)),
             None => {
                 warnings.push("no dialog is open: --modal shows the whole tree".into());
-                (Scope::All, outline.clone())
+                (Scope::All, Cow::Borrowed(outline))
             }
         },
-        Some(Scope::All) | None => (Scope::All, outline.clone()),
+        Some(s) => (s, rescoped(outline, s)),
+        None => (Scope::All, Cow::Borrowed(outline)),
     }
 }
 
-/// The same scope applied to an earlier revision's outline (for a diff).
-fn rescoped(outline: &Outline, scope: Scope) -> Outline {
+/// The same scope applied to an outline (an earlier revision's, for a diff).
+fn rescoped(outline: &Outline, scope: Scope) -> Cow<'_, Outline> {
     match scope {
-        Scope::All => outline.clone(),
-        Scope::Viewport => outline.viewport_scope(),
-        Scope::Modal => outline.modal_scope().unwrap_or_default(),
+        Scope::All => Cow::Borrowed(outline),
+        Scope::Viewport => Cow::Owned(outline.viewport_scope()),
+        Scope::Modal => Cow::Owned(outline.modal_scope().unwrap_or_default()),
+    }
+}
+
+/// What a revision keeps of a scoped outline: nothing when it is the revision's own.
+fn owned(o: Cow<'_, Outline>) -> Option<Outline> {
+    match o {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(o) => Some(o),
     }
 }
 
@@ -283,24 +297,26 @@ impl Snapshot {
             ));
         };
         let number = latest.number;
-        let recut = match &latest.paging {
+        let last = latest.paged().map(|(s, _, p)| (s, p.budget()));
+        let recut = match last {
             None => true,
-            Some((s, _, p)) => {
-                budget.is_some_and(|b| b != p.budget()) || scope.is_some_and(|sc| sc != *s)
-            }
+            Some((s, b)) => budget.is_some_and(|x| x != b) || scope.is_some_and(|x| x != s),
         };
         if recut {
-            let Some(b) = budget.or(latest.paging.as_ref().map(|(_, _, p)| p.budget())) else {
+            let Some(b) = budget.or(last.map(|(_, b)| b)) else {
                 return Err(CliError::InvalidArgument(format!(
                     "revision {number} was not cut into pages: give --max-bytes N (or --max-tokens N) with --page"
                 )));
             };
-            let sc = scope.or(latest.paging.as_ref().map(|(s, _, _)| *s));
-            let (sc, o) = scoped(&latest.outline, sc, &mut warnings);
+            let (sc, o) = scoped(
+                &latest.outline,
+                scope.or(last.map(|(s, _)| s)),
+                &mut warnings,
+            );
             let p = paginate(&o, b);
-            latest.paging = Some((sc, o, p));
+            latest.paging = Some((sc, owned(o), p));
         }
-        let Some((_, outline, paging)) = &latest.paging else {
+        let Some((_, outline, paging)) = latest.paged() else {
             return Err(CliError::InvalidArgument(format!(
                 "revision {number} was not cut into pages"
             )));
@@ -530,7 +546,7 @@ impl TabCommand for Snapshot {
             (view.render(), nodes, stats, None, None, None, None)
         };
         let mut data = write_answer(cx, &text, nodes, stats)?;
-        let paging = paging.map(|p| (scope, view, p));
+        let paging = paging.map(|p| (scope, owned(view), p));
         let number = cx.state.snapshots.push(document, lens, outline, paging);
         data.revision = Some(number);
         data.diff = diff_info;
