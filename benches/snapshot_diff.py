@@ -78,6 +78,16 @@ class Cli:
         _, v, _ = self.run("browser", "start", "--headless", "--open-url", url)
         self.t = ["--session", v["context"]["session_id"], "--tab", "t1"]
 
+    def rss_mb(self):
+        try:
+            pid = int(open(os.path.join(self.home, "daemon.pid")).read().split()[0])
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return float("nan")
+
     def close(self):
         subprocess.run([self.bin, "browser", "close", *self.t[:2]], env=self.env,
                        capture_output=True, timeout=60)
@@ -145,6 +155,11 @@ def main():
                   f"diff/full JSON answer {rng(res['json_ratio'], '{:.5f}')}; "
                   f"(added, removed, changed) {res['changed'][0]}", flush=True)
             print(f"  --page 2: round trip {rng(res['page2_s'])} s, daemon {rng(res['page2_ms'], '{:.0f}')} ms",
+                  flush=True)
+            # The kept revisions cost memory: the daemon's VmRSS after six more plain snapshots.
+            for _ in range(6):
+                cli.run("browser", "snapshot")
+            print(f"  daemon VmRSS after six more snapshots (revisions kept): {cli.rss_mb():.1f} MB",
                   flush=True)
         finally:
             cli.close()

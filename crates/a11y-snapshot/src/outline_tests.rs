@@ -141,3 +141,49 @@ proptest! {
         }
     }
 }
+
+/// The open dialog's rows come first: with a budget of three lines, page 1 holds the dialog
+/// (at the end of the document) before any of the rows above it.
+#[test]
+fn the_dialog_is_on_the_first_page() {
+    let mut nodes = vec![ax(1, "RootWebArea", "", 1, &[])];
+    let mut kids = Vec::new();
+    for i in 0..50 {
+        let id = 10 + i;
+        nodes.push(ax(id, "button", &format!("Row {i}"), id, &[]));
+        kids.push(id);
+    }
+    nodes.push(ax(100, "dialog", "Confirm", 100, &[101, 102]));
+    nodes.push(ax(101, "button", "OK", 101, &[]));
+    nodes.push(ax(102, "button", "Cancel", 102, &[]));
+    kids.push(100);
+    nodes[0].child_ids = kids.iter().map(|&k| AxNodeId(k)).collect();
+    let src = PageSource {
+        frames: vec![FrameSource {
+            frame_id: "M".into(),
+            ax: with_parents(nodes),
+            ..FrameSource::default()
+        }],
+        ..PageSource::default()
+    };
+    let snap = Snapshot::build(src, &mut RefTable::new());
+    let outline = Outline::build(&snap, &SnapshotOptions::default());
+    let paging = paginate(&outline, 100);
+    assert!(paging.pages() > 3);
+    let first = paging.render(&outline, 0);
+    assert!(first.starts_with("- dialog \"Confirm\""), "{first}");
+    assert!(
+        first.contains("\"OK\"") && first.contains("\"Cancel\""),
+        "{first}"
+    );
+    assert!(!first.contains("Row 0"), "{first}");
+    assert!(paging.render(&outline, 1).contains("Row 0"));
+    let modal = outline
+        .modal_scope()
+        .map(|o| o.render())
+        .unwrap_or_default();
+    assert_eq!(
+        modal,
+        "- dialog \"Confirm\" [ref=e51]:\n  - button \"OK\" [ref=e52]\n  - button \"Cancel\" [ref=e53]"
+    );
+}
