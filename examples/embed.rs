@@ -41,12 +41,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
         (Title { target: tab() }.into(), None),
         (
             Snapshot {
-                target: tab(),
                 interactive: true,
-                cursor: None,
-                compact: false,
-                depth: None,
-                selector: None,
+                ..Snapshot::of(tab())
             }
             .into(),
             None,

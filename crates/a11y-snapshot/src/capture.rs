@@ -256,7 +256,22 @@ pub async fn capture<P: PageFrames>(
             AxSource::Computed => Vec::new(),
         }
     };
-    let (captures, axs) = futures::join!(captures, axs);
+    // The viewport, for scoping a snapshot to what is on screen (one quick call beside the capture).
+    let viewport = async {
+        let m = handles[0]
+            .session
+            .send_timeout(&cdp_protocol::page::GetLayoutMetrics, opts.timeout)
+            .await
+            .ok()?;
+        let v = m.css_layout_viewport?;
+        Some(BoundingBox {
+            x: v.page_x,
+            y: v.page_y,
+            width: v.client_width,
+            height: v.client_height,
+        })
+    };
+    let (captures, axs, viewport) = futures::join!(captures, axs, viewport);
 
     let mut warnings = Vec::new();
     // frameId -> (capture, document)
@@ -342,6 +357,7 @@ pub async fn capture<P: PageFrames>(
         frames: out,
         capture_time: started.elapsed(),
         warnings,
+        viewport,
     })
 }
 

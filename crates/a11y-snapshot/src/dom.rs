@@ -78,6 +78,11 @@ pub struct FrameDom {
     /// Frame owners: (entry, the child frame's id).
     child_frames: Vec<(u32, String)>,
     names: HashMap<Box<str>, Arc<str>>,
+    /// Layout bounds (x, y, width, height in the document's coordinates) of the entries that
+    /// have a layout object.
+    boxes: crate::fasthash::FastMap<u32, [f32; 4]>,
+    /// The document's scroll offset (x, y).
+    scroll: (f32, f32),
 }
 
 /// backendNodeId → entry: a vector while the ids are small (they are handed out from 1 up per
@@ -570,6 +575,9 @@ impl FrameDom {
             };
             let me = dom.push(entry);
             entry_of[i as usize] = me;
+            if let Some(b) = view.layout_of(i).and_then(|l| view.bounds(l)) {
+                dom.boxes.insert(me, b);
+            }
             if let Some(f) = view
                 .doc
                 .nodes
@@ -582,7 +590,21 @@ impl FrameDom {
             }
         }
         dom.names = HashMap::new();
+        dom.scroll = (
+            view.doc.scroll_offset_x as f32,
+            view.doc.scroll_offset_y as f32,
+        );
         (dom, entry_of)
+    }
+
+    /// The layout bounds of an entry in its document's coordinates.
+    pub fn bounds(&self, entry: u32) -> Option<[f32; 4]> {
+        self.boxes.get(&entry).copied()
+    }
+
+    /// The document's scroll offset (x, y) at capture time.
+    pub fn scroll_offset(&self) -> (f32, f32) {
+        self.scroll
     }
 
     /// Sets attributes, cursor and scroll flags of grafted entries from the captured document.
@@ -593,6 +615,9 @@ impl FrameDom {
             let Some(e) = self.find(view.backend_id(i)) else {
                 continue;
             };
+            if let Some(b) = view.layout_of(i).and_then(|l| view.bounds(l)) {
+                self.boxes.insert(e, b);
+            }
             let e = &mut self.entries[e as usize];
             if e.kind == DomKind::Element {
                 e.attrs = view_attrs(view, i);

@@ -28,6 +28,9 @@
 //! - [`tree`] — the capture seam [`PageSource`] and the merged [`Snapshot`] with its maps.
 //! - [`roles`] — role mapping, interactive/content role sets, name cleaning.
 //! - [`render`] — [`SnapshotOptions`] and the three renderers.
+//! - [`outline`] — the snapshot text as rows with node identities ([`Outline`]); [`view`] — which
+//!   nodes are on screen or in the open dialog; [`delta`] — diffs of two outlines; [`pages`] — an
+//!   outline cut to a byte budget, what matters first.
 //! - [`mod@resolve`] — refs, encoded ids, CSS and XPath back to live nodes.
 //! - [`fasthash`] — the hasher of the per-snapshot maps.
 //! - [`error`] — [`SnapshotError`].
@@ -35,12 +38,15 @@
 mod ax_compute;
 mod ax_input;
 pub mod capture;
+pub mod delta;
 mod doc_view;
 pub mod dom;
 pub mod error;
 pub mod fasthash;
 pub mod frames;
 pub mod ids;
+pub mod outline;
+pub mod pages;
 pub mod raw;
 pub mod refs;
 pub mod render;
@@ -48,13 +54,17 @@ pub mod resolve;
 pub mod roles;
 mod snapshot_dom;
 pub mod tree;
+pub mod view;
 pub mod xpath;
 
 pub use ax_input::ComputedTree;
 pub use capture::{AxSource, CaptureOptions, capture, capture_boxes, take_snapshot};
+pub use delta::{Change, Delta, diff, render_delta};
 pub use error::SnapshotError;
 pub use frames::{FrameHandle, PageFrames, SessionFrames};
 pub use ids::{EncodedId, Ref};
+pub use outline::{Outline, Row};
+pub use pages::{Paging, paginate};
 pub use refs::{RefEntry, RefTable};
 pub use render::{
     NodeStats, NodeSummary, SnapshotOptions, node_list, render_actionbook, render_simplified,
@@ -64,5 +74,7 @@ pub use tree::{
     BoundingBox, FrameSource, Node, PageSource, Snapshot, SnapshotMaps, SnapshotMetrics,
 };
 
+#[cfg(test)]
+mod outline_tests;
 #[cfg(test)]
 mod tree_tests;

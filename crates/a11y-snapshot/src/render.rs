@@ -44,7 +44,7 @@ pub struct Line {
     pub depth: usize,
 }
 
-fn shows_ref(n: &Node, opts: &SnapshotOptions) -> Option<Ref> {
+pub(crate) fn shows_ref(n: &Node, opts: &SnapshotOptions) -> Option<Ref> {
     if n.cursor && !n.interactive && !opts.cursor {
         return None;
     }
@@ -128,7 +128,7 @@ fn subtree_starts(snap: &Snapshot, id: EncodedId) -> Vec<u32> {
     found
 }
 
-fn push_quoted(out: &mut String, s: &str) {
+pub(crate) fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -143,7 +143,7 @@ fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-fn push_plain(out: &mut String, s: &str) {
+pub(crate) fn push_plain(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '\n' => out.push_str("\\n"),
@@ -153,7 +153,7 @@ fn push_plain(out: &mut String, s: &str) {
     }
 }
 
-fn push_states(out: &mut String, n: &Node) {
+pub(crate) fn push_states(out: &mut String, n: &Node) {
     let s = &n.states;
     if s.mixed {
         out.push_str(" [checked=mixed]");
@@ -183,65 +183,7 @@ fn indent(out: &mut String, depth: usize) {
 /// The Actionbook snapshot text (aria-snapshot-like YAML): `- role "name" [states] [ref=eN]`, link
 /// URLs as `- /url:` children, iframe content nested under the iframe line, no trailing newline.
 pub fn render_actionbook(snap: &Snapshot, opts: &SnapshotOptions) -> String {
-    let ls = lines(snap, opts);
-    let mut out = String::with_capacity(ls.len() * 40);
-    let mut k = 0;
-    while k < ls.len() {
-        let Line { node, depth } = ls[k];
-        let n = &snap.nodes[node as usize];
-        let has_children = ls.get(k + 1).is_some_and(|l| l.depth > depth);
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        indent(&mut out, depth);
-        out.push_str("- ");
-        if n.role == "text" {
-            out.push_str("text: ");
-            push_plain(&mut out, &n.name);
-            k += 1;
-            continue;
-        }
-        out.push_str(&n.role);
-        if !n.name.is_empty() {
-            out.push(' ');
-            push_quoted(&mut out, &n.name);
-        }
-        push_states(&mut out, n);
-        if let Some(r) = shows_ref(n, opts) {
-            let _ = write!(out, " [ref={r}]");
-            if n.cursor && !n.interactive {
-                out.push_str(" [cursor=pointer]");
-            }
-        }
-        let url = n.url.as_deref().filter(|u| !u.is_empty());
-        // A nameless node whose only child is a text leaf prints the text inline: `- paragraph: Hello`.
-        let single_text_child = has_children
-            && n.name.is_empty()
-            && n.value.is_empty()
-            && url.is_none()
-            && snap.nodes[ls[k + 1].node as usize].role == "text"
-            && ls.get(k + 2).is_none_or(|l| l.depth <= depth);
-        if single_text_child {
-            out.push_str(": ");
-            push_plain(&mut out, &snap.nodes[ls[k + 1].node as usize].name);
-            k += 2;
-            continue;
-        }
-        if has_children || url.is_some() {
-            out.push(':');
-            if let Some(u) = url {
-                out.push('\n');
-                indent(&mut out, depth + 1);
-                out.push_str("- /url: ");
-                push_plain(&mut out, u);
-            }
-        } else if !n.value.is_empty() && n.value != n.name {
-            out.push_str(": ");
-            push_plain(&mut out, &n.value);
-        }
-        k += 1;
-    }
-    out
+    crate::outline::Outline::build(snap, opts).render()
 }
 
 /// HyperAgent's simplified form: one section per frame (`=== Frame 1 (Main → Frame 1) ===`), lines

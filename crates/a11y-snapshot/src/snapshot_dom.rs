@@ -102,6 +102,10 @@ pub(crate) struct SnapDocument {
     pub layout: SnapLayout,
     /// Rendered text fragments.
     pub text_boxes: SnapTextBoxes,
+    /// Horizontal scroll offset of the document (CSS px).
+    pub scroll_offset_x: f64,
+    /// Vertical scroll offset of the document (CSS px).
+    pub scroll_offset_y: f64,
 }
 
 /// Sparse string data: `value[k]` belongs to node `index[k]`.

@@ -51,6 +51,8 @@ pub struct PageSource {
     pub capture_time: Duration,
     /// Parts that could not be captured (a frame that went away meanwhile, ...), for `meta.warnings`.
     pub warnings: Vec<String>,
+    /// The main frame's layout viewport in its document's coordinates, when it was measured.
+    pub viewport: Option<BoundingBox>,
 }
 
 /// Boolean states of a node.
@@ -214,6 +216,8 @@ pub struct Snapshot {
     pub boxes: BTreeMap<EncodedId, BoundingBox>,
     /// Parts of the page that could not be captured.
     pub warnings: Vec<String>,
+    /// The main frame's layout viewport at capture time (document coordinates), when measured.
+    pub viewport: Option<BoundingBox>,
     by_id: crate::fasthash::FastMap<EncodedId, u32>,
 }
 
@@ -228,6 +232,7 @@ impl Snapshot {
         let mut element_count = 0;
         let capture_time = source.capture_time;
         snap.warnings = source.warnings;
+        snap.viewport = source.viewport;
         for mut f in source.frames {
             ax_count += f.computed.as_ref().map_or(f.ax.len(), ComputedTree::len);
             element_count += f.dom.element_count();

@@ -29,7 +29,7 @@ pub(crate) fn ax(id: i64, role: &str, name: &str, backend: i64, kids: &[i64]) ->
     }
 }
 
-fn with_parents(mut nodes: Vec<AxNode>) -> Vec<AxNode> {
+pub(crate) fn with_parents(mut nodes: Vec<AxNode>) -> Vec<AxNode> {
     let pairs: Vec<(AxNodeId, AxNodeId)> = nodes
         .iter()
         .flat_map(|n| n.child_ids.iter().map(move |c| (*c, n.node_id)))
@@ -197,6 +197,7 @@ fn fixture() -> PageSource {
         ],
         capture_time: std::time::Duration::ZERO,
         warnings: Vec::new(),
+        viewport: None,
     }
 }
 
@@ -393,14 +394,14 @@ fn deep_trees_do_not_overflow() {
 }
 
 #[derive(Debug, Clone)]
-struct GenAx {
+pub(crate) struct GenAx {
     role: &'static str,
     name: bool,
     ignored: bool,
     kids: Vec<GenAx>,
 }
 
-fn gen_ax() -> impl Strategy<Value = GenAx> {
+pub(crate) fn gen_ax() -> impl Strategy<Value = GenAx> {
     let roles = vec![
         "button",
         "generic",
@@ -441,7 +442,7 @@ fn gen_ax() -> impl Strategy<Value = GenAx> {
     })
 }
 
-fn flatten(g: &GenAx, next: &mut i64, out: &mut Vec<AxNode>, dup_backend: bool) -> i64 {
+pub(crate) fn flatten(g: &GenAx, next: &mut i64, out: &mut Vec<AxNode>, dup_backend: bool) -> i64 {
     *next += 1;
     let id = *next;
     let slot = out.len();

@@ -13,8 +13,10 @@ pub(crate) struct Done<D> {
     pub context: Option<Context>,
     /// `meta.warnings`.
     pub warnings: Vec<String>,
-    /// `meta.pagination` (non-browser commands: `search`).
+    /// `meta.pagination` (`search`, and `browser snapshot` cut to a budget).
     pub pagination: Option<Pagination>,
+    /// `meta.truncated`.
+    pub truncated: bool,
 }
 
 impl<D> Done<D> {
@@ -25,6 +27,7 @@ impl<D> Done<D> {
             context: None,
             warnings: Vec::new(),
             pagination: None,
+            truncated: false,
         }
     }
 
@@ -35,6 +38,7 @@ impl<D> Done<D> {
             context: Some(context),
             warnings: Vec::new(),
             pagination: None,
+            truncated: false,
         }
     }
 }

@@ -30,6 +30,7 @@ fn build(rec: &synthetic::Recorded, refs: &mut RefTable) -> Option<Snapshot> {
         }],
         capture_time: std::time::Duration::ZERO,
         warnings: Vec::new(),
+        viewport: None,
     };
     Some(Snapshot::build(src, refs))
 }
@@ -99,6 +100,7 @@ fn bench(c: &mut Criterion) {
                         }],
                         capture_time: std::time::Duration::ZERO,
                         warnings: Vec::new(),
+                        viewport: None,
                     };
                     let mut refs = RefTable::new();
                     let snap = Snapshot::build(src, &mut refs);

@@ -4,7 +4,8 @@
 //! - [`attach`]: the tab's flat page session, attached (and its [`services`] started) on first use
 //!   and after the connection changed; a page that did not answer is loaded again;
 //! - [`info`]: when the browser's view of a page's URL and title can be trusted;
-//! - [`services`]: background services of an attached tab (crash watch, dialog answerer, ...).
+//! - [`services`]: background services of an attached tab (crash watch, dialog answerer, ...);
+//! - [`revisions`]: the tab's kept snapshots, for diffs and pages.
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use crate::store::{self, artifacts};
 pub(crate) mod attach;
 pub(crate) mod info;
 pub(crate) mod pipeline;
+pub(crate) mod revisions;
 pub(crate) mod services;
 
 /// A session whose tab slots are [`TabSlot`]s.
@@ -60,6 +62,8 @@ pub(crate) struct TabState {
     pub services: services::Services,
     /// Where the mouse pointer was last moved (also kept in the tab's record).
     pub cursor: Option<(f64, f64)>,
+    /// The tab's kept snapshots (`browser snapshot --diff`, `--page`, ...).
+    pub snapshots: revisions::Revisions,
 }
 
 impl TabState {

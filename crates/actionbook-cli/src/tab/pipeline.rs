@@ -237,5 +237,8 @@ async fn finish<D: Into<envelope::Data>>(
     if context.window_id.is_none() {
         context.window_id = cx.session.with_record(|r| r.context_window(&cx.tab_id));
     }
-    Ok(success(name, Some(context), done.data, done.warnings))
+    let mut env = success(name, Some(context), done.data, done.warnings);
+    env.meta.pagination = done.pagination;
+    env.meta.truncated = done.truncated;
+    Ok(env)
 }

@@ -21,6 +21,7 @@ mod ownership;
 mod page;
 mod parallel;
 mod pointer;
+mod snapshot_diff;
 mod snapshot_limits;
 mod storage;
 mod waits;

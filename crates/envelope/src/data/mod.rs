@@ -33,7 +33,8 @@ pub use query::{QueryData, QueryMatch};
 pub use read::{
     Artifact, ArtifactData, AttributesData, BoundingBox, BoxData, DescribeData, DescribeState,
     ElementState, InspectPointData, InspectedElement, LogEntry, LogsData, Nearby, PageValueData,
-    Point, ReadData, SnapshotData, SnapshotNode, SnapshotStats, StateData, Target, ViewportData,
+    Point, ReadData, SnapshotData, SnapshotDiff, SnapshotNode, SnapshotStats, StateData, Target,
+    ViewportData,
 };
 pub use session::{
     BrowserMode, Capabilities, CloseData, NativeId, RestartData, SessionInfo, SessionListData,

@@ -115,6 +115,36 @@ pub struct SnapshotData {
     pub nodes: Vec<SnapshotNode>,
     /// Counts.
     pub stats: SnapshotStats,
+    /// The tab's snapshot revision this answer shows (only with `--diff`, `--since`,
+    /// `--mark-new`, `--max-bytes`/`--max-tokens`, `--page`, `--viewport` or `--modal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u64>,
+    /// What a diff compared (`--diff` / `--since` only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<SnapshotDiff>,
+    /// Lines marked ` [new]` (`--mark-new` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_count: Option<u64>,
+    /// How many pages the snapshot was cut into (`--max-bytes`/`--max-tokens`/`--page` only;
+    /// `meta.pagination` says which one this is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u64>,
+}
+
+/// What `browser snapshot --diff` compared: `nodes` then lists the added and changed ref'd
+/// nodes, and the file holds the changed lines marked `+`, `-`, `~` under their ancestors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SnapshotDiff {
+    /// The revision diffed against; `null` when the answer is a full snapshot.
+    pub base_revision: Option<u64>,
+    /// The answer is a full snapshot (no earlier snapshot of this document to diff against).
+    pub full: bool,
+    /// Lines added.
+    pub added: u64,
+    /// Lines removed.
+    pub removed: u64,
+    /// Lines changed.
+    pub changed: u64,
 }
 
 impl SnapshotData {
@@ -130,6 +160,10 @@ impl SnapshotData {
             path: path.into(),
             nodes,
             stats,
+            revision: None,
+            diff: None,
+            new_count: None,
+            pages: None,
         }
     }
 }
@@ -137,6 +171,35 @@ impl SnapshotData {
 impl RenderText for SnapshotData {
     fn render_body(&self, body: &mut TextBody<'_>) {
         body.line(Self::REFS_NOTE);
+        let revision = self.revision.unwrap_or_default();
+        match &self.diff {
+            Some(d) if d.full => body.line(format_args!(
+                "revision {revision}: full snapshot (no earlier snapshot of this document)"
+            )),
+            Some(d) => match d.base_revision {
+                Some(base) if d.added + d.removed + d.changed == 0 => body.line(format_args!(
+                    "revision {revision}: no changes since revision {base}"
+                )),
+                base => body.line(format_args!(
+                    "revision {revision}: {} added, {} removed, {} changed since revision {}",
+                    d.added,
+                    d.removed,
+                    d.changed,
+                    base.unwrap_or_default()
+                )),
+            },
+            None => {}
+        }
+        if let Some(n) = self.new_count {
+            body.line(format_args!(
+                "revision {revision}: {n} new since the previous snapshot"
+            ));
+        }
+        if let Some(p) = self.pages {
+            body.line(format_args!("revision {revision}: {p} page(s)"));
+        } else if self.diff.is_none() && self.new_count.is_none() && self.revision.is_some() {
+            body.line(format_args!("revision {revision}"));
+        }
         body.line(format_args!("output saved to {}", self.path));
     }
 }

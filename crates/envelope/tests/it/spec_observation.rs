@@ -61,6 +61,65 @@ fn section_10_1_snapshot_truncation_only_in_meta() {
     assert_round_trip(&env);
 }
 
+/// Beyond 10.1 (issue 18): a diff answer carries `revision`, `base_revision`, `full` and the
+/// counts; a full diff has `base_revision: null`; a page has `pages` and `meta.pagination`.
+#[test]
+fn snapshot_diff_and_page_shapes_round_trip() {
+    let mut data = SnapshotData::new("/p", vec![], SnapshotStats::default());
+    data.revision = Some(4);
+    data.diff = Some(SnapshotDiff {
+        base_revision: Some(3),
+        full: false,
+        added: 1,
+        removed: 0,
+        changed: 2,
+    });
+    let env = ok(CommandName::BrowserSnapshot, GOOGLE, data.clone());
+    let v = envelope_json(&env);
+    assert_eq!(v["data"]["revision"], json!(4));
+    assert_eq!(v["data"]["base_revision"], json!(3));
+    assert_eq!(v["data"]["full"], json!(false));
+    assert_eq!(v["data"]["changed"], json!(2));
+    assert!(v["data"].get("pages").is_none());
+    assert!(
+        env.to_text()
+            .contains("revision 4: 1 added, 0 removed, 2 changed since revision 3")
+    );
+    assert_round_trip(&env);
+
+    data.diff = Some(SnapshotDiff {
+        base_revision: None,
+        full: true,
+        ..SnapshotDiff::default()
+    });
+    let env = ok(CommandName::BrowserSnapshot, GOOGLE, data.clone());
+    let v = envelope_json(&env);
+    assert_eq!(v["data"]["base_revision"], json!(null));
+    assert!(env.to_text().contains("full snapshot"));
+    assert_round_trip(&env);
+
+    data.diff = Some(SnapshotDiff {
+        base_revision: Some(3),
+        ..SnapshotDiff::default()
+    });
+    let env = ok(CommandName::BrowserSnapshot, GOOGLE, data.clone());
+    assert!(
+        env.to_text()
+            .contains("revision 4: no changes since revision 3")
+    );
+
+    data.diff = None;
+    data.pages = Some(3);
+    let env = ok(CommandName::BrowserSnapshot, GOOGLE, data)
+        .with_pagination(Pagination::new(1, 10, 30))
+        .with_truncated(true);
+    let v = envelope_json(&env);
+    assert_eq!(v["data"]["pages"], json!(3));
+    assert!(v["data"].get("base_revision").is_none());
+    assert_eq!(v["meta"]["pagination"]["has_more"], json!(true));
+    assert_round_trip(&env);
+}
+
 fn artifact(path: &str, mime: &str, bytes: u64) -> ArtifactData {
     ArtifactData {
         artifact: Artifact {
