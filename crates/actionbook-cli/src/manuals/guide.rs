@@ -144,6 +144,12 @@ pub fn error_advice(code: ErrorCode) -> &'static str {
         ErrorCode::ApiError => {
             "The remote manuals API failed; local manuals still answer, retry later."
         }
+        ErrorCode::BatchClickError => {
+            "`details.completed` clicks were done: fix the one at `details.failed_index` and run the rest."
+        }
+        ErrorCode::BatchOpenError => {
+            "`details.failures` lists the URLs that did not load; their tabs are open on the error page: navigate them again."
+        }
         _ => "Read the message and hint; retry if `retryable` is true.",
     }
 }
