@@ -477,7 +477,30 @@ fn setup_target_claude_writes_a_guide_naming_every_command() {
             c.name
         );
     }
+    // The MCP entry for Claude Code starts this very binary's `mcp` server.
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_actionbook")).expect("binary");
+    let config: serde_json::Value =
+        serde_json::from_str(r["data"]["mcp"]["config"].as_str().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}: {r}"));
+    let server = &config["mcpServers"]["actionbook"];
+    assert_eq!(server["command"], exe.display().to_string().as_str(), "{r}");
+    assert_eq!(server["args"], serde_json::json!(["mcp"]), "{r}");
+    assert!(
+        r["data"]["mcp"]["place"]
+            .as_str()
+            .is_some_and(|p| p.contains(".mcp.json"))
+    );
     assert_eq!(guide(&env)["data"]["replaced"], true);
+    // In text, the entry follows the guide line, in the agent's own format (Codex: TOML).
+    let mut c = env.command(&["setup", "--target", "codex"]);
+    c.env("HOME", &user_home);
+    let out = run(c);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("\nmcp: add to ~/.codex/config.toml:\n[mcp_servers.actionbook]\n"),
+        "{out:?}"
+    );
     let unknown = env.json(&["setup", "--target", "emacs"]);
     assert_eq!(unknown["error"]["code"], "INVALID_ARGUMENT", "{unknown}");
 }
