@@ -476,3 +476,33 @@ proptest! {
         prop_assert_eq!(b.areas(&[]).unwrap(), sorted);
     }
 }
+
+#[test]
+fn a_refresh_drops_bundled_areas_the_new_set_no_longer_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.db");
+    let mut store = Store::open(&path).unwrap();
+    let bundled = store.list(None).unwrap();
+    // An area of an older bundle, under the path-holding id the demo once had.
+    let mut old = store.get(&bundled[0].area_id).unwrap();
+    old.area_id = "file:/old/checkout/crates/actionbook-cli/demo/index.html:login".into();
+    store.upsert(&old, Origin::Bundled).unwrap();
+    let mut mine = old.clone();
+    mine.area_id = "file:/old/checkout/mine.html:login".into();
+    store.upsert(&mine, Origin::Recorded).unwrap();
+    store
+        .conn_for_tests()
+        .execute(
+            "UPDATE meta SET value = '1' WHERE key = 'bundled_version'",
+            [],
+        )
+        .unwrap();
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert!(store.find(&old.area_id).unwrap().is_none());
+    assert!(store.find(&mine.area_id).unwrap().is_some());
+    assert_eq!(store.count().unwrap(), bundled.len() as u64 + 1);
+    // The index forgot it too.
+    let hits = store.search(&SearchQuery::new("checkout")).unwrap();
+    assert!(hits.items.iter().all(|i| i.area_id != old.area_id));
+}

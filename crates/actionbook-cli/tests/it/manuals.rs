@@ -41,6 +41,39 @@ fn count_js(css: &str) -> String {
 }
 
 #[test]
+fn a_fresh_install_finds_the_bundled_demo_by_a_path_free_id() {
+    let env = Env::new();
+    let s = env.json(&["search", "login"]);
+    assert_eq!(s["ok"], true, "{s}");
+    let ids: Vec<&str> = s["data"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["area_id"].as_str())
+        .collect();
+    assert!(ids.contains(&"actionbook-demo:/index.html:login"), "{s}");
+    assert!(
+        ids.iter()
+            .all(|id| !id.contains(env!("CARGO_MANIFEST_DIR"))),
+        "{s}"
+    );
+    let g = env.json(&["get", "actionbook-demo:/index.html:login"]);
+    assert_eq!(g["ok"], true, "{g}");
+    assert!(
+        g["data"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("file://") && u.ends_with("/demo/index.html")),
+        "{g}"
+    );
+    assert!(
+        !g["data"]["elements"].as_array().is_none_or(Vec::is_empty),
+        "{g}"
+    );
+    let m = env.json(&["manual", "actionbook-demo"]);
+    assert_eq!(m["ok"], true, "{m}");
+}
+
+#[test]
 fn record_then_search_and_get_selectors_that_match_once_in_every_frame() {
     need_chromium!();
     let env = Env::new();
@@ -50,7 +83,26 @@ fn record_then_search_and_get_selectors_that_match_once_in_every_frame() {
     let same = "document.querySelector('#same').contentDocument";
     let ready = format!("!!{same}.querySelector('#oop') && {same}.readyState === 'complete'");
     assert_eq!(eval_until(&env, &t, &ready, &json!(true)), json!(true));
-    std::thread::sleep(Duration::from_millis(300));
+    // The page's frames are loaded; wait (bounded) until the engine sees into every one of them,
+    // the out-of-process one included, rather than for a fixed time.
+    let until = Instant::now() + Duration::from_secs(15);
+    loop {
+        let snap = env.json(&[&["browser", "snapshot", "--interactive"][..], &t].concat());
+        let names = snap["data"]["nodes"].to_string();
+        if [
+            "Remote button",
+            "Remote input",
+            "Nested input",
+            "Same button",
+        ]
+        .iter()
+        .all(|n| names.contains(n))
+        {
+            break;
+        }
+        assert!(Instant::now() < until, "frames never all seen: {snap}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     let rec = env.json(&[&["areas", "record", "--name", "frames"][..], &t].concat());
     assert_eq!(rec["ok"], true, "{rec}");
