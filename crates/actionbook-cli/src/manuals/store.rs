@@ -43,9 +43,6 @@ pub const MAX_PAGE_SIZE: u64 = 100;
 /// host (only there for the domain filter: its words already count through area_id).
 const BM25: &str = "bm25(areas_fts, 3.0, 10.0, 4.0, 2.0, 1.0, 0.0)";
 
-/// The same ranking as FTS5's `rank` (for `ORDER BY rank`, which FTS5 sorts itself).
-const BM25_RANK: &str = "bm25(3.0, 10.0, 4.0, 2.0, 1.0, 0.0)";
-
 const SCHEMA_V1: &str = "
 CREATE TABLE areas (
     id            INTEGER PRIMARY KEY,
@@ -604,9 +601,6 @@ impl Store {
             }
         }
         let filtered = domain.is_some() || url_filter.is_some();
-        if !filtered {
-            return self.search_top(&expr, start, count);
-        }
         let sql = if filtered {
             format!(
                 "SELECT areas_fts.rowid, {BM25}, a.host, a.path
@@ -646,68 +640,6 @@ impl Store {
         }
         let total = hits.len() as u64;
         hits.sort_by(|a, b| a.0.total_cmp(&b.0));
-        self.page_of(&hits, total, start, count)
-    }
-
-    /// The unfiltered search: the total from a count of the matches (no ranking), and only the
-    /// best `start + count` hits ranked and returned by FTS5 (`ORDER BY rank LIMIT`), widened
-    /// until the group of equal rank at the page's end is whole, so ties still order by area id.
-    fn search_top(&self, expr: &str, start: usize, count: usize) -> Result<SearchPage> {
-        let total: i64 = self
-            .conn
-            .prepare_cached("SELECT count(*) FROM areas_fts WHERE areas_fts MATCH ?1")
-            .and_then(|mut s| s.query_row([expr], |r| r.get(0)))
-            .map_err(|e| self.err(e))?;
-        let total = non_negative(total);
-        let end = start.saturating_add(count);
-        if start as u64 >= total || count == 0 {
-            return Ok(SearchPage {
-                items: Vec::new(),
-                total,
-            });
-        }
-        let mut limit = end.saturating_add(1);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT rowid, rank FROM areas_fts WHERE areas_fts MATCH ?1 AND rank MATCH '{}'
-                 ORDER BY rank LIMIT ?2",
-                BM25_RANK
-            ))
-            .map_err(|e| self.err(e))?;
-        loop {
-            let mut hits: Vec<(f64, i64)> = Vec::new();
-            let mut rows = stmt
-                .query(params![expr, i64::try_from(limit).unwrap_or(i64::MAX)])
-                .map_err(|e| self.err(e))?;
-            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-                hits.push((
-                    r.get(1).map_err(|e| self.err(e))?,
-                    r.get(0).map_err(|e| self.err(e))?,
-                ));
-            }
-            drop(rows);
-            // Whole when every hit came, or the last one ranks below the page's last.
-            let whole = hits.len() < limit
-                || hits.len() <= end
-                || hits.last().map(|h| h.0) != hits.get(end - 1).map(|h| h.0);
-            if whole {
-                hits.sort_by(|a, b| a.0.total_cmp(&b.0));
-                return self.page_of(&hits, total, start, count);
-            }
-            limit = limit.saturating_mul(2);
-        }
-    }
-
-    /// Hits `start..start + count` of `hits` (sorted by rank, a prefix of the ranked list that
-    /// holds whole groups of equal rank up to the page's end) as search items, ties by area id.
-    fn page_of(
-        &self,
-        hits: &[(f64, i64)],
-        total: u64,
-        start: usize,
-        count: usize,
-    ) -> Result<SearchPage> {
         let best = hits.first().map_or(0.0, |h| h.0);
         let start = start.min(hits.len());
         let end = start.saturating_add(count).min(hits.len());
