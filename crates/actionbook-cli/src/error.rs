@@ -206,6 +206,28 @@ pub enum CliError {
         /// The URLs that did not, each with its tab and error.
         failed: Vec<FailedOpen>,
     },
+    /// A click of `browser batch-click` failed; the clicks before it were done.
+    #[error("click failed at index {index} (selector: {selector}): {cause}")]
+    BatchClickFailed {
+        /// The failed click's position (0-based).
+        index: usize,
+        /// Its selector as given.
+        selector: String,
+        /// How many clicks were asked for.
+        total: usize,
+        /// Why it failed.
+        cause: Box<CliError>,
+    },
+    /// Some URLs of `browser batch-new-tab` did not load; the others did.
+    #[error("{}", batch_open_message(failures, *total))]
+    BatchOpenFailed {
+        /// The tabs whose URL loaded.
+        opened: Vec<envelope::TabInfo>,
+        /// The URLs that did not, each with its position in the request (0-based).
+        failures: Vec<(usize, FailedOpen)>,
+        /// How many URLs were asked for.
+        total: usize,
+    },
     /// No browser executable could be found or started.
     #[error(
         "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
@@ -269,6 +291,8 @@ impl CliError {
             CliError::OpenFailed { failed, .. } => failed
                 .first()
                 .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
+            CliError::BatchClickFailed { .. } => ErrorCode::BatchClickError,
+            CliError::BatchOpenFailed { .. } => ErrorCode::BatchOpenError,
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } => ErrorCode::Timeout,
@@ -295,6 +319,10 @@ impl CliError {
             && d["kind"] == "timeout"
         {
             return true;
+        }
+        // A batch may succeed on a retry when the step that failed may.
+        if let CliError::BatchClickFailed { cause, .. } = self {
+            return cause.retryable();
         }
         matches!(
             self,
@@ -376,6 +404,32 @@ impl CliError {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
             CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
+            CliError::BatchClickFailed {
+                index,
+                selector,
+                cause,
+                ..
+            } => Some(serde_json::json!({
+                "completed": index,
+                "failed_index": index,
+                "failed_selector": selector,
+                "cause": { "code": cause.code(), "message": cause.to_string() },
+            })),
+            CliError::BatchOpenFailed {
+                opened, failures, ..
+            } => Some(serde_json::json!({
+                "completed": opened.len(),
+                "failed_index": failures.first().map(|(i, _)| *i),
+                "failed_url": failures.first().map(|(_, f)| &f.url),
+                "tabs": opened,
+                "failures": failures.iter().map(|(i, f)| serde_json::json!({
+                    "index": i,
+                    "url": f.url,
+                    "tab_id": f.tab_id,
+                    "code": f.error.code(),
+                    "message": f.error.to_string(),
+                })).collect::<Vec<_>>(),
+            })),
             CliError::OpenFailed { opened, failed } => Some(serde_json::json!({
                 "opened_tabs": opened,
                 "failed_urls": failed.iter().map(|f| serde_json::json!({
@@ -434,6 +488,30 @@ impl CliError {
         }
         if let Some(h) = self.hint() {
             info = info.with_hint(h);
+        }
+        // Batch hints say where to resume, which only the error knows.
+        match self {
+            CliError::BatchClickFailed { index, total, .. } => {
+                info = info.with_hint(format!(
+                    "completed {index}/{total}, retry from index {index}"
+                ));
+            }
+            CliError::BatchOpenFailed {
+                opened,
+                failures,
+                total,
+            } => {
+                info = info.with_hint(format!(
+                    "opened {}/{total}; the failed URLs' tabs are open: retry them with `browser goto` (indexes {})",
+                    opened.len(),
+                    failures
+                        .iter()
+                        .map(|(i, _)| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            _ => {}
         }
         info
     }
@@ -551,6 +629,15 @@ fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> S
         "{} of {total} URLs did not load: {reasons}{opened}",
         failed.len()
     )
+}
+
+fn batch_open_message(failures: &[(usize, FailedOpen)], total: usize) -> String {
+    let reasons = failures
+        .iter()
+        .map(|(i, f)| format!("index {i} ({}, tab {}): {}", f.url, f.tab_id, f.error))
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!("{} of {total} URLs did not load: {reasons}", failures.len())
 }
 
 /// The crate's result type.

@@ -68,6 +68,12 @@ pub enum ErrorCode {
     /// `API_ERROR`: the actionbook API behind `search` / `get` failed or was unreachable
     /// (not in the spec; used by the reference CLI).
     ApiError,
+    /// `BATCH_CLICK_ERROR`: a click of `browser batch-click` failed; the clicks before it were
+    /// done (not in the spec; the reference CLI's, with `details.completed`/`failed_index`).
+    BatchClickError,
+    /// `BATCH_OPEN_ERROR`: some URLs of `browser batch-new-tab` did not load; the others did
+    /// (not in the spec; the reference CLI's, with `details` per URL).
+    BatchOpenError,
 }
 
 impl ErrorCode {
@@ -91,6 +97,8 @@ impl ErrorCode {
         ErrorCode::CdpConnectionFailed,
         ErrorCode::StaleElement,
         ErrorCode::ApiError,
+        ErrorCode::BatchClickError,
+        ErrorCode::BatchOpenError,
     ];
 
     /// The wire string, e.g. `"ELEMENT_NOT_FOUND"`.
@@ -114,6 +122,8 @@ impl ErrorCode {
             ErrorCode::CdpConnectionFailed => "CDP_CONNECTION_FAILED",
             ErrorCode::StaleElement => "STALE_ELEMENT",
             ErrorCode::ApiError => "API_ERROR",
+            ErrorCode::BatchClickError => "BATCH_CLICK_ERROR",
+            ErrorCode::BatchOpenError => "BATCH_OPEN_ERROR",
         }
     }
 

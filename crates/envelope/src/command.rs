@@ -207,6 +207,14 @@ commands! {
     BrowserLocalStorageDelete => "browser local-storage delete", Tab, StorageChange;
     /// `browser local-storage clear`
     BrowserLocalStorageClear => "browser local-storage clear", Tab, StorageChange;
+    /// `browser batch-new-tab` (alias `batch-open`): several URLs (not in the spec; the
+    /// reference CLI's)
+    BrowserBatchNewTab => "browser batch-new-tab", Session, BatchNewTab;
+    /// `browser batch-snapshot --tabs ...`: several tabs' snapshots in one envelope (not in the
+    /// spec; the reference CLI's)
+    BrowserBatchSnapshot => "browser batch-snapshot", Session, BatchSnapshot;
+    /// `browser batch-click`: several clicks in order (not in the spec; the reference CLI's)
+    BrowserBatchClick => "browser batch-click", Tab, BatchClick;
 }
 
 impl CommandName {
@@ -262,8 +270,9 @@ mod tests {
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
         // The appendix counts 70 interfaces; the three scroll forms share one name. Six more are
-        // ours: `manual` and `areas record|import|export|list|delete`.
-        assert_eq!(CommandName::ALL.len(), 68 + 6);
+        // ours: `manual` and `areas record|import|export|list|delete`; three are the reference
+        // CLI's batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`).
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 3);
     }
 
     #[test]

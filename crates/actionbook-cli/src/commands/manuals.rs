@@ -19,6 +19,7 @@ use crate::error::{CliError, Result};
 use crate::manuals::catalog::Answer;
 use crate::manuals::config::{self, ConfigFile, Settings};
 use crate::manuals::guide::{self, CommandInfo, GuideTarget};
+use crate::manuals::mcp_config;
 use crate::manuals::setup::{self, SetupOptions, Terminal};
 use crate::manuals::{ManualRequest, Manuals, ManualsError, STORE_FILE, SearchQuery};
 use crate::model::ClientEnv;
@@ -379,12 +380,15 @@ impl Setup {
             let user_home = senv.user_home.clone().ok_or_else(|| {
                 CliError::InvalidArgument("HOME is not set: cannot place the guide".into())
             })?;
-            let report = guide::install_guide(
+            let mut report = guide::install_guide(
                 target,
                 &user_home,
                 env!("CARGO_PKG_VERSION"),
                 &command_infos(),
             )?;
+            let exe = std::env::current_exe().ok();
+            let command = mcp_config::server_command(exe.as_deref(), &senv.path_var);
+            report.mcp = Some(mcp_config::McpSnippet::new(target, &command));
             return document(report);
         }
         let report = match terminal {

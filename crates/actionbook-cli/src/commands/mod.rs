@@ -14,7 +14,9 @@
 //! - [`storage`] (spec 14): `local-storage` / `session-storage` `list`, `get`, `set`, `delete`,
 //!   `clear`;
 //! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`;
-//! - [`record`]: `areas record`, a tab's page as an area.
+//! - [`record`]: `areas record`, a tab's page as an area;
+//! - [`batched`] (the reference CLI's, not in the spec): `batch-new-tab` / `batch-open`,
+//!   `batch-snapshot`, `batch-click`, made of the single commands.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -52,6 +54,7 @@ pub(crate) fn cli_tree_take_for_test(
 ) -> std::result::Result<(CommandName, clap::ArgMatches), clap::Error> {
     cli_tree::take_command(m)
 }
+pub mod batched;
 pub mod cookies;
 pub mod interaction;
 pub mod lifecycle;
@@ -356,6 +359,10 @@ command_table! {
     BrowserCloseTab(tabs::CloseTab) => Session, T::CHANGES.destructive().idempotent(),
         about = "Close a tab",
         example = "actionbook browser close-tab --session s1 --tab t2";
+    BrowserBatchNewTab(batched::BatchNewTab) => Session, T::CHANGES,
+        about = "Open several URLs in new tabs at once (--urls ...; --tabs for their ids); each URL's failure is reported",
+        example = "actionbook browser batch-new-tab --urls https://a.example https://b.example --session s1",
+        alias = "batch-open";
     BrowserGoto(navigation::Goto) => Tab, T::CHANGES.loads_page().idempotent(),
         about = "Navigate to a URL and wait for the load",
         example = "actionbook browser goto https://example.com --session s1 --tab t1";
@@ -371,9 +378,15 @@ command_table! {
     BrowserSnapshot(observation::Snapshot) => Tab, T::READ_ONLY,
         about = "Capture an accessibility snapshot (all frames) to a file, with stable @eN refs",
         example = "actionbook browser snapshot --interactive --session s1 --tab t1";
+    BrowserBatchSnapshot(batched::BatchSnapshot) => Session, T::READ_ONLY,
+        about = "Snapshot several tabs in one call (--tabs t1 t2 ...); each tab's failure is reported in its result",
+        example = "actionbook browser batch-snapshot --tabs t1 t2 --interactive --session s1";
     BrowserClick(interaction::Click) => Tab, T::CHANGES.destructive(),
         about = "Click an element (@eN, CSS, XPath or x,y; any frame) once it is actionable; the click is confirmed to land",
         example = "actionbook browser click @e3 --session s1 --tab t1";
+    BrowserBatchClick(batched::BatchClick) => Tab, T::CHANGES.destructive(),
+        about = "Click several elements in order, each checked and confirmed; stops at the first failure (BATCH_CLICK_ERROR)",
+        example = "actionbook browser batch-click @e5 @e6 @e7 --session s1 --tab t1";
     BrowserFill(interaction::Fill) => Tab, T::CHANGES.idempotent(),
         about = "Replace an input's value (@eN, CSS, XPath or x,y; any frame)",
         example = "actionbook browser fill @e2 \"Alice\" --session s1 --tab t1";

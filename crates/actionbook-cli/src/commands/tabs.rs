@@ -93,7 +93,12 @@ impl NewTab {
                 self.urls.len()
             )));
         }
-        for id in &self.tab_ids {
+        for (i, id) in self.tab_ids.iter().enumerate() {
+            if self.tab_ids[..i].contains(id) {
+                return Err(CliError::InvalidArgument(format!(
+                    "tab id '{id}' is given twice"
+                )));
+            }
             if !model::valid_tab_id(id) {
                 return Err(CliError::InvalidArgument(format!(
                     "invalid tab id '{id}': must match ^[a-z][a-z0-9_-]{{1,63}}$"

@@ -4,18 +4,22 @@
 //! 127.0.0.1 at a port of the test's choosing, which area ids leave out).
 //!
 //! The areas are in `bundled.json` (the export format), with `{demo_url}` / `{demo_id}` standing
-//! for the demo page's URL and id prefix. Raise [`BUNDLED_VERSION`] when the file changes: stores
-//! holding an older set refresh their bundled areas on open.
+//! for the demo page's URL and id prefix. The id prefix is [`DEMO_ID_PREFIX`], the same for every
+//! checkout and install (only the URL says where the file is), so a scripted `get` of a demo area
+//! works anywhere. Raise [`BUNDLED_VERSION`] when the file changes: stores holding an older set
+//! refresh their bundled areas on open (and drop bundled areas the new set no longer has).
 
 use std::path::Path;
 
 use super::area::Area;
-use super::area::AreaId;
 use super::error::{ManualsError, Result};
 use super::transfer::parse_areas;
 
-/// The version of `bundled.json`.
-pub const BUNDLED_VERSION: i64 = 1;
+/// The version of `bundled.json` (2: the demo ids no longer hold the checkout's path).
+pub const BUNDLED_VERSION: i64 = 2;
+
+/// `<host>:<path>` of the demo page's areas: a fixed site name, not the file's location.
+pub const DEMO_ID_PREFIX: &str = "actionbook-demo:/index.html";
 
 const BUNDLED_JSON: &str = include_str!("bundled.json");
 
@@ -32,8 +36,6 @@ pub fn demo_page_url() -> String {
 /// The bundled areas, with the demo page's URL filled in.
 pub fn areas() -> Result<Vec<Area>> {
     let demo_url = demo_page_url();
-    let demo = AreaId::for_page(&demo_url, None)?;
-    let demo_id_prefix = format!("{}:{}", demo.host(), demo.path());
     // Substituted as JSON string contents, so a path with quotes or backslashes stays valid.
     let escape = |s: &str| {
         let quoted = serde_json::to_string(s).unwrap_or_default();
@@ -41,7 +43,7 @@ pub fn areas() -> Result<Vec<Area>> {
     };
     let text = BUNDLED_JSON
         .replace("{demo_url}", &escape(&demo_url))
-        .replace("{demo_id}", &escape(&demo_id_prefix));
+        .replace("{demo_id}", DEMO_ID_PREFIX);
     parse_areas(&text, "bundled.json").map_err(|e| match e {
         ManualsError::BadImport { reason, .. } => ManualsError::BadImport {
             source_name: "the bundled manuals".into(),
@@ -53,6 +55,7 @@ pub fn areas() -> Result<Vec<Area>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::area::AreaId;
     use super::*;
 
     #[test]
@@ -69,12 +72,17 @@ mod tests {
                 .url
                 .ends_with("/crates/actionbook-cli/demo/index.html")
         );
-        assert_eq!(
-            login.area_id,
-            AreaId::for_page(&login.url, Some("login"))
-                .unwrap()
-                .to_string()
-        );
+        // The id is the same wherever the checkout is.
+        assert_eq!(login.area_id, "actionbook-demo:/index.html:login");
+        let id: AreaId = login.area_id.parse().unwrap();
+        assert_eq!((id.host(), id.path()), ("actionbook-demo", "/index.html"));
+        for a in &areas {
+            assert!(
+                !a.area_id.contains(env!("CARGO_MANIFEST_DIR")),
+                "{}",
+                a.area_id
+            );
+        }
         for a in &areas {
             assert!(!a.elements.is_empty(), "{}", a.area_id);
             for e in &a.elements {

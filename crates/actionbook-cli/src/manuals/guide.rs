@@ -20,6 +20,7 @@ use envelope::{AddressingLevel, ErrorCode, RenderText, TextBody};
 use serde::Serialize;
 
 use super::error::{ManualsError, Result};
+use super::mcp_config::McpSnippet;
 
 /// The skill's folder name.
 pub const SKILL_NAME: &str = "actionbook";
@@ -142,6 +143,12 @@ pub fn error_advice(code: ErrorCode) -> &'static str {
         }
         ErrorCode::ApiError => {
             "The remote manuals API failed; local manuals still answer, retry later."
+        }
+        ErrorCode::BatchClickError => {
+            "`details.completed` clicks were done: fix the one at `details.failed_index` and run the rest."
+        }
+        ErrorCode::BatchOpenError => {
+            "`details.failures` lists the URLs that did not load; their tabs are open on the error page: navigate them again."
         }
         _ => "Read the message and hint; retry if `retryable` is true.",
     }
@@ -320,6 +327,9 @@ pub struct GuideReport {
     /// The guide itself (`stdout` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// The MCP server entry for the agent's client (`actionbook mcp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpSnippet>,
 }
 
 impl RenderText for GuideReport {
@@ -343,6 +353,28 @@ impl RenderText for GuideReport {
             ),
             (None, None) => {}
         }
+        let Some(mcp) = &self.mcp else {
+            return;
+        };
+        if self.content.is_some() {
+            // The guide is Markdown on stdout: the entry is one more section of it.
+            let lang = if self.target == GuideTarget::Codex {
+                "toml"
+            } else {
+                "json"
+            };
+            body.line("");
+            body.line("## MCP server");
+            body.line("");
+            body.line(format_args!("Add to {}:", mcp.place));
+            body.line("");
+            body.line(format_args!("```{lang}"));
+            body.line(mcp.config.trim_end());
+            body.line("```");
+        } else {
+            body.field("mcp", format_args!("add to {}:", mcp.place));
+            body.line(mcp.config.trim_end());
+        }
     }
 }
 
@@ -361,6 +393,7 @@ pub fn install_guide(
             replaced: false,
             commands: commands.len(),
             content: Some(text),
+            mcp: None,
         });
     };
     let replaced = path.exists();
@@ -378,6 +411,7 @@ pub fn install_guide(
         replaced,
         commands: commands.len(),
         content: None,
+        mcp: None,
     })
 }
 

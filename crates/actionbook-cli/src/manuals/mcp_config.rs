@@ -2,7 +2,46 @@
 //! Claude Code and Cursor read `mcpServers` JSON (`.mcp.json`, `~/.cursor/mcp.json`), Codex a TOML
 //! table in `~/.codex/config.toml`. `setup --target T` prints it beside the guide it installs.
 
+use std::ffi::OsStr;
+use std::path::Path;
+
+use serde::Serialize;
+
 use super::guide::GuideTarget;
+
+/// The MCP server entry `setup --target` prints (`data.mcp`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct McpSnippet {
+    /// Where the agent's client reads it.
+    pub place: &'static str,
+    /// The entry, in that file's format.
+    pub config: String,
+}
+
+impl McpSnippet {
+    /// The entry for `target`, starting the binary at `exe`.
+    pub fn new(target: GuideTarget, exe: &str) -> McpSnippet {
+        let (place, config) = mcp_config(target, exe);
+        McpSnippet { place, config }
+    }
+}
+
+/// How a client should start this binary: `actionbook` when that name on `path_var` is this very
+/// file (the entry then survives an upgrade in place), else its absolute path.
+pub fn server_command(exe: Option<&Path>, path_var: &OsStr) -> String {
+    let Some(exe) = exe else {
+        return "actionbook".into();
+    };
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let this = real(exe);
+    let on_path = std::env::split_paths(path_var)
+        .map(|dir| dir.join("actionbook"))
+        .find(|p| p.is_file());
+    match (on_path.and_then(|p| real(&p)), this) {
+        (Some(a), Some(b)) if a == b => "actionbook".into(),
+        _ => exe.display().to_string(),
+    }
+}
 
 /// Where the snippet goes and the snippet itself, for the binary at `exe` (`actionbook` when it
 /// is on PATH).
@@ -29,6 +68,26 @@ pub fn mcp_config(target: GuideTarget, exe: &str) -> (&'static str, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_is_named_by_path_only_when_path_finds_this_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("actionbook");
+        std::fs::write(&bin, "").unwrap();
+        let path_var = dir.path().as_os_str();
+        assert_eq!(server_command(Some(&bin), path_var), "actionbook");
+        let other = dir.path().join("elsewhere");
+        std::fs::write(&other, "").unwrap();
+        assert_eq!(
+            server_command(Some(&other), path_var),
+            other.display().to_string()
+        );
+        assert_eq!(
+            server_command(Some(&bin), OsStr::new("")),
+            bin.display().to_string()
+        );
+        assert_eq!(server_command(None, path_var), "actionbook");
+    }
 
     #[test]
     fn every_target_gets_a_config_that_parses_and_starts_the_server() {

@@ -356,6 +356,25 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| classify(&path, e))?;
+        // Bundled areas of an older set that this one no longer has (ids that changed) go.
+        let keep: Vec<&str> = areas.iter().map(|a| a.area_id.as_str()).collect();
+        let stale: Vec<String> = {
+            let mut stmt = tx
+                .prepare("SELECT area_id FROM areas WHERE origin = ?1")
+                .map_err(|e| classify(&path, e))?;
+            let ids = stmt
+                .query_map([Origin::Bundled.as_str()], |r| r.get::<_, String>(0))
+                .map_err(|e| classify(&path, e))?;
+            ids.collect::<rusqlite::Result<Vec<String>>>()
+                .map_err(|e| classify(&path, e))?
+                .into_iter()
+                .filter(|id| !keep.contains(&id.as_str()))
+                .collect()
+        };
+        for id in &stale {
+            tx.execute("DELETE FROM areas WHERE area_id = ?1", [id])
+                .map_err(|e| classify(&path, e))?;
+        }
         for area in &areas {
             let origin: Option<String> = tx
                 .query_row(

@@ -476,3 +476,106 @@ proptest! {
         prop_assert_eq!(b.areas(&[]).unwrap(), sorted);
     }
 }
+
+#[test]
+fn a_refresh_drops_bundled_areas_the_new_set_no_longer_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.db");
+    let mut store = Store::open(&path).unwrap();
+    let bundled = store.list(None).unwrap();
+    // An area of an older bundle, under the path-holding id the demo once had.
+    let mut old = store.get(&bundled[0].area_id).unwrap();
+    old.area_id = "file:/old/checkout/crates/actionbook-cli/demo/index.html:login".into();
+    store.upsert(&old, Origin::Bundled).unwrap();
+    let mut mine = old.clone();
+    mine.area_id = "file:/old/checkout/mine.html:login".into();
+    store.upsert(&mine, Origin::Recorded).unwrap();
+    store
+        .conn_for_tests()
+        .execute(
+            "UPDATE meta SET value = '1' WHERE key = 'bundled_version'",
+            [],
+        )
+        .unwrap();
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert!(store.find(&old.area_id).unwrap().is_none());
+    assert!(store.find(&mine.area_id).unwrap().is_some());
+    assert_eq!(store.count().unwrap(), bundled.len() as u64 + 1);
+    // The index forgot it too.
+    let hits = store.search(&SearchQuery::new("checkout")).unwrap();
+    assert!(hits.items.iter().all(|i| i.area_id != old.area_id));
+}
+
+/// The unfiltered search ranks only the best hits (FTS5 `ORDER BY rank LIMIT`): every page of it
+/// is the page of the full ranking (bm25 of every hit, ties by area id), scores included, even
+/// where a group of equal rank runs far past the page's end.
+#[test]
+fn ranking_only_the_best_hits_gives_the_pages_of_the_full_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open_with(&dir.path().join("m.db"), &bare()).unwrap();
+    let words = ["login", "cart", "pay", "search", "help"];
+    let mut n = 0usize;
+    for i in 0..90 {
+        // Many areas share one text exactly (long groups of equal rank), a few are unique.
+        let title = if i % 3 == 0 {
+            format!("{} {}", words[i % 5], words[(i / 5) % 5])
+        } else {
+            "login cart".to_string()
+        };
+        let a = area(
+            &format!("s{}.com:/p{i}:default", 89 - i),
+            &title,
+            "form",
+            vec![],
+        );
+        store.upsert(&a, Origin::Recorded).unwrap();
+        n += 1;
+    }
+    for text in ["login", "cart pay", "login cart search help", "form"] {
+        let expr = super::fts::match_expression(text).unwrap();
+        let mut full: Vec<(f64, String)> = {
+            let conn = store.conn_for_tests();
+            let mut stmt = conn
+                .prepare(&format!(
+                    "SELECT {}, a.area_id FROM areas_fts JOIN areas a ON a.id = areas_fts.rowid
+                     WHERE areas_fts MATCH ?1",
+                    "bm25(areas_fts, 3.0, 10.0, 4.0, 2.0, 1.0, 0.0)"
+                ))
+                .unwrap();
+            stmt.query_map([&expr], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect()
+        };
+        full.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        for page_size in [1, 7, 10, 100] {
+            let pages = full.len().div_ceil(page_size) + 1;
+            for page in 1..=pages {
+                let q = SearchQuery {
+                    page: page as u64,
+                    page_size: page_size as u64,
+                    ..SearchQuery::new(text)
+                };
+                let got = store.search(&q).unwrap();
+                assert_eq!(got.total, full.len() as u64, "{text}");
+                let want: Vec<&str> = full
+                    .iter()
+                    .skip((page - 1) * page_size)
+                    .take(page_size)
+                    .map(|h| h.1.as_str())
+                    .collect();
+                assert_eq!(ids(&got), want, "{text} page {page} of {page_size}");
+                for (item, (rank, _)) in got
+                    .items
+                    .iter()
+                    .zip(full.iter().skip((page - 1) * page_size))
+                {
+                    let want = ((rank / full[0].0).clamp(0.0, 1.0) * 100.0).round() / 100.0;
+                    assert_eq!(item.score, want, "{text}");
+                }
+            }
+        }
+    }
+    assert_eq!(n, 90);
+}

@@ -4,6 +4,7 @@
 mod support;
 
 mod batch;
+mod batched;
 mod cli;
 mod crash;
 mod daemon;

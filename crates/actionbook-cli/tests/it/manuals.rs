@@ -41,6 +41,39 @@ fn count_js(css: &str) -> String {
 }
 
 #[test]
+fn a_fresh_install_finds_the_bundled_demo_by_a_path_free_id() {
+    let env = Env::new();
+    let s = env.json(&["search", "login"]);
+    assert_eq!(s["ok"], true, "{s}");
+    let ids: Vec<&str> = s["data"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["area_id"].as_str())
+        .collect();
+    assert!(ids.contains(&"actionbook-demo:/index.html:login"), "{s}");
+    assert!(
+        ids.iter()
+            .all(|id| !id.contains(env!("CARGO_MANIFEST_DIR"))),
+        "{s}"
+    );
+    let g = env.json(&["get", "actionbook-demo:/index.html:login"]);
+    assert_eq!(g["ok"], true, "{g}");
+    assert!(
+        g["data"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("file://") && u.ends_with("/demo/index.html")),
+        "{g}"
+    );
+    assert!(
+        !g["data"]["elements"].as_array().is_none_or(Vec::is_empty),
+        "{g}"
+    );
+    let m = env.json(&["manual", "actionbook-demo"]);
+    assert_eq!(m["ok"], true, "{m}");
+}
+
+#[test]
 fn record_then_search_and_get_selectors_that_match_once_in_every_frame() {
     need_chromium!();
     let env = Env::new();
@@ -50,7 +83,26 @@ fn record_then_search_and_get_selectors_that_match_once_in_every_frame() {
     let same = "document.querySelector('#same').contentDocument";
     let ready = format!("!!{same}.querySelector('#oop') && {same}.readyState === 'complete'");
     assert_eq!(eval_until(&env, &t, &ready, &json!(true)), json!(true));
-    std::thread::sleep(Duration::from_millis(300));
+    // The page's frames are loaded; wait (bounded) until the engine sees into every one of them,
+    // the out-of-process one included, rather than for a fixed time.
+    let until = Instant::now() + Duration::from_secs(15);
+    loop {
+        let snap = env.json(&[&["browser", "snapshot", "--interactive"][..], &t].concat());
+        let names = snap["data"]["nodes"].to_string();
+        if [
+            "Remote button",
+            "Remote input",
+            "Nested input",
+            "Same button",
+        ]
+        .iter()
+        .all(|n| names.contains(n))
+        {
+            break;
+        }
+        assert!(Instant::now() < until, "frames never all seen: {snap}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     let rec = env.json(&[&["areas", "record", "--name", "frames"][..], &t].concat());
     assert_eq!(rec["ok"], true, "{rec}");
@@ -477,7 +529,30 @@ fn setup_target_claude_writes_a_guide_naming_every_command() {
             c.name
         );
     }
+    // The MCP entry for Claude Code starts this very binary's `mcp` server.
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_actionbook")).expect("binary");
+    let config: serde_json::Value =
+        serde_json::from_str(r["data"]["mcp"]["config"].as_str().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}: {r}"));
+    let server = &config["mcpServers"]["actionbook"];
+    assert_eq!(server["command"], exe.display().to_string().as_str(), "{r}");
+    assert_eq!(server["args"], serde_json::json!(["mcp"]), "{r}");
+    assert!(
+        r["data"]["mcp"]["place"]
+            .as_str()
+            .is_some_and(|p| p.contains(".mcp.json"))
+    );
     assert_eq!(guide(&env)["data"]["replaced"], true);
+    // In text, the entry follows the guide line, in the agent's own format (Codex: TOML).
+    let mut c = env.command(&["setup", "--target", "codex"]);
+    c.env("HOME", &user_home);
+    let out = run(c);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("\nmcp: add to ~/.codex/config.toml:\n[mcp_servers.actionbook]\n"),
+        "{out:?}"
+    );
     let unknown = env.json(&["setup", "--target", "emacs"]);
     assert_eq!(unknown["error"]["code"], "INVALID_ARGUMENT", "{unknown}");
 }

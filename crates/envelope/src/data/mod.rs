@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 
 use crate::text::{RenderText, TextBody};
 
+mod batch;
 mod catalog;
 mod cookies;
 mod document;
@@ -22,6 +23,9 @@ mod string_map;
 mod tab;
 mod wait;
 
+pub use batch::{
+    BatchClickData, BatchClickResult, BatchNewTabData, BatchSnapshotData, BatchSnapshotResult,
+};
 pub use catalog::{AreaData, AreaElement, SearchData, SearchItem};
 pub use cookies::{Cookie, CookieChangeData, CookieGetData, CookieListData};
 pub use document::Document;
@@ -188,6 +192,12 @@ data_enum! {
     StorageGet(StorageGetData),
     /// `browser session-storage|local-storage set` / `delete` / `clear`
     StorageChange(StorageChangeData),
+    /// `browser batch-new-tab`
+    BatchNewTab(BatchNewTabData),
+    /// `browser batch-snapshot`
+    BatchSnapshot(BatchSnapshotData),
+    /// `browser batch-click`
+    BatchClick(BatchClickData),
 }
 
 impl From<&str> for Data {

@@ -637,6 +637,58 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                 .into()
             })
             .boxed(),
+        DataKind::BatchNewTab => vec(tab_info(), 0..3)
+            .prop_map(|tabs| BatchNewTabData::new(tabs).into())
+            .boxed(),
+        DataKind::BatchSnapshot => vec(
+            prop_oneof![
+                (
+                    s(),
+                    s(),
+                    vec((s(), s(), s(), s()), 0..3),
+                    any::<u64>(),
+                    s(),
+                    s()
+                )
+                    .prop_map(|(tab, path, nodes, count, url, title)| {
+                        let nodes = nodes
+                            .into_iter()
+                            .map(|(ref_id, role, name, value)| SnapshotNode {
+                                ref_id,
+                                role,
+                                name,
+                                value,
+                            })
+                            .collect();
+                        let stats = SnapshotStats {
+                            node_count: count,
+                            interactive_count: count / 2,
+                        };
+                        BatchSnapshotResult::ok(
+                            tab,
+                            SnapshotData::new(path, nodes, stats),
+                            url,
+                            title,
+                        )
+                    }),
+                (s(), select(ErrorCode::ALL.to_vec()), s()).prop_map(|(tab, code, message)| {
+                    BatchSnapshotResult::error(tab, code.as_str(), message)
+                }),
+            ],
+            0..3,
+        )
+        .prop_map(|results| BatchSnapshotData::new(results).into())
+        .boxed(),
+        DataKind::BatchClick => vec((any::<u64>(), s()), 0..4)
+            .prop_map(|v| {
+                BatchClickData::new(
+                    v.into_iter()
+                        .map(|(index, selector)| BatchClickResult { index, selector })
+                        .collect(),
+                )
+                .into()
+            })
+            .boxed(),
         other => panic!("no strategy for {other:?}: add one"),
     }
 }
