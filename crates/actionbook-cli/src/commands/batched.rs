@@ -152,12 +152,12 @@ impl BatchSnapshot {
     /// The `browser snapshot` request for one of the tabs.
     fn for_tab(&self, tab: &TabId) -> Snapshot {
         Snapshot {
-            target: TabTarget::new(self.target.session.clone(), tab.clone()),
             interactive: self.interactive,
             cursor: self.cursor,
             compact: self.compact,
             depth: self.depth,
             selector: self.selector.clone(),
+            ..Snapshot::of(TabTarget::new(self.target.session.clone(), tab.clone()))
         }
     }
 }
