@@ -15,6 +15,8 @@ pub(crate) struct Done<D> {
     pub warnings: Vec<String>,
     /// `meta.pagination` (non-browser commands: `search`).
     pub pagination: Option<Pagination>,
+    /// `meta.truncated` (tab commands: part of the data was cut).
+    pub truncated: bool,
 }
 
 impl<D> Done<D> {
@@ -25,6 +27,7 @@ impl<D> Done<D> {
             context: None,
             warnings: Vec::new(),
             pagination: None,
+            truncated: false,
         }
     }
 
@@ -35,6 +38,7 @@ impl<D> Done<D> {
             context: Some(context),
             warnings: Vec::new(),
             pagination: None,
+            truncated: false,
         }
     }
 }

@@ -231,5 +231,5 @@ async fn finish<D: Into<envelope::Data>>(
     if context.window_id.is_none() {
         context.window_id = cx.session.with_record(|r| r.context_window(&cx.tab_id));
     }
-    Ok(success(name, Some(context), done.data, done.warnings))
+    Ok(success(name, Some(context), done.data, done.warnings).with_truncated(done.truncated))
 }
