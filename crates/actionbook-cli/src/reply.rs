@@ -15,7 +15,7 @@ pub(crate) struct Done<D> {
     pub warnings: Vec<String>,
     /// `meta.pagination` (`search`, and `browser snapshot` cut to a budget).
     pub pagination: Option<Pagination>,
-    /// `meta.truncated`.
+    /// `meta.truncated` (tab commands: part of the data was cut).
     pub truncated: bool,
 }
 

@@ -215,6 +215,20 @@ commands! {
     BrowserBatchSnapshot => "browser batch-snapshot", Session, BatchSnapshot;
     /// `browser batch-click`: several clicks in order (not in the spec; the reference CLI's)
     BrowserBatchClick => "browser batch-click", Tab, BatchClick;
+    /// `browser network requests` (not in the spec; the reference CLI's)
+    BrowserNetworkRequests => "browser network requests", Tab, Document;
+    /// `browser network request` (not in the spec; the reference CLI's)
+    BrowserNetworkRequest => "browser network request", Tab, Document;
+    /// `browser network har start` (not in the spec; the reference CLI's)
+    BrowserNetworkHarStart => "browser network har start", Tab, Document;
+    /// `browser network har stop` (not in the spec; the reference CLI's)
+    BrowserNetworkHarStop => "browser network har stop", Tab, Document;
+    /// `browser network route` (not in the spec)
+    BrowserNetworkRoute => "browser network route", Tab, Document;
+    /// `browser network unroute` (not in the spec)
+    BrowserNetworkUnroute => "browser network unroute", Tab, Document;
+    /// `browser network routes` (not in the spec)
+    BrowserNetworkRoutes => "browser network routes", Tab, Document;
 }
 
 impl CommandName {
@@ -269,10 +283,11 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Six more are
-        // ours: `manual` and `areas record|import|export|list|delete`; three are the reference
-        // CLI's batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`).
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 3);
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Sixteen more
+        // are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
+        // commands and the reference CLI's batch commands (`batch-new-tab`, `batch-snapshot`,
+        // `batch-click`).
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 3);
     }
 
     #[test]

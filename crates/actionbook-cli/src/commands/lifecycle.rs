@@ -64,6 +64,11 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "WxH"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_size: Option<String>,
+    /// How many finished requests each tab's network recorder keeps (beyond the spec; the
+    /// reference CLI's default is 500); older ones are dropped and counted.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tracked_requests: Option<usize>,
 }
 
 /// `browser list-sessions`.
@@ -388,6 +393,16 @@ impl GlobalCommand for Start {
             None => headless.then_some(launch::DEFAULT_WINDOW_SIZE),
         };
 
+        let max_tracked_requests = match self.max_tracked_requests {
+            Some(n) if !(1..=crate::tab::services::network::MAX_KEPT_REQUESTS).contains(&n) => {
+                return Err(CliError::InvalidArgument(format!(
+                    "--max-tracked-requests takes 1 to {}, not {n}",
+                    crate::tab::services::network::MAX_KEPT_REQUESTS
+                )));
+            }
+            n => n,
+        };
+
         let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
             let (conn, ws) = connect_endpoint(
                 endpoint,
@@ -417,6 +432,8 @@ impl GlobalCommand for Start {
                 windows: Vec::new(),
                 next_window: 0,
                 window_size: None,
+                max_tracked_requests,
+                network_routes: Vec::new(),
             };
             (
                 record,
@@ -484,6 +501,8 @@ impl GlobalCommand for Start {
                 windows: Vec::new(),
                 next_window: 0,
                 window_size,
+                max_tracked_requests,
+                network_routes: Vec::new(),
             };
             (record, launched.conn, Some(launched.browser))
         };

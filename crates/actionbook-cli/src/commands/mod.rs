@@ -17,6 +17,8 @@
 //! - [`record`]: `areas record`, a tab's page as an area;
 //! - [`batched`] (the reference CLI's, not in the spec): `batch-new-tab` / `batch-open`,
 //!   `batch-snapshot`, `batch-click`, made of the single commands.
+//! - [`network`] (ours, after the reference CLI): `network requests`, `request`, `har start|stop`,
+//!   `route`, `unroute`, `routes`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -60,6 +62,7 @@ pub mod interaction;
 pub mod lifecycle;
 pub mod manuals;
 pub mod navigation;
+pub mod network;
 pub mod observation;
 pub mod record;
 pub mod storage;
@@ -547,6 +550,27 @@ command_table! {
     BrowserLocalStorageClear(storage::LocalStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
         about = "Remove a key of the page's local-storage (without a key: every key)",
         example = "actionbook browser local-storage clear theme --session s1 --tab t1";
+    BrowserNetworkRequests(network::Requests) => Tab, T::READ_ONLY,
+        about = "List the tab's recorded requests (every frame and worker; --filter, --type, --status, --method, --clear)",
+        example = "actionbook browser network requests --type fetch,xhr --status 4xx --session s1 --tab t1";
+    BrowserNetworkRequest(network::Request) => Tab, T::READ_ONLY,
+        about = "Show one recorded request: headers, timing and its response body while Chromium still has it",
+        example = "actionbook browser network request 1234.56 --session s1 --tab t1";
+    BrowserNetworkHarStart(network::HarStart) => Tab, T::CHANGES,
+        about = "Start recording the tab's requests for a HAR file (--content none|text|all)",
+        example = "actionbook browser network har start --content text --session s1 --tab t1";
+    BrowserNetworkHarStop(network::HarStop) => Tab, T::CHANGES,
+        about = "Stop the HAR recording and write the HAR 1.2 file",
+        example = "actionbook browser network har stop ./trace.har --session s1 --tab t1";
+    BrowserNetworkRoute(network::Route) => Tab, T::CHANGES.idempotent(),
+        about = "Abort, mock (--fulfill) or amend (--continue --header) the tab's requests matching a URL pattern, OOPIFs included",
+        example = "actionbook browser network route '*/api/user' --fulfill --status 200 --body '{\"name\":\"mock\"}' --session s1 --tab t1";
+    BrowserNetworkUnroute(network::Unroute) => Tab, T::CHANGES.idempotent(),
+        about = "Remove the tab's route with this pattern (without one: every route)",
+        example = "actionbook browser network unroute '*/api/user' --session s1 --tab t1";
+    BrowserNetworkRoutes(network::Routes) => Tab, T::READ_ONLY,
+        about = "List the tab's routes",
+        example = "actionbook browser network routes --session s1 --tab t1";
     BrowserSessionStorageList(storage::SessionStorageList) => Tab, T::READ_ONLY,
         about = "List the keys and values of the page's session-storage",
         example = "actionbook browser session-storage list --session s1 --tab t1";

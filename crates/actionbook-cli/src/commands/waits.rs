@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::navigation::tab_only;
-use crate::deadline::{self, Deadline};
+use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
 use crate::page::navigation::{LoadWaiter, main_document};
@@ -349,8 +349,10 @@ impl TabCommand for WaitNetworkIdle {
             .services
             .get::<NetworkRecorder>()
             .ok_or_else(|| CliError::internal("the tab has no network recorder"))?;
+        // The recorder may still be starting (a tab attached just now): that wait is part of
+        // the command's own --timeout, not a fixed slice of it.
         let _ = tokio::time::timeout(
-            deadline.capped(deadline::QUICK_CALL),
+            deadline.remaining(),
             crate::tab::services::TabService::ready(recorder),
         )
         .await;
@@ -371,11 +373,16 @@ impl TabCommand for WaitNetworkIdle {
             }
         }
         match recorder.idle(NETWORK_QUIET, started, deadline.at()).await {
-            Ok(_) => Ok(satisfied(
-                WaitKind::NetworkIdle,
-                started,
-                json!({ "idle": true, "pending": 0 }),
-            )),
+            Ok(_) => {
+                let mut done = satisfied(
+                    WaitKind::NetworkIdle,
+                    started,
+                    json!({ "idle": true, "pending": 0 }),
+                );
+                // Frames or workers it could not watch: idle may not cover their requests.
+                done.warnings.extend(recorder.problems());
+                Ok(done)
+            }
             Err(a) => {
                 let pending: Vec<Value> = recorder
                     .in_flight()

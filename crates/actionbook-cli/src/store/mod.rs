@@ -33,7 +33,7 @@ pub use lock::HomeLock;
 
 /// The file of a session's record, in its directory under `sessions/`.
 pub const SESSION_FILE: &str = "session.json";
-pub use record::{Counters, SessionRecord, TabRecord, WindowRecord};
+pub use record::{Counters, RouteAction, RouteRecord, SessionRecord, TabRecord, WindowRecord};
 
 /// Where everything lives.
 #[derive(Debug, Clone)]

@@ -91,6 +91,53 @@ pub struct SessionRecord {
     /// with (`start --window-size`; 1280x720 for headless sessions by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_size: Option<(u32, u32)>,
+    /// How many finished requests each tab's network recorder keeps (`start
+    /// --max-tracked-requests`; 500 when unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tracked_requests: Option<usize>,
+    /// The network routes of the session's tabs (`browser network route`), in the order added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_routes: Vec<RouteRecord>,
+}
+
+/// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
+/// a mock answer or continued with extra headers (`browser network route`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteRecord {
+    /// The tab (`tN`).
+    pub tab_id: String,
+    /// The URL pattern (`*` any characters, `?` one).
+    pub pattern: String,
+    /// What happens to a matching request.
+    pub action: RouteAction,
+}
+
+/// What a route does to a request it matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RouteAction {
+    /// Fail it with this `Network.ErrorReason` (`Failed`, `Aborted`, `ConnectionRefused`, ...).
+    Abort {
+        /// The reason.
+        reason: String,
+    },
+    /// Answer it without the network.
+    Fulfill {
+        /// HTTP status.
+        status: u16,
+        /// Response headers.
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+        /// The body, base64.
+        #[serde(default)]
+        body_base64: String,
+    },
+    /// Send it on, with these headers added or replaced.
+    Continue {
+        /// Extra headers.
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl SessionRecord {
@@ -198,6 +245,8 @@ mod tests {
             headers: vec![],
             executable: None,
             status: SessionStatus::Running,
+            max_tracked_requests: None,
+            network_routes: Vec::new(),
             tabs: vec![],
             next_tab: 1,
             windows: vec![],

@@ -9,7 +9,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::navigation;
 use crate::session::BrowserConn;
-use crate::tab::services::{Pending, crash};
+use crate::tab::services::{Pending, crash, network};
 use crate::tab::{BrowserSession, TabState};
 
 /// The attached flat session of a tab, attaching (enabling Page, starting the services) when
@@ -36,6 +36,19 @@ pub(crate) async fn attach(
         })?;
     let tid = TargetId::from(target_id.as_str());
     let pending = Pending::prepare(&conn.conn, &tid);
+    if let Some(recorder) = pending.get::<network::NetworkRecorder>() {
+        let (capacity, routes) = slot.with_record(|r| {
+            (
+                r.max_tracked_requests.unwrap_or(network::KEPT_REQUESTS),
+                r.network_routes
+                    .iter()
+                    .filter(|route| route.tab_id == tab_id)
+                    .cloned()
+                    .collect(),
+            )
+        });
+        recorder.configure(capacity, routes);
+    }
     let root = conn.browser();
     let attaching = root.attach_to_target(&tid);
     let session = match tokio::time::timeout(deadline.capped(deadline::SLOW_CALL), attaching).await

@@ -17,6 +17,7 @@ mod lifecycle;
 mod manuals;
 mod mcp;
 mod nav;
+mod network;
 mod observe;
 mod ownership;
 mod page;

@@ -42,6 +42,12 @@ impl Fixture {
         self
     }
 
+    /// Adds a route with a binary body.
+    pub fn bytes(&self, path: &str, ct: &'static str, body: &[u8]) -> &Fixture {
+        self.server.route(path, ct, body.to_vec());
+        self
+    }
+
     /// `http://127.0.0.1:PORT/path`.
     pub fn url(&self, path: &str) -> String {
         self.server.url(path)

@@ -260,6 +260,45 @@ pub struct Response {
     /// Bytes received so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoded_data_length: Option<f64>,
+    /// Timing of the request (absent for cached and data: responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<ResourceTiming>,
+}
+
+/// `Network.ResourceTiming`: when each phase of a request ran, in milliseconds relative to
+/// `request_time` (seconds, monotonic); -1 for a phase that did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceTiming {
+    /// Baseline, in seconds (monotonic).
+    pub request_time: f64,
+    /// DNS lookup start.
+    #[serde(default)]
+    pub dns_start: f64,
+    /// DNS lookup end.
+    #[serde(default)]
+    pub dns_end: f64,
+    /// Connecting start.
+    #[serde(default)]
+    pub connect_start: f64,
+    /// Connecting end.
+    #[serde(default)]
+    pub connect_end: f64,
+    /// TLS handshake start.
+    #[serde(default)]
+    pub ssl_start: f64,
+    /// TLS handshake end.
+    #[serde(default)]
+    pub ssl_end: f64,
+    /// Sending the request started.
+    #[serde(default)]
+    pub send_start: f64,
+    /// Sending the request ended.
+    #[serde(default)]
+    pub send_end: f64,
+    /// The response headers were received.
+    #[serde(default)]
+    pub receive_headers_end: f64,
 }
 
 /// Event `Network.requestWillBeSent`.
@@ -279,6 +318,9 @@ pub struct RequestWillBeSent {
     /// Monotonic time in seconds.
     #[serde(default)]
     pub timestamp: f64,
+    /// Wall time in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<f64>,
     /// Resource type (`"Document"`, `"XHR"`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,

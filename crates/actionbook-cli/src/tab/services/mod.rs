@@ -86,6 +86,13 @@ impl Pending {
         }
     }
 
+    /// The service of type `S`, to configure before it starts.
+    pub fn get<S: TabService>(&self) -> Option<&S> {
+        self.services
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<S>())
+    }
+
     /// Starts every service on the attached session.
     pub fn start(self, page: &Session) -> Services {
         let tasks = self

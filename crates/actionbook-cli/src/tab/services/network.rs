@@ -18,24 +18,45 @@
 //! of a session that goes away (the iframe removed, the worker ended) stop counting as in flight.
 //! When events are lost (a queue overflow, rare: the queue is large) the recorder cannot know
 //! which requests ended, so it forgets the ones in flight and counts the loss (`lost_events`).
+//!
+//! Finished requests are kept in a ring of the session's `--max-tracked-requests` (500 by
+//! default); the oldest are dropped and counted. A HAR capture (`network har start`) keeps every
+//! request that starts while it runs, apart from the ring (bounded too, [`HAR_LIMIT`]).
+//!
+//! Routes (`network route`) live here as well: `Fetch` is enabled with the tab's route patterns on
+//! the recorder's page session and on every child session before the child runs, so requests of
+//! OOPIFs and workers are routed too. What the recorder holds is in the daemon's memory only: after
+//! a daemon restart the ring starts empty (Chromium does not replay past requests), the routes come
+//! back from the session record, and a HAR capture that was running is gone.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use base64::Engine as _;
 use cdp_protocol::{
-    Connection, Event as _, EventFilter, EventStream, RawEvent, Session, SessionId, TargetId,
-    network, runtime, target,
+    CdpError, Connection, ErrorKind, Event as _, EventFilter, EventStream, RawEvent, Session,
+    SessionId, TargetId, fetch, network, runtime, target,
 };
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
 use super::TabService;
 use crate::deadline;
+use crate::store::{RouteAction, RouteRecord};
 
-/// Finished requests kept per tab (the reference CLI's default ring size); older ones are dropped
-/// and counted.
+/// Finished requests kept per tab by default (the reference CLI's ring size); older ones are
+/// dropped and counted.
 pub(crate) const KEPT_REQUESTS: usize = 500;
+
+/// The largest `--max-tracked-requests`.
+pub(crate) const MAX_KEPT_REQUESTS: usize = 100_000;
+
+/// Requests one HAR capture keeps at most (later ones are counted as dropped).
+pub(crate) const HAR_LIMIT: usize = 20_000;
+
+/// Problems kept to report (the first ones; later ones are counted).
+const PROBLEMS_KEPT: usize = 20;
 
 /// Queue length of the recorder's event subscription: a page load with thousands of requests fits.
 const EVENT_QUEUE: usize = 16 * 1024;
@@ -47,6 +68,7 @@ const EVENTS: &[&str] = &[
     network::LoadingFinished::METHOD,
     network::LoadingFailed::METHOD,
     network::DataReceived::METHOD,
+    fetch::RequestPaused::METHOD,
     target::AttachedToTarget::METHOD,
     target::DetachedFromTarget::METHOD,
 ];
@@ -79,6 +101,30 @@ pub(crate) struct RequestRecord {
     pub target_type: String,
     /// HTTP status, once the response came.
     pub status: Option<i64>,
+    /// HTTP status text.
+    pub status_text: String,
+    /// The response's MIME type.
+    pub mime_type: String,
+    /// Request headers, names in lower case.
+    pub request_headers: BTreeMap<String, String>,
+    /// Response headers, names in lower case.
+    pub response_headers: BTreeMap<String, String>,
+    /// The request body, when Chromium reported it.
+    pub post_data: Option<String>,
+    /// `http/1.1`, `h2`, ...
+    pub protocol: Option<String>,
+    /// The server's IP address.
+    pub remote_ip: Option<String>,
+    /// When it started, CDP monotonic seconds.
+    pub timestamp: f64,
+    /// When it started, seconds since the Unix epoch.
+    pub wall_time: f64,
+    /// When it ended, CDP monotonic seconds.
+    pub ended_at: Option<f64>,
+    /// Phase timings of the response.
+    pub timing: Option<network::ResourceTiming>,
+    /// Bytes received on the wire (headers and body), once finished.
+    pub encoded_data_length: Option<f64>,
     /// Chromium's error text when it failed (`net::ERR_FAILED`, `net::ERR_ABORTED`, ...).
     pub failure: Option<String>,
     /// When it started (as the recorder saw it).
@@ -87,8 +133,18 @@ pub(crate) struct RequestRecord {
     pub finished: Option<Instant>,
     /// Whether its response (headers) came.
     pub responded: bool,
-    /// The session it was reported on.
-    session: SessionId,
+    /// Start order, across the tab.
+    pub seq: u64,
+    /// The session it was reported on (its body is asked for there).
+    pub session: SessionId,
+}
+
+impl RequestRecord {
+    /// How long it took (or has taken so far), in milliseconds.
+    pub fn duration_ms(&self) -> Option<f64> {
+        self.ended_at
+            .map(|e| ((e - self.timestamp) * 1000.0).max(0.0))
+    }
 }
 
 /// How much is in flight, and when the network last did something.
@@ -112,6 +168,34 @@ impl Activity {
     }
 }
 
+/// Which response bodies a HAR capture writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum HarContent {
+    /// None.
+    None,
+    /// Text bodies (HTML, JSON, scripts, styles, XML, ...).
+    #[default]
+    Text,
+    /// Every body (binary ones base64).
+    All,
+}
+
+/// A HAR capture: the requests that started since it began.
+#[derive(Debug, Clone)]
+pub(crate) struct HarCapture {
+    /// Which bodies to write.
+    pub content: HarContent,
+    /// When it began (seconds since the epoch).
+    pub began: f64,
+    /// Requests with this start number or later belong to it.
+    since_seq: u64,
+    /// The finished ones, in the order they finished.
+    pub entries: Vec<RequestRecord>,
+    /// Requests not kept (beyond [`HAR_LIMIT`]).
+    pub dropped: u64,
+}
+
 /// What the recorder keeps, behind one lock (never held across an await).
 #[derive(Debug)]
 struct Ledger {
@@ -121,8 +205,51 @@ struct Ledger {
     parents: HashMap<SessionId, SessionId>,
     in_flight: HashMap<String, RequestRecord>,
     done: VecDeque<RequestRecord>,
+    capacity: usize,
     dropped_records: u64,
     lost_events: u64,
+    next_seq: u64,
+    routes: Vec<RouteRecord>,
+    har: Option<HarCapture>,
+    problems: Vec<String>,
+    problems_more: u64,
+    /// Headers a continue route added to a request not reported yet (by network request id).
+    amended: HashMap<String, Vec<(String, String)>>,
+}
+
+impl Ledger {
+    fn problem(&mut self, what: String) {
+        if self.problems.contains(&what) {
+            return;
+        }
+        if self.problems.len() < PROBLEMS_KEPT {
+            self.problems.push(what);
+        } else {
+            self.problems_more += 1;
+        }
+    }
+
+    /// The `Fetch.enable` for the routes, or `None` when there are none.
+    fn fetch_enable(&self) -> Option<fetch::Enable> {
+        if self.routes.is_empty() {
+            return None;
+        }
+        let mut patterns: Vec<fetch::RequestPattern> = Vec::new();
+        for r in &self.routes {
+            let p = fetch::RequestPattern {
+                url_pattern: Some(cdp_pattern(&r.pattern)),
+                resource_type: None,
+                request_stage: Some("Request".to_string()),
+            };
+            if !patterns.contains(&p) {
+                patterns.push(p);
+            }
+        }
+        Some(fetch::Enable {
+            patterns: Some(patterns),
+            handle_auth_requests: None,
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -158,8 +285,15 @@ impl TabService for NetworkRecorder {
                     parents: HashMap::new(),
                     in_flight: HashMap::new(),
                     done: VecDeque::new(),
+                    capacity: KEPT_REQUESTS,
                     dropped_records: 0,
                     lost_events: 0,
+                    next_seq: 0,
+                    routes: Vec::new(),
+                    har: None,
+                    problems: Vec::new(),
+                    problems_more: 0,
+                    amended: HashMap::new(),
                 }),
                 state: watch::channel(RecorderState::Starting).0,
                 activity: watch::channel(Activity {
@@ -199,15 +333,17 @@ impl TabService for NetworkRecorder {
 }
 
 impl NetworkRecorder {
+    /// Sets the ring size and the tab's routes; called before the recorder starts (the routes
+    /// are enabled with its sessions).
+    pub fn configure(&self, capacity: usize, routes: Vec<RouteRecord>) {
+        let mut ledger = self.shared.lock();
+        ledger.capacity = capacity.clamp(1, MAX_KEPT_REQUESTS);
+        ledger.routes = routes;
+    }
+
     /// Whether it records (a failure says why).
     pub fn state(&self) -> RecorderState {
         self.shared.state.borrow().clone()
-    }
-
-    /// The current activity.
-    #[allow(dead_code)] // the request list reports it
-    pub fn activity(&self) -> Activity {
-        *self.shared.activity.borrow()
     }
 
     /// Waits until the network is idle (see the module docs) for `quiet`, counting from `since` at
@@ -238,29 +374,170 @@ impl NetworkRecorder {
         }
     }
 
-    /// Every request kept: the finished ones (oldest first, at most [`KEPT_REQUESTS`]), then those
+    /// Every request kept: the finished ones (oldest first, at most the ring's size), then those
     /// in flight (by start).
-    #[allow(dead_code)] // the request list (`network requests`) reads it
     pub fn requests(&self) -> Vec<RequestRecord> {
         let ledger = self.shared.lock();
         let mut live: Vec<RequestRecord> = ledger.in_flight.values().cloned().collect();
-        live.sort_by_key(|r| r.started);
+        live.sort_by_key(|r| r.seq);
         ledger.done.iter().cloned().chain(live).collect()
+    }
+
+    /// The kept request with this id (the latest, when an id came back).
+    pub fn request(&self, id: &str) -> Option<RequestRecord> {
+        let ledger = self.shared.lock();
+        ledger
+            .in_flight
+            .get(id)
+            .or_else(|| ledger.done.iter().rev().find(|r| r.id == id))
+            .cloned()
+    }
+
+    /// Forgets the finished requests (and the count of dropped ones); those in flight stay.
+    pub fn clear(&self) {
+        let mut ledger = self.shared.lock();
+        ledger.done.clear();
+        ledger.dropped_records = 0;
     }
 
     /// Requests in flight now, by start.
     pub fn in_flight(&self) -> Vec<RequestRecord> {
         let ledger = self.shared.lock();
         let mut live: Vec<RequestRecord> = ledger.in_flight.values().cloned().collect();
-        live.sort_by_key(|r| r.started);
+        live.sort_by_key(|r| r.seq);
         live
     }
 
     /// `(finished records dropped from the ring, events lost to a full queue)`.
-    #[allow(dead_code)] // the request list reports drops
     pub fn losses(&self) -> (u64, u64) {
         let ledger = self.shared.lock();
         (ledger.dropped_records, ledger.lost_events)
+    }
+
+    /// The ring's size.
+    pub fn capacity(&self) -> usize {
+        self.shared.lock().capacity
+    }
+
+    /// What keeps the recorder from seeing every request (a child it could not watch, a route it
+    /// could not apply), as warnings.
+    pub fn problems(&self) -> Vec<String> {
+        let ledger = self.shared.lock();
+        let mut out = ledger.problems.clone();
+        if ledger.problems_more > 0 {
+            out.push(format!(
+                "{} more network recorder problems",
+                ledger.problems_more
+            ));
+        }
+        out
+    }
+
+    /// The response body of a request, from the session that reported it.
+    pub async fn body(
+        &self,
+        r: &RequestRecord,
+        timeout: Duration,
+    ) -> Result<network::GetResponseBodyResponse, CdpError> {
+        let session = self.shared.conn.session(r.session.clone());
+        session
+            .send_timeout(
+                &network::GetResponseBody {
+                    request_id: r.id.as_str().into(),
+                },
+                timeout,
+            )
+            .await
+    }
+
+    /// The tab's routes.
+    pub fn routes(&self) -> Vec<RouteRecord> {
+        self.shared.lock().routes.clone()
+    }
+
+    /// Replaces the tab's routes and applies them to every session the recorder watches;
+    /// `Err` with what failed (the routes are kept: children attached later get them).
+    pub async fn set_routes(
+        &self,
+        routes: Vec<RouteRecord>,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        let (sessions, enable) = {
+            let mut ledger = self.shared.lock();
+            ledger.routes = routes;
+            let sessions: Vec<(SessionId, String)> = ledger
+                .sessions
+                .iter()
+                .map(|(s, t)| (s.clone(), t.clone()))
+                .collect();
+            (sessions, ledger.fetch_enable())
+        };
+        let sends = sessions.into_iter().map(|(id, kind)| {
+            let session = self.shared.conn.session(id);
+            let enable = enable.clone();
+            async move {
+                let r = match &enable {
+                    Some(e) => session.send_timeout(e, timeout).await.map(|_| ()),
+                    None => session
+                        .send_timeout(&fetch::Disable, timeout)
+                        .await
+                        .map(|_| ()),
+                };
+                match r {
+                    // A child without the Fetch domain (a worker) is no failure of the route.
+                    Err(e) if !(went_away(&e) || (kind != "page" && not_supported(&e))) => {
+                        Some(format!("cannot route the requests of a {kind}: {e}"))
+                    }
+                    _ => None,
+                }
+            }
+        });
+        let failed: Vec<String> = futures::future::join_all(sends)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(failed.join("; "))
+        }
+    }
+
+    /// Starts a HAR capture; false when one is running already.
+    pub fn har_start(&self, content: HarContent) -> bool {
+        let mut ledger = self.shared.lock();
+        if ledger.har.is_some() {
+            return false;
+        }
+        ledger.har = Some(HarCapture {
+            content,
+            began: wall_now(),
+            since_seq: ledger.next_seq,
+            entries: Vec::new(),
+            dropped: 0,
+        });
+        true
+    }
+
+    /// Ends the HAR capture: what it kept, then the requests of it still in flight (by start).
+    pub fn har_stop(&self) -> Option<HarCapture> {
+        let mut ledger = self.shared.lock();
+        let mut har = ledger.har.take()?;
+        let mut live: Vec<RequestRecord> = ledger
+            .in_flight
+            .values()
+            .filter(|r| r.seq >= har.since_seq)
+            .cloned()
+            .collect();
+        live.sort_by_key(|r| r.seq);
+        har.entries.extend(live);
+        Some(har)
+    }
+
+    /// Whether a HAR capture runs.
+    pub fn har_running(&self) -> bool {
+        self.shared.lock().har.is_some()
     }
 }
 
@@ -288,18 +565,35 @@ impl Shared {
                 return None;
             }
         };
-        let id = session.id().cloned()?;
+        let Some(id) = session.id().cloned() else {
+            // Not a flat session: nothing to record on; let it go rather than hold it.
+            self.fail("the page's session has no id".to_string());
+            let _ = tokio::time::timeout(deadline::CLEANUP, session.detach()).await;
+            return None;
+        };
         self.lock().sessions.insert(id, "page".to_string());
         // Enabled while the event loop runs (auto-attach announces children before it answers).
         let shared = Arc::clone(&self);
         let page = session.clone();
         tokio::spawn(async move {
-            match enable(&page, false).await {
-                Ok(()) => {
-                    shared.state.send_replace(RecorderState::Recording);
-                }
-                Err(e) => shared.fail(format!("cannot enable the network domain: {e}")),
+            let routes = shared.lock().fetch_enable();
+            let r = enable(&page, false, routes.as_ref()).await;
+            if let Err(e) = &r.network {
+                shared.fail(format!("cannot enable the network domain: {e}"));
+                return;
             }
+            {
+                let mut ledger = shared.lock();
+                if let Err(e) = &r.auto_attach {
+                    ledger.problem(format!(
+                        "the network recorder cannot follow the page's iframes and workers (their requests are not recorded): {e}"
+                    ));
+                }
+                if let Err(e) = &r.fetch {
+                    ledger.problem(format!("the page's network routes are not applied: {e}"));
+                }
+            }
+            shared.state.send_replace(RecorderState::Recording);
         });
         Some(session)
     }
@@ -354,8 +648,7 @@ impl Shared {
                 if let Ok(e) = ev.decode::<network::ResponseReceived>() {
                     let mut ledger = self.lock();
                     if let Some(r) = ledger.in_flight.get_mut(e.request_id.as_str()) {
-                        r.status = Some(e.response.status);
-                        r.responded = true;
+                        respond(r, e.response);
                         self.publish(&ledger, false);
                     }
                 }
@@ -370,12 +663,22 @@ impl Shared {
             }
             network::LoadingFinished::METHOD => {
                 if let Ok(e) = ev.decode::<network::LoadingFinished>() {
-                    self.on_done(e.request_id.as_str(), None);
+                    self.on_done(
+                        e.request_id.as_str(),
+                        e.timestamp,
+                        Some(e.encoded_data_length),
+                        None,
+                    );
                 }
             }
             network::LoadingFailed::METHOD => {
                 if let Ok(e) = ev.decode::<network::LoadingFailed>() {
-                    self.on_done(e.request_id.as_str(), Some(e.error_text));
+                    self.on_done(e.request_id.as_str(), e.timestamp, None, Some(e.error_text));
+                }
+            }
+            fetch::RequestPaused::METHOD => {
+                if let Ok(e) = ev.decode::<fetch::RequestPaused>() {
+                    self.on_paused(from, e);
                 }
             }
             _ => {}
@@ -385,18 +688,41 @@ impl Shared {
 
     fn on_attached(self: &Arc<Self>, parent: &SessionId, e: target::AttachedToTarget) {
         let child = e.session_id.clone();
-        {
+        let kind = e.target_info.r#type.clone();
+        let url = e.target_info.url.clone();
+        let routes = {
             let mut ledger = self.lock();
-            ledger
-                .sessions
-                .insert(child.clone(), e.target_info.r#type.clone());
+            ledger.sessions.insert(child.clone(), kind.clone());
             ledger.parents.insert(child.clone(), parent.clone());
-        }
-        let session = self.conn.session(child);
+            ledger.fetch_enable()
+        };
+        let session = self.conn.session(child.clone());
         let resume = e.waiting_for_debugger;
+        let shared = Arc::clone(self);
         tokio::spawn(async move {
             // A target that does not do networking (or went away) still has to run.
-            let _ = enable(&session, resume).await;
+            let r = enable(&session, resume, routes.as_ref()).await;
+            let mut ledger = shared.lock();
+            if !ledger.sessions.contains_key(&child) {
+                return;
+            }
+            // A worker has no Target or Fetch domain of its own in some versions: not a loss of
+            // its requests (Network is what counts).
+            let parts = [
+                ("the network domain", &r.network, false),
+                ("auto-attach", &r.auto_attach, true),
+                ("routing", &r.fetch, true),
+            ];
+            for (what, result, optional) in parts {
+                if let Err(e) = result
+                    && !went_away(e)
+                    && !(optional && not_supported(e))
+                {
+                    ledger.problem(format!(
+                        "the network recorder cannot watch a {kind} ({url}): {what} failed: {e}"
+                    ));
+                }
+            }
         });
     }
 
@@ -440,8 +766,17 @@ impl Shared {
             r.url = e.request.url;
             r.status = None;
             r.responded = false;
+            r.request_headers = headers(&e.request.headers);
             self.publish(&ledger, false);
             return;
+        }
+        let seq = ledger.next_seq;
+        ledger.next_seq += 1;
+        let mut request_headers = headers(&e.request.headers);
+        if let Some(extra) = ledger.amended.remove(&id) {
+            for (k, v) in extra {
+                request_headers.insert(k.to_ascii_lowercase(), v);
+            }
         }
         ledger.in_flight.insert(
             id.clone(),
@@ -453,29 +788,157 @@ impl Shared {
                 frame_id: e.frame_id.map(|f| f.as_str().to_string()),
                 target_type: target_type.to_string(),
                 status: None,
+                status_text: String::new(),
+                mime_type: String::new(),
+                request_headers,
+                response_headers: BTreeMap::new(),
+                post_data: e.request.post_data,
+                protocol: None,
+                remote_ip: None,
+                timestamp: e.timestamp,
+                wall_time: e.wall_time.unwrap_or_else(wall_now),
+                ended_at: None,
+                timing: None,
+                encoded_data_length: None,
                 failure: None,
                 started: Instant::now(),
                 finished: None,
                 responded: false,
+                seq,
                 session: from.clone(),
             },
         );
         self.publish(&ledger, true);
     }
 
-    fn on_done(&self, id: &str, failure: Option<String>) {
+    fn on_done(&self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
         let mut ledger = self.lock();
         let Some(mut r) = ledger.in_flight.remove(id) else {
             return;
         };
         r.finished = Some(Instant::now());
+        r.ended_at = Some(at);
+        r.encoded_data_length = size;
         r.failure = failure;
-        if ledger.done.len() >= KEPT_REQUESTS {
+        if let Some(har) = ledger.har.as_mut()
+            && r.seq >= har.since_seq
+        {
+            if har.entries.len() < HAR_LIMIT {
+                har.entries.push(r.clone());
+            } else {
+                har.dropped += 1;
+            }
+        }
+        while ledger.done.len() >= ledger.capacity {
             ledger.done.pop_front();
             ledger.dropped_records += 1;
         }
         ledger.done.push_back(r);
         self.publish(&ledger, false);
+    }
+
+    /// A request paused by `Fetch`: the first route of the tab that matches decides.
+    fn on_paused(self: &Arc<Self>, from: &SessionId, e: fetch::RequestPaused) {
+        let route = {
+            let ledger = self.lock();
+            ledger
+                .routes
+                .iter()
+                .find(|r| url_matches(&r.pattern, &e.request.url))
+                .cloned()
+        };
+        let session = self.conn.session(from.clone());
+        let shared = Arc::clone(self);
+        tokio::spawn(async move {
+            let t = deadline::QUICK_CALL;
+            let id = e.request_id.clone();
+            let sent = match route.map(|r| r.action) {
+                Some(RouteAction::Abort { reason }) => session
+                    .send_timeout(
+                        &fetch::FailRequest {
+                            request_id: id,
+                            error_reason: reason,
+                        },
+                        t,
+                    )
+                    .await
+                    .map(|_| ()),
+                Some(RouteAction::Fulfill {
+                    status,
+                    headers,
+                    body_base64,
+                }) => session
+                    .send_timeout(
+                        &fetch::FulfillRequest {
+                            request_id: id,
+                            response_code: i64::from(status),
+                            response_headers: Some(entries(&headers)),
+                            body: Some(body_base64),
+                            response_phrase: None,
+                        },
+                        t,
+                    )
+                    .await
+                    .map(|_| ()),
+                Some(RouteAction::Continue { headers }) => {
+                    let merged = merge_headers(&e.request.headers, &headers);
+                    // The request as sent: `requestWillBeSent` reported it before the route.
+                    if let Some(nid) = &e.network_id {
+                        shared.amend(nid.as_str(), &headers);
+                    }
+                    session
+                        .send_timeout(
+                            &fetch::ContinueRequest {
+                                request_id: id,
+                                headers: Some(merged),
+                                ..Default::default()
+                            },
+                            t,
+                        )
+                        .await
+                        .map(|_| ())
+                }
+                None => session
+                    .send_timeout(
+                        &fetch::ContinueRequest {
+                            request_id: id,
+                            ..Default::default()
+                        },
+                        t,
+                    )
+                    .await
+                    .map(|_| ()),
+            };
+            if let Err(err) = sent
+                && !went_away(&err)
+            {
+                // The URL only: a request's headers may carry credentials.
+                shared.lock().problem(format!(
+                    "a route could not be applied to {}: {err}",
+                    e.request.url
+                ));
+            }
+        });
+    }
+
+    /// Adds a continue route's headers to the record of the request (kept for it if it was not
+    /// reported yet).
+    fn amend(&self, id: &str, extra: &[(String, String)]) {
+        let mut ledger = self.lock();
+        match ledger.in_flight.get_mut(id) {
+            Some(r) => {
+                for (k, v) in extra {
+                    r.request_headers.insert(k.to_ascii_lowercase(), v.clone());
+                }
+            }
+            None => {
+                // Bounded: ids of requests that never got reported must not pile up.
+                if ledger.amended.len() >= 1024 {
+                    ledger.amended.clear();
+                }
+                ledger.amended.insert(id.to_string(), extra.to_vec());
+            }
+        }
     }
 
     /// Events were lost: which requests ended is unknown, so none counts as in flight any more.
@@ -499,6 +962,139 @@ impl Shared {
     }
 }
 
+fn respond(r: &mut RequestRecord, resp: network::Response) {
+    r.status = Some(resp.status);
+    r.status_text = resp.status_text;
+    r.mime_type = resp.mime_type;
+    r.response_headers = headers(&resp.headers);
+    r.protocol = resp.protocol;
+    r.remote_ip = resp.remote_ip_address;
+    r.timing = resp.timing;
+    r.responded = true;
+}
+
+/// CDP's header object as lower-case names to values.
+fn headers(h: &serde_json::Map<String, serde_json::Value>) -> BTreeMap<String, String> {
+    h.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.to_ascii_lowercase(), v)
+        })
+        .collect()
+}
+
+fn entries(h: &[(String, String)]) -> Vec<fetch::HeaderEntry> {
+    h.iter()
+        .map(|(name, value)| fetch::HeaderEntry {
+            name: name.clone(),
+            value: value.clone(),
+        })
+        .collect()
+}
+
+/// The request's headers with `extra` added, replacing same-named ones.
+fn merge_headers(
+    original: &serde_json::Map<String, serde_json::Value>,
+    extra: &[(String, String)],
+) -> Vec<fetch::HeaderEntry> {
+    let mut out: Vec<fetch::HeaderEntry> = original
+        .iter()
+        .filter(|(k, _)| !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(k)))
+        .map(|(k, v)| fetch::HeaderEntry {
+            name: k.clone(),
+            value: v.as_str().map_or_else(|| v.to_string(), str::to_string),
+        })
+        .collect();
+    out.extend(entries(extra));
+    out
+}
+
+fn wall_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The session or its target went away (a child that ended meanwhile): nothing lost.
+fn went_away(e: &CdpError) -> bool {
+    e.is_closed() || e.kind() == ErrorKind::NoTarget
+}
+
+/// The target has no such method (a worker without the Target or Fetch domain).
+fn not_supported(e: &CdpError) -> bool {
+    matches!(e, CdpError::Protocol { code: -32601, .. })
+}
+
+/// A route's pattern as a whole-URL wildcard: one without `*`, `?` or a scheme matches URLs that
+/// contain it.
+pub(crate) fn cdp_pattern(pattern: &str) -> String {
+    if pattern.contains(['*', '?']) || pattern.contains("://") {
+        pattern.to_string()
+    } else {
+        format!("*{pattern}*")
+    }
+}
+
+/// Whether `url` matches the route pattern (`*` any run of characters, `?` one, `\` escapes; the
+/// whole URL, as `Fetch` matches it).
+pub(crate) fn url_matches(pattern: &str, url: &str) -> bool {
+    let p: Vec<char> = cdp_pattern(pattern).chars().collect();
+    let s: Vec<char> = url.chars().collect();
+    // Classic wildcard match with one backtrack point for the last `*`.
+    let (mut pi, mut si) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        if pi < p.len() {
+            match p[pi] {
+                '*' => {
+                    star = Some((pi, si));
+                    pi += 1;
+                    continue;
+                }
+                '?' => {
+                    pi += 1;
+                    si += 1;
+                    continue;
+                }
+                '\\' if pi + 1 < p.len() && p[pi + 1] == s[si] => {
+                    pi += 2;
+                    si += 1;
+                    continue;
+                }
+                c if c != '\\' && c == s[si] => {
+                    pi += 1;
+                    si += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sp, ss)) => {
+                pi = sp + 1;
+                si = ss + 1;
+                star = Some((sp, ss + 1));
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// Decodes a body Chromium gave (base64 or text) to bytes.
+pub(crate) fn body_bytes(b: &network::GetResponseBodyResponse) -> Option<Vec<u8>> {
+    if b.base64_encoded {
+        base64::engine::general_purpose::STANDARD
+            .decode(b.body.as_bytes())
+            .ok()
+    } else {
+        Some(b.body.clone().into_bytes())
+    }
+}
+
 /// Detaches the recorder's session when its task ends or is aborted: a session left attached with
 /// paused auto-attach would hold every new iframe of the page waiting for a resume nobody sends.
 struct DetachOnDrop(Session);
@@ -518,10 +1114,17 @@ impl Drop for DetachOnDrop {
     }
 }
 
-/// Enables the network domain and auto-attach (paused) on one of the recorder's sessions, then
-/// resumes its target if it was paused. Sent in order before any answer is awaited: a paused
-/// target may answer only once resumed.
-async fn enable(session: &Session, resume: bool) -> Result<(), cdp_protocol::CdpError> {
+/// What enabling one session gave, part by part.
+struct Enabled {
+    network: Result<(), CdpError>,
+    auto_attach: Result<(), CdpError>,
+    fetch: Result<(), CdpError>,
+}
+
+/// Enables the network domain, auto-attach (paused) and the routes' `Fetch` on one of the
+/// recorder's sessions, then resumes its target if it was paused. Sent in order before any answer
+/// is awaited: a paused target may answer only once resumed, and must not run before its routes.
+async fn enable(session: &Session, resume: bool, routes: Option<&fetch::Enable>) -> Enabled {
     let t = deadline::QUICK_CALL;
     let auto_attach = target::SetAutoAttach {
         auto_attach: true,
@@ -539,11 +1142,63 @@ async fn enable(session: &Session, resume: bool) -> Result<(), cdp_protocol::Cdp
             Ok(())
         }
     };
+    let routing = async {
+        match routes {
+            Some(e) => session.send_timeout(e, t).await.map(|_| ()),
+            None => Ok(()),
+        }
+    };
     let enable = network::Enable::default();
-    let (net, _auto, _resumed) = futures::join!(
+    let (net, auto, fetch, _resumed) = futures::join!(
         session.send_timeout(&enable, t),
         session.send_timeout(&auto_attach, t),
+        routing,
         resume_it,
     );
-    net.map(|_| ())
+    Enabled {
+        network: net.map(|_| ()),
+        auto_attach: auto.map(|_| ()),
+        fetch,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_whole_urls_with_wildcards() {
+        assert!(url_matches("*/api/data", "http://127.0.0.1:1/api/data"));
+        assert!(!url_matches(
+            "*/api/data",
+            "http://127.0.0.1:1/api/data?x=1"
+        ));
+        assert!(url_matches("*/api/*", "http://127.0.0.1:1/api/data?x=1"));
+        assert!(url_matches("http://h/a?c", "http://h/abc"));
+        assert!(!url_matches("http://h/a?c", "http://h/ac"));
+        assert!(url_matches("*", ""));
+        assert!(url_matches("**x*", "abxcd"));
+        assert!(url_matches(r"*a\*b", "xa*b"));
+        assert!(!url_matches(r"*a\*b", "xazb"));
+    }
+
+    #[test]
+    fn a_pattern_without_wildcards_or_scheme_matches_as_a_substring() {
+        assert_eq!(cdp_pattern("/api/data"), "*/api/data*");
+        assert!(url_matches("/api/data", "http://h/api/data.json"));
+        assert_eq!(cdp_pattern("http://h/x"), "http://h/x");
+        assert!(!url_matches("http://h/x", "http://h/x/y"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_literal_url_matches_itself_and_star_matches_all(url in "[a-z0-9:/._-]{0,40}") {
+            let literal = format!("{url}://");
+            proptest::prop_assert!(url_matches(&literal, &literal));
+            proptest::prop_assert!(url_matches("*", &url));
+            let around = format!("*{url}*");
+            let inside = format!("x{url}y");
+            proptest::prop_assert!(url_matches(&around, &inside));
+        }
+    }
 }

@@ -1,0 +1,394 @@
+//! HAR 1.2 (<http://www.softwareishard.com/blog/har-12-spec/>) from a recorder's capture: typed
+//! structs, one entry per request, bodies per `--content`.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use serde::Serialize;
+
+use crate::deadline::{self, Deadline};
+use crate::manuals::time::Timestamp;
+use crate::tab::services::network::{self, HarCapture, HarContent, NetworkRecorder, RequestRecord};
+
+/// The file.
+#[derive(Debug, Serialize)]
+pub(super) struct Har {
+    pub log: Log,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct Log {
+    version: &'static str,
+    creator: Creator,
+    pages: Vec<Page>,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Serialize)]
+struct Creator {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    started_date_time: String,
+    id: &'static str,
+    title: String,
+    page_timings: PageTimings,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageTimings {
+    on_content_load: i64,
+    on_load: i64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Entry {
+    pageref: &'static str,
+    started_date_time: String,
+    time: f64,
+    request: HarRequest,
+    response: HarResponse,
+    cache: Cache,
+    timings: Timings,
+    #[serde(rename = "serverIPAddress", skip_serializing_if = "Option::is_none")]
+    server_ip_address: Option<String>,
+    #[serde(rename = "_resourceType")]
+    resource_type: String,
+    #[serde(rename = "_requestId")]
+    request_id: String,
+    #[serde(rename = "_failure", skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct NameValue {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HarRequest {
+    method: String,
+    url: String,
+    http_version: String,
+    cookies: Vec<NameValue>,
+    headers: Vec<NameValue>,
+    query_string: Vec<NameValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    post_data: Option<PostData>,
+    headers_size: i64,
+    body_size: i64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PostData {
+    mime_type: String,
+    text: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HarResponse {
+    status: i64,
+    status_text: String,
+    http_version: String,
+    cookies: Vec<NameValue>,
+    headers: Vec<NameValue>,
+    content: Content,
+    #[serde(rename = "redirectURL")]
+    redirect_url: String,
+    headers_size: i64,
+    body_size: i64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Content {
+    size: i64,
+    mime_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct Cache {}
+
+#[derive(Debug, Serialize)]
+struct Timings {
+    blocked: f64,
+    dns: f64,
+    connect: f64,
+    send: f64,
+    wait: f64,
+    receive: f64,
+    ssl: f64,
+}
+
+/// A body for the file: its text (base64 when `base64`) and size in bytes.
+#[derive(Debug)]
+pub(super) struct Body {
+    text: String,
+    base64: bool,
+    size: usize,
+}
+
+/// The bodies of a capture, by request id, and how many were wanted but gone.
+#[derive(Debug, Default)]
+pub(super) struct Bodies {
+    pub by_id: HashMap<String, Body>,
+    pub missing: usize,
+}
+
+/// Asks Chromium for the bodies `--content` wants (a few at a time, bounded by the deadline).
+pub(super) async fn bodies(
+    recorder: &NetworkRecorder,
+    capture: &HarCapture,
+    deadline: &Deadline,
+) -> Bodies {
+    let mut out = Bodies::default();
+    if capture.content == HarContent::None {
+        return out;
+    }
+    let wanted: Vec<&RequestRecord> = capture
+        .entries
+        .iter()
+        .filter(|r| r.finished.is_some() && r.failure.is_none() && r.status.is_some())
+        .filter(|r| capture.content == HarContent::All || super::is_text(&r.mime_type))
+        .collect();
+    for chunk in wanted.chunks(16) {
+        if deadline.is_over() {
+            out.missing += chunk.len();
+            continue;
+        }
+        let t = deadline.capped(deadline::QUICK_CALL);
+        let got = futures::future::join_all(chunk.iter().map(|r| recorder.body(r, t))).await;
+        for (r, b) in chunk.iter().zip(got) {
+            let Ok(b) = b else {
+                out.missing += 1;
+                continue;
+            };
+            let Some(bytes) = network::body_bytes(&b) else {
+                out.missing += 1;
+                continue;
+            };
+            let body = match String::from_utf8(bytes) {
+                Ok(text) if super::is_text(&r.mime_type) || !b.base64_encoded => Body {
+                    size: text.len(),
+                    text,
+                    base64: false,
+                },
+                Ok(text) => Body {
+                    size: text.len(),
+                    text: base64::engine::general_purpose::STANDARD.encode(text),
+                    base64: true,
+                },
+                Err(e) => {
+                    let bytes = e.into_bytes();
+                    Body {
+                        size: bytes.len(),
+                        text: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                        base64: true,
+                    }
+                }
+            };
+            out.by_id.insert(r.id.clone(), body);
+        }
+    }
+    out
+}
+
+fn iso(seconds: f64) -> String {
+    Timestamp::from_millis((seconds * 1000.0).round() as i64).to_string()
+}
+
+fn name_values<'a>(h: impl Iterator<Item = (&'a String, &'a String)>) -> Vec<NameValue> {
+    h.map(|(k, v)| NameValue {
+        name: k.clone(),
+        value: v.clone(),
+    })
+    .collect()
+}
+
+fn query_string(url: &str) -> Vec<NameValue> {
+    url::Url::parse(url)
+        .map(|u| {
+            u.query_pairs()
+                .map(|(k, v)| NameValue {
+                    name: k.into_owned(),
+                    value: v.into_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn http_version(r: &RequestRecord) -> String {
+    match r.protocol.as_deref() {
+        Some("h2") => "HTTP/2".to_string(),
+        Some("h3") => "HTTP/3".to_string(),
+        Some(p) if !p.is_empty() => p.to_ascii_uppercase(),
+        _ => "HTTP/1.1".to_string(),
+    }
+}
+
+/// A phase's length from its start and end (ms), or -1 when it did not happen.
+fn phase(start: f64, end: f64) -> f64 {
+    if start >= 0.0 && end >= start {
+        end - start
+    } else {
+        -1.0
+    }
+}
+
+/// HAR timings from Chromium's: the phases before the headers from `ResourceTiming`, the
+/// rest of the request's time as `receive`.
+fn timings(r: &RequestRecord) -> Timings {
+    let total = r.duration_ms().unwrap_or(0.0);
+    let Some(t) = r.timing else {
+        return Timings {
+            blocked: -1.0,
+            dns: -1.0,
+            connect: -1.0,
+            send: 0.0,
+            wait: total,
+            receive: 0.0,
+            ssl: -1.0,
+        };
+    };
+    let dns = phase(t.dns_start, t.dns_end);
+    let connect = phase(t.connect_start, t.connect_end);
+    let ssl = phase(t.ssl_start, t.ssl_end);
+    let first = [t.dns_start, t.connect_start, t.send_start]
+        .into_iter()
+        .find(|v| *v >= 0.0)
+        .unwrap_or(0.0);
+    // requestTime is when the request started in the network stack: the gap from our start
+    // counts as blocked.
+    let queued = ((t.request_time - r.timestamp) * 1000.0).max(0.0);
+    let send = (t.send_end - t.send_start).max(0.0);
+    let wait = (t.receive_headers_end - t.send_end).max(0.0);
+    let before = queued + t.receive_headers_end.max(0.0);
+    Timings {
+        blocked: queued + first,
+        dns,
+        connect,
+        send,
+        wait,
+        receive: (total - before).max(0.0),
+        ssl,
+    }
+}
+
+fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
+    let timings = timings(r);
+    let time = [
+        timings.blocked,
+        timings.dns,
+        timings.connect,
+        timings.send,
+        timings.wait,
+        timings.receive,
+    ]
+    .iter()
+    .filter(|v| **v > 0.0)
+    .sum();
+    let request_mime = r
+        .request_headers
+        .get("content-type")
+        .cloned()
+        .unwrap_or_default();
+    let size = body.map_or_else(
+        || r.encoded_data_length.map_or(-1, |s| s as i64),
+        |b| b.size as i64,
+    );
+    Entry {
+        pageref: "page_1",
+        started_date_time: iso(r.wall_time),
+        time,
+        request: HarRequest {
+            method: r.method.clone(),
+            url: r.url.clone(),
+            http_version: http_version(r),
+            cookies: Vec::new(),
+            headers: name_values(r.request_headers.iter()),
+            query_string: query_string(&r.url),
+            post_data: r.post_data.as_ref().map(|text| PostData {
+                mime_type: request_mime,
+                text: text.clone(),
+            }),
+            headers_size: -1,
+            body_size: r.post_data.as_ref().map_or(0, |p| p.len() as i64),
+        },
+        response: HarResponse {
+            status: r.status.unwrap_or(0),
+            status_text: r.status_text.clone(),
+            http_version: http_version(r),
+            cookies: Vec::new(),
+            headers: name_values(r.response_headers.iter()),
+            content: Content {
+                size,
+                mime_type: r.mime_type.clone(),
+                text: body.map(|b| b.text.clone()),
+                encoding: body.and_then(|b| b.base64.then_some("base64")),
+            },
+            redirect_url: r
+                .response_headers
+                .get("location")
+                .cloned()
+                .unwrap_or_default(),
+            headers_size: -1,
+            body_size: r.encoded_data_length.map_or(-1, |s| s as i64),
+        },
+        cache: Cache {},
+        timings,
+        server_ip_address: r.remote_ip.clone(),
+        resource_type: r.resource_type.clone(),
+        request_id: r.id.clone(),
+        failure: r.failure.clone(),
+    }
+}
+
+impl Har {
+    /// The file of a capture, entries by start.
+    pub fn new(capture: &HarCapture, bodies: &HashMap<String, Body>) -> Har {
+        let mut records: Vec<&RequestRecord> = capture.entries.iter().collect();
+        records.sort_by_key(|r| r.seq);
+        let title = records
+            .iter()
+            .find(|r| r.resource_type == "Document" && r.target_type == "page")
+            .map(|r| r.url.clone())
+            .unwrap_or_default();
+        Har {
+            log: Log {
+                version: "1.2",
+                creator: Creator {
+                    name: "actionbook",
+                    version: env!("CARGO_PKG_VERSION"),
+                },
+                pages: vec![Page {
+                    started_date_time: iso(capture.began),
+                    id: "page_1",
+                    title,
+                    page_timings: PageTimings {
+                        on_content_load: -1,
+                        on_load: -1,
+                    },
+                }],
+                entries: records
+                    .into_iter()
+                    .map(|r| entry(r, bodies.get(&r.id)))
+                    .collect(),
+            },
+        }
+    }
+}

@@ -1,0 +1,1075 @@
+//! `browser network requests | request <id> | har start | har stop | route | unroute | routes`
+//! (beyond the spec; the reference CLI 1.6 has the first four, routing is agent-browser's and
+//! Playwright's): what the tab's network recorder ([`NetworkRecorder`]) kept, one request with its
+//! body, a HAR 1.2 file of a stretch of time, and routes that abort, mock or amend requests of the
+//! tab's page, its OOPIFs and its workers. Routes are kept in the session record, so they come back
+//! when the daemon restarts; the request ring and a running HAR capture do not.
+
+mod har;
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use envelope::{Document, RenderText, TextBody};
+use serde::{Deserialize, Serialize};
+
+use crate::commands::observation::capture::target_path;
+use crate::deadline;
+use crate::error::{CliError, Result};
+use crate::model::TabTarget;
+use crate::reply::Done;
+use crate::store::{RouteAction, RouteRecord};
+use crate::tab::services::network::{
+    self, HarContent, NetworkRecorder, RecorderState, RequestRecord,
+};
+use crate::tab::{TabCommand, TabCx};
+
+/// Bodies longer than this are cut (`meta.truncated`).
+const BODY_LIMIT: usize = 1024 * 1024;
+
+/// `browser network requests`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Requests {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+    /// Only URLs containing this, or matching `/regex/`.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SUBSTRING|/REGEX/"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// Only these resource types (comma-separated: document, stylesheet, image, media, font,
+    /// script, xhr, fetch, websocket, other, ...).
+    #[cfg_attr(feature = "cli", arg(long = "type", value_name = "TYPE[,TYPE...]"))]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub resource_type: Option<String>,
+    /// Only this status: a code (`404`), a class (`4xx`, `5xx`), or `failed`.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N|4xx|5xx|failed"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Only this HTTP method.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "METHOD"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Forget the finished requests after listing them.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// `browser network request <id>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Request {
+    /// The request id (`request_id` in `network requests`).
+    #[cfg_attr(feature = "cli", arg(value_name = "ID"))]
+    pub id: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser network har start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct HarStart {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+    /// Which response bodies the file gets: none, text (default) or all (binary as base64).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "none|text|all"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// `browser network har stop <path>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct HarStop {
+    /// Where to write the HAR file (relative paths are the caller's working directory's).
+    #[cfg_attr(feature = "cli", arg(value_name = "PATH"))]
+    pub path: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser network route <pattern>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Route {
+    /// URL pattern: `*` any characters, `?` one; without either (and without a scheme) it
+    /// matches URLs containing it.
+    #[cfg_attr(feature = "cli", arg(value_name = "URL-PATTERN"))]
+    pub pattern: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+    /// Fail matching requests, with this reason (Failed, Aborted, TimedOut, AccessDenied,
+    /// ConnectionClosed, ConnectionReset, ConnectionRefused, ConnectionAborted, ConnectionFailed,
+    /// NameNotResolved, InternetDisconnected, AddressUnreachable, BlockedByClient,
+    /// BlockedByResponse; default Failed).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "REASON", num_args = 0..=1, default_missing_value = "Failed")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort: Option<String>,
+    /// Answer matching requests with --status, --body/--body-file and --header.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub fulfill: bool,
+    /// Send matching requests on with the --header headers added.
+    #[cfg_attr(feature = "cli", arg(long = "continue"))]
+    #[serde(default, rename = "continue")]
+    pub continue_: bool,
+    /// The mock answer's status (with --fulfill; default 200).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The mock answer's body (with --fulfill).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A file with the mock answer's body (with --fulfill).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_file: Option<String>,
+    /// A header `Name: value` (repeatable): of the answer with --fulfill, added to the request
+    /// with --continue.
+    #[cfg_attr(feature = "cli", arg(long = "header", value_name = "K:V"))]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+}
+
+/// `browser network unroute [<pattern>]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Unroute {
+    /// The pattern of the route to remove; every route of the tab when absent.
+    #[cfg_attr(feature = "cli", arg(value_name = "URL-PATTERN"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// `browser network routes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Routes {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// One request as `network requests` lists it (the reference's fields, sorted, plus ours).
+#[derive(Debug, Clone, Serialize)]
+struct RequestItem {
+    /// How long it took, in milliseconds (absent while in flight).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_ms: Option<u64>,
+    /// Chromium's error text when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
+    method: String,
+    mime_type: String,
+    request_headers: BTreeMap<String, String>,
+    request_id: String,
+    resource_type: String,
+    response_headers: BTreeMap<String, String>,
+    /// Bytes received on the wire (absent until finished).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    status: Option<i64>,
+    /// `page`, `iframe`, `worker`, `service_worker`: which target made it.
+    target_type: String,
+    /// CDP monotonic time of its start, in milliseconds (as the reference).
+    timestamp: u64,
+    url: String,
+}
+
+impl From<&RequestRecord> for RequestItem {
+    fn from(r: &RequestRecord) -> RequestItem {
+        RequestItem {
+            duration_ms: r.duration_ms().map(|d| d.round() as u64),
+            failure: r.failure.clone(),
+            method: r.method.clone(),
+            mime_type: r.mime_type.clone(),
+            request_headers: r.request_headers.clone(),
+            request_id: r.id.clone(),
+            resource_type: r.resource_type.clone(),
+            response_headers: r.response_headers.clone(),
+            size: r.encoded_data_length.map(|s| s.max(0.0) as u64),
+            status: r.status,
+            target_type: r.target_type.clone(),
+            timestamp: (r.timestamp * 1000.0).max(0.0) as u64,
+            url: r.url.clone(),
+        }
+    }
+}
+
+impl RequestItem {
+    /// `ID METHOD STATUS TYPE URL` (status: the code, the failure, or `-` in flight).
+    fn row(&self) -> String {
+        let status = match (&self.failure, self.status) {
+            (Some(f), _) => f.clone(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "-".to_string(),
+        };
+        let kind = if self.resource_type.is_empty() {
+            "-"
+        } else {
+            &self.resource_type
+        };
+        format!(
+            "{} {} {status} {kind} {}",
+            self.request_id, self.method, self.url
+        )
+    }
+}
+
+/// `network requests` data: `{filtered, requests, total}` as the reference.
+#[derive(Debug, Serialize)]
+struct RequestsData {
+    filtered: usize,
+    requests: Vec<RequestItem>,
+    total: usize,
+}
+
+impl RenderText for RequestsData {
+    fn render_body(&self, body: &mut TextBody<'_>) {
+        if self.filtered == self.total {
+            body.count(self.total, "request", "requests");
+        } else {
+            body.line(format_args!("{} of {} requests", self.filtered, self.total));
+        }
+        for r in &self.requests {
+            body.line(r.row());
+        }
+    }
+}
+
+/// A response body as `network request <id>` gives it.
+#[derive(Debug, Serialize)]
+struct BodyData {
+    /// `utf8` or `base64`.
+    encoding: &'static str,
+    /// The body (cut at [`BODY_LIMIT`] bytes).
+    text: String,
+    /// Its whole size in bytes.
+    size: usize,
+    /// Whether `text` is only its beginning.
+    truncated: bool,
+}
+
+/// `network request <id>` data.
+#[derive(Debug, Serialize)]
+struct RequestData {
+    #[serde(flatten)]
+    item: RequestItem,
+    /// The request body, when Chromium reported it.
+    post_data: Option<String>,
+    protocol: Option<String>,
+    remote_ip: Option<String>,
+    status_text: String,
+    /// The response body; `null` when Chromium no longer has it (or there is none).
+    response_body: Option<BodyData>,
+}
+
+impl RenderText for RequestData {
+    fn render_body(&self, body: &mut TextBody<'_>) {
+        body.line(self.item.row());
+        body.field("mime_type", &self.item.mime_type);
+        if let Some(d) = self.item.duration_ms {
+            body.field("duration_ms", d);
+        }
+        for (k, v) in &self.item.request_headers {
+            body.line(format_args!("> {k}: {v}"));
+        }
+        for (k, v) in &self.item.response_headers {
+            body.line(format_args!("< {k}: {v}"));
+        }
+        if let Some(b) = &self.response_body {
+            body.field("body", format_args!("{} bytes ({})", b.size, b.encoding));
+            if b.encoding == "utf8" {
+                for line in b.text.lines() {
+                    body.line(line);
+                }
+            }
+        }
+    }
+}
+
+/// `har start` data.
+#[derive(Debug, Serialize)]
+struct HarStartData {
+    recording: bool,
+    content: HarContent,
+}
+
+impl RenderText for HarStartData {
+    fn is_action(&self) -> bool {
+        true
+    }
+
+    fn render_body(&self, body: &mut TextBody<'_>) {
+        body.field(
+            "content",
+            format_args!("{:?}", self.content)
+                .to_string()
+                .to_lowercase(),
+        );
+    }
+}
+
+/// `har stop` data.
+#[derive(Debug, Serialize)]
+struct HarStopData {
+    path: String,
+    entries: usize,
+    bytes: u64,
+    /// Requests beyond the capture's bound, not in the file.
+    dropped: u64,
+}
+
+impl RenderText for HarStopData {
+    fn is_action(&self) -> bool {
+        true
+    }
+
+    fn render_body(&self, body: &mut TextBody<'_>) {
+        body.line(&self.path);
+        body.field("entries", self.entries);
+    }
+}
+
+/// A route as the route commands show it (a mock body only by its size).
+#[derive(Debug, Serialize)]
+struct RouteItem {
+    pattern: String,
+    action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_bytes: Option<usize>,
+    /// Header names only: their values may be credentials.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    headers: Vec<String>,
+}
+
+impl From<&RouteRecord> for RouteItem {
+    fn from(r: &RouteRecord) -> RouteItem {
+        let names = |h: &[(String, String)]| h.iter().map(|(k, _)| k.clone()).collect();
+        match &r.action {
+            RouteAction::Abort { reason } => RouteItem {
+                pattern: r.pattern.clone(),
+                action: "abort",
+                reason: Some(reason.clone()),
+                status: None,
+                body_bytes: None,
+                headers: Vec::new(),
+            },
+            RouteAction::Fulfill {
+                status,
+                headers,
+                body_base64,
+            } => RouteItem {
+                pattern: r.pattern.clone(),
+                action: "fulfill",
+                reason: None,
+                status: Some(*status),
+                body_bytes: Some(body_base64.len() / 4 * 3),
+                headers: names(headers),
+            },
+            RouteAction::Continue { headers } => RouteItem {
+                pattern: r.pattern.clone(),
+                action: "continue",
+                reason: None,
+                status: None,
+                body_bytes: None,
+                headers: names(headers),
+            },
+        }
+    }
+}
+
+impl RouteItem {
+    fn row(&self) -> String {
+        let detail = match (&self.reason, self.status) {
+            (Some(r), _) => format!(" {r}"),
+            (None, Some(s)) => format!(" {s}"),
+            _ => String::new(),
+        };
+        format!("{} {}{detail}", self.pattern, self.action)
+    }
+}
+
+/// `route`, `unroute` and `routes` data: the tab's routes after the command.
+#[derive(Debug, Serialize)]
+struct RoutesData {
+    /// What `unroute` removed (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<usize>,
+    routes: Vec<RouteItem>,
+    #[serde(skip)]
+    action: bool,
+}
+
+impl RenderText for RoutesData {
+    fn is_action(&self) -> bool {
+        self.action
+    }
+
+    fn render_body(&self, body: &mut TextBody<'_>) {
+        if let Some(n) = self.removed {
+            body.field("removed", n);
+        }
+        body.count(self.routes.len(), "route", "routes");
+        for r in &self.routes {
+            body.line(r.row());
+        }
+    }
+}
+
+fn document<T: Serialize + RenderText>(value: &T) -> Result<Document> {
+    Document::new(value).map_err(|e| CliError::internal(format!("encoding the data: {e}")))
+}
+
+/// The tab's recorder, once it records (its own problems as warnings).
+async fn recorder<'a>(cx: &'a TabCx<'_>) -> Result<&'a NetworkRecorder> {
+    let recorder = cx
+        .state
+        .services
+        .get::<NetworkRecorder>()
+        .ok_or_else(|| CliError::internal("the tab has no network recorder"))?;
+    let _ = tokio::time::timeout(
+        cx.deadline.remaining(),
+        crate::tab::services::TabService::ready(recorder),
+    )
+    .await;
+    match recorder.state() {
+        RecorderState::Recording => Ok(recorder),
+        RecorderState::Starting => Err(cx.deadline.timeout("starting the network recorder")),
+        RecorderState::Failed(why) => Err(CliError::Unsupported(format!(
+            "the tab's requests cannot be recorded: {why}"
+        ))),
+    }
+}
+
+/// Warnings every network command carries: drops, lost events, what the recorder cannot see.
+fn recorder_warnings(recorder: &NetworkRecorder) -> Vec<String> {
+    let (dropped, lost) = recorder.losses();
+    let mut out = Vec::new();
+    if dropped > 0 {
+        out.push(format!(
+            "{dropped} older requests were dropped (the tab keeps the latest {}; see start --max-tracked-requests)",
+            recorder.capacity()
+        ));
+    }
+    if lost > 0 {
+        out.push(format!(
+            "{lost} network events were lost: the page made requests faster than they could be recorded"
+        ));
+    }
+    out.extend(recorder.problems());
+    out
+}
+
+/// What `network requests` keeps.
+#[derive(Debug)]
+struct Filter {
+    url: Option<UrlFilter>,
+    types: Option<Vec<String>>,
+    status: Option<StatusFilter>,
+    method: Option<String>,
+}
+
+#[derive(Debug)]
+enum UrlFilter {
+    Contains(String),
+    Regex(regex::Regex),
+}
+
+#[derive(Debug, PartialEq)]
+enum StatusFilter {
+    Code(i64),
+    Class(i64),
+    Failed,
+}
+
+fn parse_status(s: &str) -> Result<StatusFilter> {
+    let s = s.trim().to_ascii_lowercase();
+    if s == "failed" {
+        return Ok(StatusFilter::Failed);
+    }
+    if let Some(class) = s.strip_suffix("xx")
+        && let Ok(c @ 1..=5) = class.parse::<i64>()
+    {
+        return Ok(StatusFilter::Class(c));
+    }
+    match s.parse::<i64>() {
+        Ok(n @ 100..=599) => Ok(StatusFilter::Code(n)),
+        _ => Err(CliError::InvalidArgument(format!(
+            "--status takes a code (404), a class (4xx) or failed, not {s:?}"
+        ))),
+    }
+}
+
+impl Filter {
+    fn parse(r: &Requests) -> Result<Filter> {
+        let url = match r.filter.as_deref() {
+            None | Some("") => None,
+            Some(f) if f.len() >= 2 && f.starts_with('/') && f.ends_with('/') => {
+                let re = regex::Regex::new(&f[1..f.len() - 1]).map_err(|e| {
+                    CliError::InvalidArgument(format!(
+                        "--filter {f}: not a regular expression: {e}"
+                    ))
+                })?;
+                Some(UrlFilter::Regex(re))
+            }
+            Some(f) => Some(UrlFilter::Contains(f.to_string())),
+        };
+        let types = r.resource_type.as_deref().map(|t| {
+            t.split(',')
+                .map(|s| s.trim().to_ascii_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        });
+        if types.as_ref().is_some_and(Vec::is_empty) {
+            return Err(CliError::InvalidArgument("--type names no type".into()));
+        }
+        Ok(Filter {
+            url,
+            types,
+            status: r.status.as_deref().map(parse_status).transpose()?,
+            method: r.method.as_ref().map(|m| m.trim().to_ascii_uppercase()),
+        })
+    }
+
+    fn keeps(&self, r: &RequestRecord) -> bool {
+        let url = match &self.url {
+            None => true,
+            Some(UrlFilter::Contains(s)) => r.url.contains(s.as_str()),
+            Some(UrlFilter::Regex(re)) => re.is_match(&r.url),
+        };
+        let kind = self
+            .types
+            .as_ref()
+            .is_none_or(|t| t.contains(&r.resource_type.to_ascii_lowercase()));
+        let status = match &self.status {
+            None => true,
+            Some(StatusFilter::Failed) => r.failure.is_some(),
+            Some(StatusFilter::Code(c)) => r.status == Some(*c),
+            Some(StatusFilter::Class(c)) => r.status.is_some_and(|s| s / 100 == *c),
+        };
+        let method = self.method.as_ref().is_none_or(|m| *m == r.method);
+        url && kind && status && method
+    }
+}
+
+impl TabCommand for Requests {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let filter = Filter::parse(&self)?;
+        let recorder = recorder(cx).await?;
+        let all = recorder.requests();
+        let warnings = recorder_warnings(recorder);
+        if self.clear {
+            recorder.clear();
+        }
+        let requests: Vec<RequestItem> = all
+            .iter()
+            .filter(|r| filter.keeps(r))
+            .map(RequestItem::from)
+            .collect();
+        let data = RequestsData {
+            filtered: requests.len(),
+            requests,
+            total: all.len(),
+        };
+        let mut done = Done::data(document(&data)?);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+/// A body as [`BodyData`], cut at `limit` bytes.
+fn body_data(bytes: &[u8], binary: bool, limit: usize) -> BodyData {
+    let size = bytes.len();
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !binary => {
+            let mut cut = size.min(limit);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            BodyData {
+                encoding: "utf8",
+                text: text[..cut].to_string(),
+                size,
+                truncated: cut < size,
+            }
+        }
+        _ => {
+            let cut = size.min(limit);
+            BodyData {
+                encoding: "base64",
+                text: base64::engine::general_purpose::STANDARD.encode(&bytes[..cut]),
+                size,
+                truncated: cut < size,
+            }
+        }
+    }
+}
+
+impl TabCommand for Request {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let recorder = recorder(cx).await?;
+        let id = self.id.trim();
+        let r = recorder.request(id).ok_or_else(|| {
+            CliError::InvalidArgument(format!(
+                "the tab kept no request {id:?} (see `browser network requests`)"
+            ))
+        })?;
+        let mut warnings = recorder_warnings(recorder);
+        let mut truncated = false;
+        let response_body = if r.finished.is_none() {
+            warnings.push("the request is still in flight: no body yet".to_string());
+            None
+        } else if r.failure.is_some() {
+            None
+        } else {
+            match recorder
+                .body(&r, cx.deadline.capped(deadline::QUICK_CALL))
+                .await
+            {
+                Ok(b) => match network::body_bytes(&b) {
+                    Some(bytes) => {
+                        let body = body_data(
+                            &bytes,
+                            b.base64_encoded && !is_text(&r.mime_type),
+                            BODY_LIMIT,
+                        );
+                        truncated = body.truncated;
+                        Some(body)
+                    }
+                    None => {
+                        warnings.push("Chromium sent a body that is not valid base64".into());
+                        None
+                    }
+                },
+                Err(e) => {
+                    warnings.push(format!("the response body is not available: {e}"));
+                    None
+                }
+            }
+        };
+        let data = RequestData {
+            item: RequestItem::from(&r),
+            post_data: r.post_data.clone(),
+            protocol: r.protocol.clone(),
+            remote_ip: r.remote_ip.clone(),
+            status_text: r.status_text.clone(),
+            response_body,
+        };
+        let mut done = Done::data(document(&data)?);
+        done.warnings = warnings;
+        done.truncated = truncated;
+        Ok(done)
+    }
+}
+
+/// Whether a MIME type is text (HAR `--content text` and `request <id>` print these as text).
+pub(crate) fn is_text(mime: &str) -> bool {
+    let m = mime.to_ascii_lowercase();
+    m.starts_with("text/")
+        || m.contains("json")
+        || m.contains("javascript")
+        || m.contains("ecmascript")
+        || m.contains("xml")
+        || m.contains("x-www-form-urlencoded")
+        || m.contains("graphql")
+}
+
+fn parse_content(s: Option<&str>) -> Result<HarContent> {
+    match s.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("text") => Ok(HarContent::Text),
+        Some("none") => Ok(HarContent::None),
+        Some("all") => Ok(HarContent::All),
+        Some(other) => Err(CliError::InvalidArgument(format!(
+            "--content takes none, text or all, not {other:?}"
+        ))),
+    }
+}
+
+impl TabCommand for HarStart {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let content = parse_content(self.content.as_deref())?;
+        let recorder = recorder(cx).await?;
+        if !recorder.har_start(content) {
+            return Err(CliError::InvalidArgument(
+                "a HAR recording already runs in this tab: `browser network har stop <path>` ends it"
+                    .into(),
+            ));
+        }
+        let mut done = Done::data(document(&HarStartData {
+            recording: true,
+            content,
+        })?);
+        done.warnings = recorder_warnings(recorder);
+        Ok(done)
+    }
+}
+
+impl TabCommand for HarStop {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let path = target_path(&self.path, cx.env)?;
+        let recorder = recorder(cx).await?;
+        if !recorder.har_running() {
+            return Err(CliError::InvalidArgument(
+                "no HAR recording runs in this tab: start one with `browser network har start`"
+                    .into(),
+            ));
+        }
+        // Checked before the capture is taken: a bad path keeps the recording running.
+        let Some(capture) = recorder.har_stop() else {
+            return Err(CliError::InvalidArgument(
+                "no HAR recording runs in this tab".into(),
+            ));
+        };
+        let mut warnings = recorder_warnings(recorder);
+        let bodies = har::bodies(recorder, &capture, &cx.deadline).await;
+        if bodies.missing > 0 {
+            warnings.push(format!(
+                "{} response bodies were no longer available in Chromium and are left out",
+                bodies.missing
+            ));
+        }
+        if capture.dropped > 0 {
+            warnings.push(format!(
+                "{} requests beyond the first {} are not in the file",
+                capture.dropped,
+                network::HAR_LIMIT
+            ));
+        }
+        let file = har::Har::new(&capture, &bodies.by_id);
+        let json = serde_json::to_vec_pretty(&file)
+            .map_err(|e| CliError::internal(format!("encoding the HAR file: {e}")))?;
+        let bytes = json.len() as u64;
+        let shown = path.display().to_string();
+        let target = path.clone();
+        let written = tokio::task::spawn_blocking(move || {
+            crate::store::write_file_whole(&target, |w| std::io::Write::write_all(w, &json))
+        })
+        .await
+        .map_err(|e| CliError::internal(format!("writing the HAR file: {e}")))?;
+        written.map_err(|source| CliError::ArtifactWrite {
+            path: shown.clone(),
+            source,
+        })?;
+        let mut done = Done::data(document(&HarStopData {
+            path: shown,
+            entries: file.log.entries.len(),
+            bytes,
+            dropped: capture.dropped,
+        })?);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+const REASONS: &[&str] = &[
+    "Failed",
+    "Aborted",
+    "TimedOut",
+    "AccessDenied",
+    "ConnectionClosed",
+    "ConnectionReset",
+    "ConnectionRefused",
+    "ConnectionAborted",
+    "ConnectionFailed",
+    "NameNotResolved",
+    "InternetDisconnected",
+    "AddressUnreachable",
+    "BlockedByClient",
+    "BlockedByResponse",
+];
+
+fn parse_header(h: &str) -> Result<(String, String)> {
+    match h.split_once(':') {
+        Some((k, v)) if !k.trim().is_empty() && !k.trim().contains(char::is_whitespace) => {
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        }
+        // The value is not echoed: it may be a credential.
+        _ => Err(CliError::InvalidArgument(
+            "--header takes `Name: value` (a name without spaces, a colon, the value)".into(),
+        )),
+    }
+}
+
+impl Route {
+    /// The action the flags describe (exactly one of --abort, --fulfill, --continue).
+    async fn action(&self, env: &crate::model::ClientEnv) -> Result<RouteAction> {
+        let chosen = usize::from(self.abort.is_some())
+            + usize::from(self.fulfill)
+            + usize::from(self.continue_);
+        if chosen != 1 {
+            return Err(CliError::InvalidArgument(
+                "give exactly one of --abort [reason], --fulfill or --continue".into(),
+            ));
+        }
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| parse_header(h))
+            .collect::<Result<Vec<_>>>()?;
+        if !self.fulfill
+            && (self.status.is_some() || self.body.is_some() || self.body_file.is_some())
+        {
+            return Err(CliError::InvalidArgument(
+                "--status, --body and --body-file go with --fulfill".into(),
+            ));
+        }
+        if let Some(reason) = &self.abort {
+            if !headers.is_empty() {
+                return Err(CliError::InvalidArgument(
+                    "--header goes with --fulfill or --continue".into(),
+                ));
+            }
+            let reason = REASONS
+                .iter()
+                .find(|r| r.eq_ignore_ascii_case(reason.trim()))
+                .ok_or_else(|| {
+                    CliError::InvalidArgument(format!(
+                        "--abort takes one of {}, not {reason:?}",
+                        REASONS.join(", ")
+                    ))
+                })?;
+            return Ok(RouteAction::Abort {
+                reason: (*reason).to_string(),
+            });
+        }
+        if self.continue_ {
+            return Ok(RouteAction::Continue { headers });
+        }
+        let status = self.status.unwrap_or(200);
+        if !(100..=599).contains(&status) {
+            return Err(CliError::InvalidArgument(format!(
+                "--status takes 100 to 599, not {status}"
+            )));
+        }
+        let body = match (&self.body, &self.body_file) {
+            (Some(_), Some(_)) => {
+                return Err(CliError::InvalidArgument(
+                    "give --body or --body-file, not both".into(),
+                ));
+            }
+            (Some(b), None) => b.clone().into_bytes(),
+            (None, Some(f)) => {
+                let path = env.resolve_path(std::path::Path::new(f));
+                let shown = path.display().to_string();
+                tokio::task::spawn_blocking(move || std::fs::read(&path))
+                    .await
+                    .map_err(|e| CliError::internal(format!("reading --body-file: {e}")))?
+                    .map_err(|e| CliError::InvalidArgument(format!("--body-file {shown}: {e}")))?
+            }
+            (None, None) => Vec::new(),
+        };
+        Ok(RouteAction::Fulfill {
+            status,
+            headers,
+            body_base64: base64::engine::general_purpose::STANDARD.encode(body),
+        })
+    }
+}
+
+/// Stores the tab's routes in the session record and applies them to the recorder.
+async fn apply_routes(
+    cx: &TabCx<'_>,
+    recorder: &NetworkRecorder,
+    routes: Vec<RouteRecord>,
+) -> Result<Vec<String>> {
+    let tab = cx.tab_id.clone();
+    let kept = routes.clone();
+    cx.session.update(|r| {
+        r.network_routes.retain(|x| x.tab_id != tab);
+        r.network_routes.extend(kept);
+    })?;
+    let mut warnings = recorder_warnings(recorder);
+    if let Err(e) = recorder
+        .set_routes(routes, cx.deadline.capped(deadline::QUICK_CALL))
+        .await
+    {
+        warnings.push(e);
+    }
+    Ok(warnings)
+}
+
+impl TabCommand for Route {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let pattern = self.pattern.trim().to_string();
+        if pattern.is_empty() {
+            return Err(CliError::InvalidArgument("the URL pattern is empty".into()));
+        }
+        let action = self.action(cx.env).await?;
+        let recorder = recorder(cx).await?;
+        // A pattern routed again is replaced, in place.
+        let mut routes = recorder.routes();
+        let route = RouteRecord {
+            tab_id: cx.tab_id.clone(),
+            pattern: pattern.clone(),
+            action,
+        };
+        match routes.iter_mut().find(|r| r.pattern == pattern) {
+            Some(r) => *r = route,
+            None => routes.push(route),
+        }
+        let warnings = apply_routes(cx, recorder, routes.clone()).await?;
+        let mut done = Done::data(document(&RoutesData {
+            removed: None,
+            routes: routes.iter().map(RouteItem::from).collect(),
+            action: true,
+        })?);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl TabCommand for Unroute {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let recorder = recorder(cx).await?;
+        let mut routes = recorder.routes();
+        let before = routes.len();
+        match self.pattern.as_deref().map(str::trim) {
+            Some(p) => routes.retain(|r| r.pattern != p),
+            None => routes.clear(),
+        }
+        let removed = before - routes.len();
+        let mut warnings = apply_routes(cx, recorder, routes.clone()).await?;
+        if removed == 0
+            && let Some(p) = &self.pattern
+        {
+            warnings.push(format!("no route of this tab has the pattern {p:?}"));
+        }
+        let mut done = Done::data(document(&RoutesData {
+            removed: Some(removed),
+            routes: routes.iter().map(RouteItem::from).collect(),
+            action: true,
+        })?);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+impl TabCommand for Routes {
+    type Data = Document;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
+        let recorder = recorder(cx).await?;
+        let mut done = Done::data(document(&RoutesData {
+            removed: None,
+            routes: recorder.routes().iter().map(RouteItem::from).collect(),
+            action: false,
+        })?);
+        done.warnings = recorder_warnings(recorder);
+        Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_filters_parse() {
+        assert_eq!(parse_status("404").unwrap(), StatusFilter::Code(404));
+        assert_eq!(parse_status("4xx").unwrap(), StatusFilter::Class(4));
+        assert_eq!(parse_status("5XX").unwrap(), StatusFilter::Class(5));
+        assert_eq!(parse_status("failed").unwrap(), StatusFilter::Failed);
+        assert!(parse_status("6xx").is_err());
+        assert!(parse_status("42").is_err());
+        assert!(parse_status("").is_err());
+    }
+
+    #[test]
+    fn headers_parse_without_echoing_the_value() {
+        assert_eq!(
+            parse_header("X-Token: abc:def").unwrap(),
+            ("X-Token".to_string(), "abc:def".to_string())
+        );
+        let e = parse_header("no colon secret").unwrap_err();
+        assert!(!e.to_string().contains("secret"));
+    }
+
+    #[test]
+    fn bodies_are_cut_on_char_boundaries_and_binary_goes_base64() {
+        let b = body_data("héllo".as_bytes(), false, 2);
+        assert_eq!(
+            (b.encoding, b.text.as_str(), b.truncated),
+            ("utf8", "h", true)
+        );
+        let b = body_data(&[0xff, 0x00, 0x01], false, 10);
+        assert_eq!((b.encoding, b.text.as_str(), b.size), ("base64", "/wAB", 3));
+        let b = body_data(b"abc", true, 10);
+        assert_eq!((b.encoding, b.truncated), ("base64", false));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_cut_body_is_a_prefix_of_the_whole(s in "\\PC{0,40}", limit in 0usize..50) {
+            let b = body_data(s.as_bytes(), false, limit);
+            proptest::prop_assert!(s.starts_with(&b.text));
+            proptest::prop_assert!(b.text.len() <= limit);
+            proptest::prop_assert_eq!(b.truncated, b.text.len() < s.len());
+        }
+    }
+}

@@ -1,0 +1,635 @@
+//! `browser network requests | request | har start|stop | route | unroute | routes` on real
+//! Chromium: requests of every frame (an image, fetches that succeed, 404 and find no server, an
+//! OOPIF's own fetch), the filters, one request with its JSON body, a HAR file checked against the
+//! HAR 1.2 schema, routes that abort and mock (in the page and inside an OOPIF) and survive a daemon
+//! restart, credentials kept out of the daemon log, and the request ring's bound.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::need_chromium;
+use crate::support::{Env, Fixture, assert_failure, on, text, value_until};
+
+/// A 1x1 GIF (binary: its body comes back base64).
+const GIF: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff,
+    0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+/// A URL on 127.0.0.1 where nothing listens (a port bound and let go).
+fn refused_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    format!("http://127.0.0.1:{port}/refused")
+}
+
+fn fixture() -> Fixture {
+    let f = Fixture::start();
+    let refused = refused_url();
+    let frame = f.cross_site_url("/n/frame.html");
+    f.html(
+        "/n/index.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Network</title></head><body>
+<img id="img" src="/n/pixel.gif">
+<div id="api">pending</div><div id="missing">pending</div><div id="refused">pending</div>
+<div id="frame">pending</div>
+<iframe id="oop" src="{frame}" width="300" height="100"></iframe>
+<script>
+  window.addEventListener('message', e => {{ document.getElementById('frame').textContent = e.data; }});
+  fetch('/n/api.json').then(r => r.json()).then(d => {{ document.getElementById('api').textContent = 'name:' + d.name; }})
+    .catch(e => {{ document.getElementById('api').textContent = 'error:' + e.message; }});
+  fetch('/n/missing.json').then(r => r.text().then(() => {{ document.getElementById('missing').textContent = 'status:' + r.status; }}));
+  fetch('{refused}').then(() => {{}}, () => {{ document.getElementById('refused').textContent = 'refused'; }});
+</script>
+</body></html>"#
+        ),
+    );
+    f.bytes("/n/pixel.gif", "image/gif", GIF);
+    // Served, so that the browser's favicon fetch (made or not) is no 404 of its own.
+    f.bytes("/favicon.ico", "image/gif", GIF);
+    f.route(
+        "/n/api.json",
+        "application/json",
+        r#"{"name":"real","items":[1,2,3]}"#,
+        Duration::ZERO,
+    );
+    f.html(
+        "/n/frame.html",
+        r#"<!doctype html><html><head><title>Frame</title></head><body>frame
+<script>
+  fetch('/n/frame-data.json').then(r => r.json()).then(d => parent.postMessage('frame:' + d.name, '*'))
+    .catch(e => parent.postMessage('frame-error:' + e.message, '*'));
+</script>
+</body></html>"#,
+    );
+    f.route(
+        "/n/frame-data.json",
+        "application/json",
+        r#"{"name":"frame-real"}"#,
+        Duration::ZERO,
+    );
+    f
+}
+
+fn ok(v: &Value) -> &Value {
+    assert_eq!(v["ok"], true, "{v}");
+    &v["data"]
+}
+
+/// Waits for the page to be done with its requests.
+fn settle(env: &Env, t: &[&str]) {
+    let v = on(env, t, &["wait", "network-idle", "--timeout", "15000"]);
+    ok(&v);
+}
+
+fn requests(env: &Env, t: &[&str], extra: &[&str]) -> Value {
+    let v = on(env, t, &[&["network", "requests"][..], extra].concat());
+    ok(&v).clone()
+}
+
+fn find<'a>(data: &'a Value, url_end: &str) -> &'a Value {
+    data["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["url"].as_str().is_some_and(|u| u.ends_with(url_end)))
+        .unwrap_or_else(|| panic!("no request to {url_end} in {data}"))
+}
+
+fn urls(data: &Value) -> Vec<String> {
+    data["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["url"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn requests_of_every_frame_are_listed_filtered_and_shown_one_by_one() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    value_until(
+        &env,
+        &t,
+        "document.getElementById('frame').textContent",
+        &json!("frame:frame-real"),
+    );
+    settle(&env, &t);
+
+    let all = requests(&env, &t, &[]);
+    assert_eq!(all["total"], all["filtered"], "{all}");
+    let doc = find(&all, "/n/index.html");
+    assert_eq!(doc["resource_type"], "Document");
+    assert_eq!(doc["status"], 200);
+    assert_eq!(doc["method"], "GET");
+    assert!(doc["request_headers"]["user-agent"].is_string(), "{doc}");
+    let img = find(&all, "/n/pixel.gif");
+    assert_eq!(img["resource_type"], "Image");
+    assert_eq!(img["mime_type"], "image/gif");
+    let api = find(&all, "/n/api.json");
+    assert_eq!(api["resource_type"], "Fetch");
+    assert_eq!(api["status"], 200);
+    assert_eq!(api["response_headers"]["content-type"], "application/json");
+    assert!(api["timestamp"].as_u64().unwrap_or(0) > 0, "{api}");
+    let missing = find(&all, "/n/missing.json");
+    assert_eq!(missing["status"], 404);
+    let refused = find(&all, "/refused");
+    assert_eq!(refused["status"], Value::Null, "{refused}");
+    assert!(
+        refused["failure"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ERR_CONNECTION_REFUSED"),
+        "{refused}"
+    );
+    // The OOPIF's own fetch, reported on its session.
+    let frame_data = find(&all, "/n/frame-data.json");
+    assert_eq!(frame_data["target_type"], "iframe", "{frame_data}");
+    assert_eq!(frame_data["status"], 200);
+
+    // Filters.
+    let images = requests(&env, &t, &["--type", "image"]);
+    assert_eq!(urls(&images), vec![f.url("/n/pixel.gif")], "{images}");
+    assert_eq!(images["total"], all["total"]);
+    let fetches = requests(&env, &t, &["--type", "Fetch,xhr", "--status", "2xx"]);
+    let mut got = urls(&fetches);
+    got.sort();
+    let mut want = vec![f.cross_site_url("/n/frame-data.json"), f.url("/n/api.json")];
+    want.sort();
+    assert_eq!(got, want, "{fetches}");
+    let not_found = requests(&env, &t, &["--status", "404"]);
+    assert_eq!(urls(&not_found), vec![f.url("/n/missing.json")]);
+    let failed = requests(&env, &t, &["--status", "failed"]);
+    assert_eq!(urls(&failed).len(), 1, "{failed}");
+    assert!(urls(&failed)[0].ends_with("/refused"), "{failed}");
+    let re = requests(&env, &t, &["--filter", r"/data\.json$/"]);
+    assert_eq!(urls(&re), vec![f.cross_site_url("/n/frame-data.json")]);
+    let sub = requests(&env, &t, &["--filter", "pixel"]);
+    assert_eq!(sub["filtered"], 1);
+    let posts = requests(&env, &t, &["--method", "post"]);
+    assert_eq!(posts["filtered"], 0);
+    let v = on(&env, &t, &["network", "requests", "--filter", "/(/"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "regular expression");
+    let v = on(&env, &t, &["network", "requests", "--status", "7xx"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--status");
+
+    // One request, its JSON body as text; the image's as base64.
+    let id = api["request_id"].as_str().expect("request id");
+    let v = on(&env, &t, &["network", "request", id]);
+    let one = ok(&v);
+    assert_eq!(one["request_id"], id);
+    assert_eq!(one["response_body"]["encoding"], "utf8", "{v}");
+    let body: Value = serde_json::from_str(one["response_body"]["text"].as_str().unwrap_or(""))
+        .expect("the body is the JSON served");
+    assert_eq!(body, json!({"name": "real", "items": [1, 2, 3]}));
+    assert_eq!(v["meta"]["truncated"], false);
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            img["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert_eq!(ok(&v)["response_body"]["encoding"], "base64", "{v}");
+    assert_eq!(ok(&v)["response_body"]["size"], GIF.len());
+    let v = on(&env, &t, &["network", "request", "no-such-id"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "no-such-id");
+
+    // The text table: a count, then one row per request.
+    let run = text(&env, &t, &["network", "requests", "--status", "404"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let row = format!(
+        "{} GET 404 Fetch {}",
+        missing["request_id"].as_str().unwrap_or(""),
+        f.url("/n/missing.json")
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("\n1 of {} requests\n{row}\n", all["total"])),
+        "{run:?}"
+    );
+
+    // --clear: listed once more, then gone.
+    let cleared = requests(&env, &t, &["--clear"]);
+    assert_eq!(cleared["total"], all["total"]);
+    let after = requests(&env, &t, &[]);
+    assert_eq!(after["total"], 0, "{after}");
+}
+
+/// A JSON-schema subset (type, required, properties, items, minimum, pattern): enough for the HAR
+/// 1.2 schema below. Written here rather than taken as a dependency: the schema needs a few
+/// keywords, and no JSON-schema crate is among the project's chosen packages.
+fn validate(schema: &Value, v: &Value, at: &str, errors: &mut Vec<String>) {
+    if let Some(t) = schema["type"].as_str() {
+        let fits = match t {
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "string" => v.is_string(),
+            "number" => v.is_number(),
+            "integer" => v.is_i64() || v.is_u64(),
+            "boolean" => v.is_boolean(),
+            _ => false,
+        };
+        if !fits {
+            errors.push(format!("{at}: not {t}: {v}"));
+            return;
+        }
+    }
+    if let (Some(min), Some(n)) = (schema["minimum"].as_f64(), v.as_f64())
+        && n < min
+    {
+        errors.push(format!("{at}: {n} < {min}"));
+    }
+    if let (Some(p), Some(s)) = (schema["pattern"].as_str(), v.as_str())
+        && !regex::Regex::new(p).expect("schema pattern").is_match(s)
+    {
+        errors.push(format!("{at}: {s:?} does not match {p}"));
+    }
+    for r in schema["required"].as_array().into_iter().flatten() {
+        let key = r.as_str().unwrap_or("");
+        if v.get(key).is_none() {
+            errors.push(format!("{at}: missing {key}"));
+        }
+    }
+    if let Some(props) = schema["properties"].as_object() {
+        for (k, s) in props {
+            if let Some(child) = v.get(k) {
+                validate(s, child, &format!("{at}.{k}"), errors);
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array()) {
+        for (i, child) in arr.iter().enumerate() {
+            validate(items, child, &format!("{at}[{i}]"), errors);
+        }
+    }
+}
+
+/// The HAR 1.2 schema (after the spec and the community `har-schema`), required members and types.
+fn har_schema() -> Value {
+    let nv = json!({"type": "object", "required": ["name", "value"],
+        "properties": {"name": {"type": "string"}, "value": {"type": "string"}}});
+    let list = json!({"type": "array", "items": nv});
+    let date = json!({"type": "string",
+        "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$"});
+    let timing = json!({"type": "number", "minimum": -1});
+    let request = json!({"type": "object",
+        "required": ["method", "url", "httpVersion", "cookies", "headers", "queryString",
+            "headersSize", "bodySize"],
+        "properties": {"method": {"type": "string"}, "url": {"type": "string"},
+            "httpVersion": {"type": "string"}, "cookies": list, "headers": list,
+            "queryString": list, "headersSize": {"type": "integer"},
+            "bodySize": {"type": "integer"},
+            "postData": {"type": "object", "required": ["mimeType"],
+                "properties": {"mimeType": {"type": "string"}, "text": {"type": "string"}}}}});
+    let content = json!({"type": "object", "required": ["size", "mimeType"],
+        "properties": {"size": {"type": "integer"}, "mimeType": {"type": "string"},
+            "text": {"type": "string"}, "encoding": {"type": "string"}}});
+    let response = json!({"type": "object",
+        "required": ["status", "statusText", "httpVersion", "cookies", "headers", "content",
+            "redirectURL", "headersSize", "bodySize"],
+        "properties": {"status": {"type": "integer"}, "statusText": {"type": "string"},
+            "httpVersion": {"type": "string"}, "cookies": list, "headers": list,
+            "content": content, "redirectURL": {"type": "string"},
+            "headersSize": {"type": "integer"}, "bodySize": {"type": "integer"}}});
+    let timings = json!({"type": "object", "required": ["send", "wait", "receive"],
+        "properties": {"blocked": timing, "dns": timing, "connect": timing, "send": timing,
+            "wait": timing, "receive": timing, "ssl": timing}});
+    let entry = json!({"type": "object",
+        "required": ["startedDateTime", "time", "request", "response", "cache", "timings"],
+        "properties": {"pageref": {"type": "string"}, "startedDateTime": date,
+            "time": {"type": "number", "minimum": 0}, "serverIPAddress": {"type": "string"},
+            "request": request, "response": response, "cache": {"type": "object"},
+            "timings": timings}});
+    let page = json!({"type": "object", "required": ["startedDateTime", "id", "title", "pageTimings"],
+        "properties": {"startedDateTime": date, "id": {"type": "string"},
+            "title": {"type": "string"},
+            "pageTimings": {"type": "object",
+                "properties": {"onContentLoad": timing, "onLoad": timing}}}});
+    let creator = json!({"type": "object", "required": ["name", "version"],
+        "properties": {"name": {"type": "string"}, "version": {"type": "string"}}});
+    json!({"type": "object", "required": ["log"],
+        "properties": {"log": {"type": "object", "required": ["version", "creator", "entries"],
+            "properties": {"version": {"type": "string"}, "creator": creator,
+                "pages": {"type": "array", "items": page},
+                "entries": {"type": "array", "items": entry}}}}})
+}
+
+#[test]
+fn har_records_what_happened_between_start_and_stop_as_valid_har() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    settle(&env, &t);
+
+    let v = on(&env, &t, &["network", "har", "start", "--content", "text"]);
+    assert_eq!(ok(&v)["recording"], true, "{v}");
+    let v = on(&env, &t, &["network", "har", "start"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "already");
+    ok(&on(&env, &t, &["reload"]));
+    value_until(
+        &env,
+        &t,
+        "document.getElementById('frame').textContent",
+        &json!("frame:frame-real"),
+    );
+    settle(&env, &t);
+
+    // An unwritable path fails as screenshots do, and the recording goes on.
+    let v = on(
+        &env,
+        &t,
+        &["network", "har", "stop", "/nonexistent-dir/trace.har"],
+    );
+    assert_failure(&v, "ARTIFACT_WRITE_FAILED", "/nonexistent-dir/trace.har");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("trace.har");
+    let path_s = path.display().to_string();
+    let v = on(&env, &t, &["network", "har", "stop", &path_s]);
+    assert_eq!(ok(&v)["path"], path_s.as_str(), "{v}");
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("the HAR file")).expect("HAR is JSON");
+    let mut errors = Vec::new();
+    validate(&har_schema(), &har, "$", &mut errors);
+    assert!(errors.is_empty(), "not HAR 1.2: {errors:#?}");
+    assert_eq!(har["log"]["version"], "1.2");
+    let entries = har["log"]["entries"].as_array().expect("entries");
+    assert_eq!(ok(&v)["entries"], entries.len());
+    let urls: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["request"]["url"].as_str())
+        .collect();
+    // The reload's requests: document, image, three fetches and the OOPIF's document and fetch.
+    for want in [
+        "/n/index.html",
+        "/n/pixel.gif",
+        "/n/api.json",
+        "/n/missing.json",
+        "/refused",
+        "/n/frame.html",
+        "/n/frame-data.json",
+    ] {
+        assert!(
+            urls.iter().any(|u| u.ends_with(want)),
+            "no {want} in {urls:?}"
+        );
+    }
+    let api = entries
+        .iter()
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/n/api.json"))
+        })
+        .expect("api entry");
+    assert_eq!(
+        api["response"]["content"]["text"], r#"{"name":"real","items":[1,2,3]}"#,
+        "{api}"
+    );
+    // --content text: no body for the image.
+    let gif = entries
+        .iter()
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/n/pixel.gif"))
+        })
+        .expect("gif entry");
+    assert!(gif["response"]["content"].get("text").is_none(), "{gif}");
+    let v = on(&env, &t, &["network", "har", "stop", &path_s]);
+    assert_failure(&v, "INVALID_ARGUMENT", "no HAR recording");
+}
+
+/// The text of an element of the top document, once it is no longer `pending`.
+fn shown(env: &Env, t: &[&str], id: &str) -> String {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = on(
+            env,
+            t,
+            &[
+                "eval",
+                &format!("document.getElementById('{id}').textContent"),
+            ],
+        );
+        let s = v["data"]["value"].as_str().unwrap_or("pending").to_string();
+        if s != "pending" || Instant::now() > until {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    assert_eq!(shown(&env, &t, "api"), "name:real");
+
+    // Abort: the page's fetch fails and the page takes its error path.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/api.json",
+            "--abort",
+            "connectionrefused",
+        ],
+    );
+    assert_eq!(ok(&v)["routes"][0]["reason"], "ConnectionRefused", "{v}");
+    ok(&on(&env, &t, &["reload"]));
+    assert!(
+        shown(&env, &t, "api").starts_with("error:"),
+        "the fetch was not aborted"
+    );
+    settle(&env, &t);
+    let failed = requests(&env, &t, &["--filter", "/n/api.json", "--status", "failed"]);
+    assert!(failed["filtered"].as_u64().unwrap_or(0) >= 1, "{failed}");
+
+    // Fulfill replaces the answer (the same pattern routed again replaces the route); a route
+    // inside the OOPIF mocks the frame's own fetch.
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/api.json",
+            "--fulfill",
+            "--status",
+            "200",
+            "--body",
+            r#"{"name":"mocked"}"#,
+            "--header",
+            "Content-Type: application/json",
+        ],
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body_file = dir.path().join("frame.json");
+    std::fs::write(&body_file, r#"{"name":"frame-mocked"}"#).expect("body file");
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/frame-data.json",
+            "--fulfill",
+            "--body-file",
+            &body_file.display().to_string(),
+        ],
+    ));
+    // A continue route with a credential: applied, never in the daemon log.
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/pixel.gif",
+            "--continue",
+            "--header",
+            "Authorization: Bearer SECRET-TOKEN-4711",
+        ],
+    ));
+    let v = on(&env, &t, &["network", "routes"]);
+    let routes = ok(&v)["routes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(routes.len(), 3, "{v}");
+    assert_eq!(routes[0]["action"], "fulfill");
+    assert_eq!(routes[2]["headers"], json!(["Authorization"]));
+    assert!(!v.to_string().contains("SECRET-TOKEN-4711"), "{v}");
+    ok(&on(&env, &t, &["reload"]));
+    assert_eq!(shown(&env, &t, "api"), "name:mocked");
+    assert_eq!(shown(&env, &t, "frame"), "frame:frame-mocked");
+    settle(&env, &t);
+    let img = requests(&env, &t, &["--filter", "pixel.gif"]);
+    let last = img["requests"]
+        .as_array()
+        .and_then(|a| a.last())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        last["request_headers"]["authorization"], "Bearer SECRET-TOKEN-4711",
+        "the continue route added the header: {img}"
+    );
+
+    // Routes live with the session: a new daemon applies them again.
+    env.kill_daemon();
+    let v = on(&env, &t, &["network", "routes"]);
+    assert_eq!(ok(&v)["routes"].as_array().map(Vec::len), Some(3), "{v}");
+    ok(&on(&env, &t, &["reload"]));
+    assert_eq!(shown(&env, &t, "api"), "name:mocked");
+
+    // Unroute one, then all.
+    let v = on(&env, &t, &["network", "unroute", "*/n/frame-data.json"]);
+    assert_eq!(ok(&v)["removed"], 1);
+    let v = on(&env, &t, &["network", "unroute"]);
+    assert_eq!(ok(&v)["removed"], 2);
+    assert_eq!(ok(&v)["routes"], json!([]));
+    ok(&on(&env, &t, &["reload"]));
+    assert_eq!(shown(&env, &t, "api"), "name:real");
+
+    // Bad routes are refused.
+    let v = on(&env, &t, &["network", "route", "*/x", "--abort", "nope"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--abort takes");
+    let v = on(&env, &t, &["network", "route", "*/x"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "exactly one");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/x",
+            "--continue",
+            "--header",
+            "bad header SECRET-9",
+        ],
+    );
+    assert_failure(&v, "INVALID_ARGUMENT", "--header");
+    assert!(!v.to_string().contains("SECRET-9"), "{v}");
+
+    let log = std::fs::read_to_string(env.home.join("daemon.log")).unwrap_or_default();
+    assert!(
+        !log.contains("SECRET-TOKEN-4711"),
+        "the daemon log has the credential: {log}"
+    );
+}
+
+#[test]
+fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
+    need_chromium!();
+    let f = fixture();
+    f.html(
+        "/n/many.html",
+        r#"<!doctype html><html><head><title>Many</title></head><body><div id="done">pending</div>
+<script>
+  (async () => {
+    for (let i = 0; i < 600; i += 50) {
+      await Promise.all(Array.from({length: 50}, (_, j) => fetch('/n/item?i=' + (i + j)).then(r => r.text())));
+    }
+    document.getElementById('done').textContent = 'done';
+  })();
+</script></body></html>"#,
+    );
+    f.route("/n/item", "text/plain", "item", Duration::ZERO);
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/n/many.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    assert_eq!(shown(&env, &t, "done"), "done");
+    settle(&env, &t);
+    let v = on(&env, &t, &["network", "requests", "--filter", "/n/item"]);
+    let data = ok(&v);
+    assert_eq!(data["total"], 500, "the default ring: {}", data["total"]);
+    let got = urls(data);
+    assert!(
+        got.iter().any(|u| u.ends_with("?i=599")),
+        "the latest is kept"
+    );
+    assert!(
+        !got.iter().any(|u| u.ends_with("?i=0")),
+        "the oldest is dropped"
+    );
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(warnings.contains("older requests were dropped"), "{v}");
+
+    // A smaller ring from `start`.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--max-tracked-requests",
+        "0",
+    ]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--max-tracked-requests");
+    let small = env.start(&[
+        "--max-tracked-requests",
+        "50",
+        "--open-url",
+        &f.url("/n/many.html"),
+    ]);
+    let t = ["--session", small.as_str(), "--tab", "t1"];
+    assert_eq!(shown(&env, &t, "done"), "done");
+    settle(&env, &t);
+    let v = on(&env, &t, &["network", "requests"]);
+    assert_eq!(ok(&v)["total"], 50, "{}", ok(&v)["total"]);
+}
