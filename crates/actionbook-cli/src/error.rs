@@ -261,7 +261,12 @@ impl CliError {
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
             CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
-            CliError::ProfileInUse { .. } => ErrorCode::SessionAlreadyExists,
+            // The home, like a profile, is in use by someone else: the caller must use another one
+            // or go through its holder (the spec has no closer code; INTERNAL_ERROR would say "a
+            // bug").
+            CliError::ProfileInUse { .. } | CliError::HomeInUse { .. } => {
+                ErrorCode::SessionAlreadyExists
+            }
             CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
                 ErrorCode::CdpConnectionFailed
             }
@@ -278,10 +283,9 @@ impl CliError {
                 | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
                 _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_)
-            | CliError::Io(_)
-            | CliError::Internal(_)
-            | CliError::HomeInUse { .. } => ErrorCode::InternalError,
+            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
+                ErrorCode::InternalError
+            }
             CliError::Manuals(e) => e.code(),
         }
     }

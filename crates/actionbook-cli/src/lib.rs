@@ -49,6 +49,7 @@
 
 mod deadline;
 mod error;
+mod fault;
 pub mod manuals;
 mod model;
 mod reply;

@@ -174,6 +174,12 @@ async fn serve(home: Home) -> Result<()> {
     store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let build = wire::build_id();
     store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
+    // Settle what a daemon that died mid-command left, before (and while) clients connect: their
+    // commands wait for it.
+    tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.recover().await }
+    });
 
     let stop = Arc::new(Notify::new());
     let drain = Arc::new(Drain::default());

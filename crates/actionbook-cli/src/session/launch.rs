@@ -1,6 +1,6 @@
 //! Launching a session's browser, and tearing a session down (its browser, its files).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cdp_protocol::{Browser, CdpError, LaunchOptions};
@@ -9,7 +9,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::session::process::{browser_running, end_browser};
 use crate::session::{BrowserConn, Registry, SessionSlot};
-use crate::store::SessionRecord;
+use crate::store::{self, Home, SessionRecord};
 
 /// What a fresh launch gives.
 #[derive(Debug)]
@@ -151,27 +151,42 @@ pub(crate) async fn teardown<T: Default>(
     slot: &Arc<SessionSlot<T>>,
 ) -> usize {
     let rec = slot.record();
-    let tabs = rec.tabs.len();
     shutdown_browser(slot, &rec).await;
+    forget_session(registry, slot, &rec).await
+}
+
+/// Forgets a session whose browser was shut down: unregisters it and removes its files (its own
+/// profile first, then its record, then the rest: a crash in between leaves no record of a session
+/// whose profile is half gone). Returns how many tabs it had.
+pub(crate) async fn forget_session<T: Default>(
+    registry: &Registry<T>,
+    slot: &Arc<SessionSlot<T>>,
+    rec: &SessionRecord,
+) -> usize {
     registry.remove(&slot.id);
-    let mut doomed = vec![slot.dir.clone()];
-    // Only a profile made for the session, and only where those live (a record written before
-    // auto-profiles/ existed keeps its profile rather than risk a user-named one).
-    if rec.launched
-        && !rec.profile_named
-        && let Some(dir) = &rec.profile_dir
-        && dir.parent() == Some(registry.home().auto_profiles_dir().as_path())
-    {
-        doomed.push(dir.clone());
-    }
+    let profile = own_profile(registry.home(), rec).map(Path::to_path_buf);
+    let dir = slot.dir.clone();
     // Deleting a profile can take a while: off the async workers.
-    let _ = tokio::task::spawn_blocking(move || {
-        for dir in doomed {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    })
-    .await;
-    tabs
+    let _ =
+        tokio::task::spawn_blocking(move || remove_session_files(profile.as_deref(), &dir)).await;
+    rec.tabs.len()
+}
+
+/// The profile made for the session, when it has one, and only where those live (a record written
+/// before auto-profiles/ existed keeps its profile rather than risk a user-named one).
+pub(crate) fn own_profile<'a>(home: &Home, rec: &'a SessionRecord) -> Option<&'a Path> {
+    let dir = rec.profile_dir.as_deref()?;
+    (rec.launched && !rec.profile_named && dir.parent() == Some(home.auto_profiles_dir().as_path()))
+        .then_some(dir)
+}
+
+/// Removes a session's own profile (if any), its record, then its directory (blocking).
+pub(crate) fn remove_session_files(profile: Option<&Path>, session_dir: &Path) {
+    if let Some(p) = profile {
+        let _ = std::fs::remove_dir_all(p);
+    }
+    let _ = std::fs::remove_file(session_dir.join(store::SESSION_FILE));
+    let _ = std::fs::remove_dir_all(session_dir);
 }
 
 /// Stops the browser of a session we launched (Browser.close, then kill and reap by pid), and
