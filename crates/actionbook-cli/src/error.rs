@@ -276,7 +276,7 @@ impl CliError {
                 .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
-                CdpError::Timeout { .. } => ErrorCode::Timeout,
+                CdpError::Timeout { .. } | CdpError::LaunchTimeout { .. } => ErrorCode::Timeout,
                 CdpError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
                 CdpError::ConnectionClosed
                 | CdpError::SessionClosed { .. }
@@ -310,6 +310,22 @@ impl CliError {
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
         )
+    }
+
+    /// Whether the command surely did nothing: it failed before any input or change reached the
+    /// page or the browser (the element never became actionable, no connection was made).
+    pub fn not_performed(&self) -> bool {
+        matches!(
+            self,
+            CliError::NotActionable { .. } | CliError::Cdp(CdpError::Connect { .. })
+        )
+    }
+
+    /// Whether retrying is both useful ([`CliError::retryable`]) and safe for a command with these
+    /// traits: it is idempotent (reads, `goto`, `fill`), or it surely did nothing. A click, type or
+    /// eval that timed out or lost its connection may have run, so it is not retryable.
+    pub(crate) fn retryable_for(&self, traits: crate::model::CommandTraits) -> bool {
+        self.retryable() && (traits.idempotent || self.not_performed())
     }
 
     /// Structured details for the envelope's `error.details`.
@@ -426,13 +442,22 @@ impl CliError {
         }
     }
 
-    /// The envelope's `error` object.
+    /// The envelope's `error` object (`retryable` as for any command: [`CliError::retryable`]).
     pub fn to_info(&self) -> ErrorInfo {
+        self.info_with_retryable(self.retryable())
+    }
+
+    /// The envelope's `error` object of a failed command with these traits (`retryable` only
+    /// when safe: [`CliError::retryable_for`]).
+    pub(crate) fn to_info_for(&self, traits: crate::model::CommandTraits) -> ErrorInfo {
+        self.info_with_retryable(self.retryable_for(traits))
+    }
+
+    fn info_with_retryable(&self, retryable: bool) -> ErrorInfo {
         if let CliError::Manuals(e) = self {
             return e.to_error_info();
         }
-        let mut info =
-            ErrorInfo::new(self.code(), self.to_string()).with_retryable(self.retryable());
+        let mut info = ErrorInfo::new(self.code(), self.to_string()).with_retryable(retryable);
         if let Some(d) = self.details() {
             info = info.with_details(d);
         }
@@ -559,3 +584,40 @@ fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> S
 
 /// The crate's result type.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CommandTraits as T;
+
+    #[test]
+    fn retrying_is_offered_only_when_safe() {
+        let timeout = CliError::Timeout {
+            what: "browser click".into(),
+            ms: 100,
+        };
+        let lost = CliError::Cdp(CdpError::ConnectionClosed);
+        let click = T::CHANGES.destructive();
+        let goto = T::CHANGES.loads_page().idempotent();
+        // A click that timed out or lost its connection may have run.
+        assert!(!timeout.retryable_for(click));
+        assert!(!lost.retryable_for(click));
+        assert!(!timeout.to_info_for(click).retryable);
+        // Reads and goto can run again.
+        assert!(timeout.retryable_for(goto));
+        assert!(lost.retryable_for(T::READ_ONLY));
+        // A click that never found its element actionable did nothing.
+        let not_actionable = CliError::NotActionable {
+            action: "browser click".into(),
+            selector: "#b".into(),
+            reason: "covered",
+            by: None,
+            detail: "is covered".into(),
+            ms: 100,
+        };
+        assert!(not_actionable.retryable_for(click));
+        // Never retryable stays so.
+        let bad = CliError::InvalidArgument("x".into());
+        assert!(!bad.retryable_for(T::READ_ONLY));
+    }
+}

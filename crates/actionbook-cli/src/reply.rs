@@ -56,6 +56,17 @@ pub(crate) fn failure(name: CommandName, context: Option<Context>, err: &CliErro
     Envelope::failure(name, context, err.to_info())
 }
 
+/// A failed envelope of a command with these traits: `retryable` only when retrying is safe
+/// ([`CliError::retryable_for`]).
+pub(crate) fn failure_of(
+    name: CommandName,
+    traits: crate::model::CommandTraits,
+    context: Option<Context>,
+    err: &CliError,
+) -> Envelope {
+    Envelope::failure(name, context, err.to_info_for(traits))
+}
+
 /// The JSON envelope of a failure that belongs to no known command (an unknown subcommand, or a
 /// request naming a command this build does not have): `command` is the name as given, since
 /// there is no normalised one to report.

@@ -426,16 +426,8 @@ impl GlobalCommand for Start {
             }
             Some(p) => {
                 let executable = cx.env.browser_executable.clone().or(config.executable);
-                launch_new(
-                    p,
-                    &session_id,
-                    mode,
-                    headless,
-                    executable,
-                    window_size,
-                    &session_dir,
-                )
-                .await
+                let what = (session_id.as_str(), mode, headless);
+                launch_new(p, what, executable, window_size, &session_dir, deadline).await
             }
         };
         let (record, conn, owned) = match made {
@@ -540,7 +532,8 @@ impl Start {
         let (conn, ws) = connect_endpoint(
             &endpoint,
             &headers,
-            deadline::CONNECT_ENDPOINT,
+            // The whole --timeout: a remote browser may be slow to answer.
+            deadline.remaining(),
             deadline,
             "connecting to --cdp-endpoint",
         )
@@ -578,12 +571,11 @@ impl Start {
 /// intent (`session_dir`) before anything else can fail.
 async fn launch_new(
     profile: &NewProfile,
-    session_id: &str,
-    mode: Mode,
-    headless: bool,
+    (session_id, mode, headless): (&str, Mode, bool),
     executable: Option<std::path::PathBuf>,
     window_size: Option<(u32, u32)>,
     session_dir: &Path,
+    deadline: &Deadline,
 ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
     store::ensure_private_dir(&profile.dir)?;
     let launched = launch::launch(
@@ -592,6 +584,7 @@ async fn launch_new(
         profile.dir.clone(),
         window_size,
         1,
+        deadline.remaining(),
     )
     .await?;
     let intent = Intent::Start {
@@ -806,6 +799,7 @@ async fn restart_steps(
             dir,
             rec.window_size,
             generation,
+            deadline.remaining(),
         )
         .await?;
         (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
@@ -817,7 +811,7 @@ async fn restart_steps(
         let (conn, ws) = connect_endpoint(
             &endpoint,
             &rec.headers,
-            deadline::CONNECT_ENDPOINT,
+            deadline.remaining(),
             deadline,
             "browser restart",
         )

@@ -92,13 +92,16 @@ pub(crate) async fn fit_viewport(
     Ok(())
 }
 
-/// Launches a browser for a session (own process group, so it outlives the daemon).
+/// Launches a browser for a session (own process group, so it outlives the daemon), within
+/// `startup` (the command's `--timeout`: a slow machine may need more than a fixed cap, a short
+/// `--timeout` must not wait longer).
 pub(crate) async fn launch(
     executable: Option<PathBuf>,
     headless: bool,
     profile_dir: PathBuf,
     window_size: Option<(u32, u32)>,
     generation: u64,
+    startup: std::time::Duration,
 ) -> Result<Launched> {
     let executable = match executable {
         Some(p) => p,
@@ -116,6 +119,7 @@ pub(crate) async fn launch(
         user_data_dir: Some(profile_dir),
         args,
         detached: true,
+        startup_timeout: startup,
         ..Default::default()
     };
     let browser = match Browser::launch(options).await {

@@ -373,3 +373,33 @@ fn new_tab_reports_opened_tabs_and_failed_urls() {
     let v = env.json(&["browser", "back", "--session", &sid, "--tab", "t1"]);
     assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
 }
+
+/// `start --timeout` bounds the launch (no fixed startup cap of its own): a browser that takes
+/// longer than the timeout to come up fails the start with TIMEOUT, at the timeout, leaving no
+/// session behind.
+#[test]
+fn start_honours_timeout_for_the_launch() {
+    need_chromium!();
+    let env = Env::new();
+    let slow = env.home.with_file_name("slow-chromium.sh");
+    std::fs::write(&slow, "#!/bin/sh\nsleep 12\nexec /usr/bin/chromium \"$@\"\n")
+        .expect("write wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let started = std::time::Instant::now();
+    let out = env
+        .command(&["browser", "start", "--headless", "--timeout", "2000", "--json"])
+        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &slow)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    // Generous: the launch used to wait a fixed 20 s whatever --timeout said.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+}
