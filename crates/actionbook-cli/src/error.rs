@@ -220,6 +220,16 @@ pub enum CliError {
     /// The daemon could not be reached or answered nonsense.
     #[error("daemon: {0}")]
     Daemon(String),
+    /// A command's reply is larger than the daemon's socket carries in one frame.
+    #[error(
+        "the reply ({bytes} bytes) is larger than the {limit} bytes the daemon's socket carries; ask for less (a smaller value, a narrower selector)"
+    )]
+    ReplyTooLarge {
+        /// The encoded reply's size.
+        bytes: usize,
+        /// The frame limit.
+        limit: usize,
+    },
     /// Local I/O failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -260,7 +270,9 @@ impl CliError {
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
-            CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
+            CliError::Unsupported(_) | CliError::ReplyTooLarge { .. } => {
+                ErrorCode::UnsupportedOperation
+            }
             // The home, like a profile, is in use by someone else: the caller must use another one
             // or go through its holder (the spec has no closer code; INTERNAL_ERROR would say "a
             // bug").

@@ -353,7 +353,18 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
         return restart(&mut stream, build, left).await;
     };
     let env = engine.execute(frame.request).await;
-    let written = wire::write_frame_async(&mut stream, &DaemonFrame::reply(&env, frame.text)).await;
+    // Never a dropped connection: a reply too large for one frame is answered as a failure.
+    let written = match wire::encode_reply(&env, frame.text) {
+        Ok(bytes) => {
+            use tokio::io::AsyncWriteExt;
+            async {
+                stream.write_all(&bytes).await?;
+                stream.flush().await
+            }
+            .await
+        }
+        Err(e) => Err(e),
+    };
     drop(in_flight);
     written?;
     Ok(())

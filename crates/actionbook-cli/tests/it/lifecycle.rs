@@ -382,13 +382,23 @@ fn start_honours_timeout_for_the_launch() {
     need_chromium!();
     let env = Env::new();
     let slow = env.home.with_file_name("slow-chromium.sh");
-    std::fs::write(&slow, "#!/bin/sh\nsleep 12\nexec /usr/bin/chromium \"$@\"\n")
-        .expect("write wrapper");
+    std::fs::write(
+        &slow,
+        "#!/bin/sh\nsleep 12\nexec /usr/bin/chromium \"$@\"\n",
+    )
+    .expect("write wrapper");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let started = std::time::Instant::now();
     let out = env
-        .command(&["browser", "start", "--headless", "--timeout", "2000", "--json"])
+        .command(&[
+            "browser",
+            "start",
+            "--headless",
+            "--timeout",
+            "2000",
+            "--json",
+        ])
         .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &slow)
         .output()
         .expect("run");
