@@ -124,6 +124,8 @@ impl Engine {
         let closing = unrecorded.map(|slot| {
             let close = crate::commands::lifecycle::Close {
                 target: crate::model::SessionTarget::new(slot.id.clone()),
+                // A removed home: nothing of it is wanted.
+                purge: true,
             };
             self.execute(Request::new(close).with_timeout_ms(timeout_ms))
         });

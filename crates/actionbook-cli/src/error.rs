@@ -333,13 +333,6 @@ impl CliError {
         )
     }
 
-    /// Whether retrying is both useful ([`CliError::retryable`]) and safe for a command with these
-    /// traits: it is idempotent (reads, `goto`, `fill`), or it surely did nothing. A click, type or
-    /// eval that timed out or lost its connection may have run, so it is not retryable.
-    pub(crate) fn retryable_for(&self, traits: crate::model::CommandTraits) -> bool {
-        self.retryable() && (traits.idempotent || self.not_performed())
-    }
-
     /// Structured details for the envelope's `error.details`.
     pub fn details(&self) -> Option<Value> {
         match self {
@@ -459,13 +452,8 @@ impl CliError {
         self.info_with_retryable(self.retryable())
     }
 
-    /// The envelope's `error` object of a failed command with these traits (`retryable` only
-    /// when safe: [`CliError::retryable_for`]).
-    pub(crate) fn to_info_for(&self, traits: crate::model::CommandTraits) -> ErrorInfo {
-        self.info_with_retryable(self.retryable_for(traits))
-    }
-
-    fn info_with_retryable(&self, retryable: bool) -> ErrorInfo {
+    /// The envelope's `error` object with this `retryable` flag.
+    pub(crate) fn info_with_retryable(&self, retryable: bool) -> ErrorInfo {
         if let CliError::Manuals(e) = self {
             return e.to_error_info();
         }
@@ -596,40 +584,3 @@ fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> S
 
 /// The crate's result type.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::CommandTraits as T;
-
-    #[test]
-    fn retrying_is_offered_only_when_safe() {
-        let timeout = CliError::Timeout {
-            what: "browser click".into(),
-            ms: 100,
-        };
-        let lost = CliError::Cdp(CdpError::ConnectionClosed);
-        let click = T::CHANGES.destructive();
-        let goto = T::CHANGES.loads_page().idempotent();
-        // A click that timed out or lost its connection may have run.
-        assert!(!timeout.retryable_for(click));
-        assert!(!lost.retryable_for(click));
-        assert!(!timeout.to_info_for(click).retryable);
-        // Reads and goto can run again.
-        assert!(timeout.retryable_for(goto));
-        assert!(lost.retryable_for(T::READ_ONLY));
-        // A click that never found its element actionable did nothing.
-        let not_actionable = CliError::NotActionable {
-            action: "browser click".into(),
-            selector: "#b".into(),
-            reason: "covered",
-            by: None,
-            detail: "is covered".into(),
-            ms: 100,
-        };
-        assert!(not_actionable.retryable_for(click));
-        // Never retryable stays so.
-        let bad = CliError::InvalidArgument("x".into());
-        assert!(!bad.retryable_for(T::READ_ONLY));
-    }
-}

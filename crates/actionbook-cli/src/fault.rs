@@ -1,9 +1,7 @@
 //! Test-only fault injection: a test names a step of a structural command in
-//! `ACTIONBOOK_TEST_ABORT_AT` (carried by the request's [`ClientEnv`]), and the engine's process
+//! `ACTIONBOOK_TEST_ABORT_AT` (carried by the request's `ClientEnv::abort_at`), and the engine's process
 //! aborts there, as a daemon killed at that instant would. Tests then check what the next engine
 //! makes of it. Compiled in debug and `test-support` builds only; a release build ignores it.
-
-use crate::model::ClientEnv;
 
 /// The environment variable naming the step to abort at.
 #[doc(hidden)]
@@ -18,14 +16,14 @@ pub(crate) fn requested() -> Option<String> {
     }
 }
 
-/// Aborts the process when the request asked for this step (no unwinding, no destructors: like
-/// `kill -9`).
-pub(crate) fn step(env: &ClientEnv, name: &str) {
+/// Aborts the process when the request asked for this step (`abort_at`, from
+/// `ClientEnv::abort_at`): no unwinding, no destructors, like `kill -9`.
+pub(crate) fn step(abort_at: Option<&str>, name: &str) {
     #[cfg(any(debug_assertions, feature = "test-support"))]
-    if env.abort_at.as_deref() == Some(name) {
+    if abort_at == Some(name) {
         eprintln!("actionbook: aborting at step {name} ({ABORT_AT_ENV})");
         std::process::abort();
     }
     #[cfg(not(any(debug_assertions, feature = "test-support")))]
-    let _ = (env, name);
+    let _ = (abort_at, name);
 }

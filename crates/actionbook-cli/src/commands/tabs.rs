@@ -213,7 +213,7 @@ impl NewTab {
                 None => {
                     let target_id =
                         targets::create_target(conn, self.new_window && i == 0, deadline).await?;
-                    fault::step(env, "new_tab.target_created");
+                    fault::step(env.abort_at.as_deref(), "new_tab.target_created");
                     // One lookup per new tab; an endpoint without the Browser domain leaves it unknown.
                     let window_id =
                         match targets::window_of_target(conn, &target_id, deadline).await {
@@ -241,7 +241,7 @@ impl NewTab {
                 });
                 id
             })?;
-            fault::step(env, "new_tab.tab_recorded");
+            fault::step(env.abort_at.as_deref(), "new_tab.tab_recorded");
             let Some(tab_slot) = slot.tab_slot(&tab_id) else {
                 continue;
             };

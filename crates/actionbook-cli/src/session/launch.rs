@@ -9,7 +9,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::session::process::{browser_running, end_browser};
 use crate::session::{BrowserConn, Registry, SessionSlot};
-use crate::store::{self, Home, SessionRecord};
+use crate::store::{self, Home, SessionRecord, artifacts};
 
 /// What a fresh launch gives.
 #[derive(Debug)]
@@ -149,30 +149,42 @@ pub(crate) async fn launch(
 }
 
 /// Closes the session's browser (or detaches from one we only connected to) and forgets the
-/// session and its files. Returns how many tabs it had.
+/// session and all its files. Returns how many tabs it had.
 pub(crate) async fn teardown<T: Default>(
     registry: &Registry<T>,
     slot: &Arc<SessionSlot<T>>,
 ) -> usize {
     let rec = slot.record();
     shutdown_browser(slot, &rec).await;
-    forget_session(registry, slot, &rec).await
+    forget_session(registry, slot, &rec, Keep::Nothing).await
+}
+
+/// What of a session's files outlives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Nothing (`close --purge`, a start that failed).
+    Nothing,
+    /// The last snapshot file of each tab (`close`): the path a caller was last given still reads.
+    LastSnapshots,
 }
 
 /// Forgets a session whose browser was shut down: unregisters it and removes its files (its own
-/// profile first, then its record, then the rest: a crash in between leaves no record of a session
-/// whose profile is half gone). Returns how many tabs it had.
+/// profile first, then its record, then the rest but what `keep` says, its intent record last: a
+/// crash in between leaves either the record or the intent to finish the job). Returns how many
+/// tabs it had.
 pub(crate) async fn forget_session<T: Default>(
     registry: &Registry<T>,
     slot: &Arc<SessionSlot<T>>,
     rec: &SessionRecord,
+    keep: Keep,
 ) -> usize {
     registry.remove(&slot.id);
     let profile = own_profile(registry.home(), rec).map(Path::to_path_buf);
     let dir = slot.dir.clone();
     // Deleting a profile can take a while: off the async workers.
     let _ =
-        tokio::task::spawn_blocking(move || remove_session_files(profile.as_deref(), &dir)).await;
+        tokio::task::spawn_blocking(move || remove_session_files(profile.as_deref(), &dir, keep))
+            .await;
     rec.tabs.len()
 }
 
@@ -184,13 +196,42 @@ pub(crate) fn own_profile<'a>(home: &Home, rec: &'a SessionRecord) -> Option<&'a
         .then_some(dir)
 }
 
-/// Removes a session's own profile (if any), its record, then its directory (blocking).
-pub(crate) fn remove_session_files(profile: Option<&Path>, session_dir: &Path) {
+/// Removes a session's own profile (if any), its record, its other files but what `keep` says,
+/// its intent record, then its directory if nothing is left (blocking).
+pub(crate) fn remove_session_files(profile: Option<&Path>, session_dir: &Path, keep: Keep) {
     if let Some(p) = profile {
-        let _ = std::fs::remove_dir_all(p);
+        // A helper that does not name the profile (Chromium's crash handler) may still be writing
+        // into it as it exits: a few bounded tries.
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(p).is_ok() || !p.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
     let _ = std::fs::remove_file(session_dir.join(store::SESSION_FILE));
-    let _ = std::fs::remove_dir_all(session_dir);
+    let kept = match keep {
+        Keep::Nothing => Vec::new(),
+        Keep::LastSnapshots => artifacts::last_snapshots(session_dir),
+    };
+    let intent = store::intent_file(session_dir);
+    for entry in std::fs::read_dir(session_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        if path == intent || kept.contains(&path) {
+            continue;
+        }
+        let _ = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+    }
+    let _ = std::fs::remove_file(&intent);
+    // Fails (and is left) while kept snapshots are in it.
+    let _ = std::fs::remove_dir(session_dir);
 }
 
 /// Stops the browser of a session we launched (Browser.close, then kill and reap by pid), and

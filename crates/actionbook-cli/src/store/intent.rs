@@ -45,7 +45,11 @@ pub enum Intent {
         from_endpoint: String,
     },
     /// `browser close`: the browser may be gone while the session's files remain.
-    Close,
+    Close {
+        /// `--purge`: the last snapshots go too.
+        #[serde(default)]
+        purge: bool,
+    },
 }
 
 /// `sessions/<sid>/intent.json` of a session directory.

@@ -12,7 +12,9 @@
 //!   sessions/<sid>/intent.json    a structural command in progress (intent::Intent)
 //!   sessions/<sid>/refs-<tid>.json the tab's ref table
 //!   sessions/<sid>/snapshot_<tid>_<n>.yaml  the tab's snapshots, numbered; the last
-//!                              artifacts::SNAPSHOTS_PER_TAB (20) are kept
+//!                              artifacts::SNAPSHOTS_PER_TAB (20, env ACTIONBOOK_SNAPSHOTS_PER_TAB)
+//!                              are kept; `close` keeps the last of each tab (`close --purge`
+//!                              removes them too)
 //! ```
 //! Every file is written atomically ([`write_atomic`]: temp file in the same directory, then
 //! rename), so a reader or a crash never sees half a file. File names of artifacts come from

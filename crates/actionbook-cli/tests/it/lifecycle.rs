@@ -413,3 +413,54 @@ fn start_honours_timeout_for_the_launch() {
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["data"]["total_sessions"], 0, "{v}");
 }
+
+/// `close` keeps the last snapshot file of each tab (the path `snapshot` last reported still
+/// reads) and nothing else of the session; `close --purge` keeps nothing.
+#[test]
+fn close_keeps_each_tab_s_last_snapshot_unless_purged() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let snap = |sid: &str, tab: &str| {
+        let v = env.json(&["browser", "snapshot", "--session", sid, "--tab", tab]);
+        let path = v["data"]["path"].as_str();
+        std::path::PathBuf::from(path.unwrap_or_else(|| panic!("no path: {v}")))
+    };
+    let first = snap(&sid, "t1");
+    let last = snap(&sid, "t1");
+    assert_ne!(first, last);
+    env.run(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+    ])
+    .ok();
+    let other = snap(&sid, "t2");
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        last.exists() && other.exists(),
+        "the last snapshots were removed"
+    );
+    assert!(!first.exists(), "an older snapshot was kept");
+    let dir = env.home.join("sessions").join(&sid);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir kept for the snapshots")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left.len(), 2, "only the two last snapshots stay: {left:?}");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+
+    let sid = env.start(&[]);
+    let path = snap(&sid, "t1");
+    let v = env.json(&["browser", "close", "--session", &sid, "--purge"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(!path.exists());
+    assert!(!env.home.join("sessions").join(&sid).exists());
+}
