@@ -86,6 +86,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let closed = engine
         .execute(Request::new(Close {
             target: SessionTarget::new("embed"),
+            purge: false,
         }))
         .await;
     print!("{}", closed.to_text());

@@ -23,8 +23,6 @@ pub(crate) const SLOW_CALL: Duration = Duration::from_secs(10);
 pub(crate) const PROBE: Duration = Duration::from_secs(2);
 /// Reconnecting to a recorded browser endpoint.
 pub(crate) const RECONNECT: Duration = Duration::from_secs(5);
-/// Connecting to a user-given `--cdp-endpoint` (remote browsers are slower to answer).
-pub(crate) const CONNECT_ENDPOINT: Duration = Duration::from_secs(10);
 /// Attaching the frame graph to a page (every frame, OOPIFs included).
 pub(crate) const TRACK_FRAMES: Duration = Duration::from_secs(20);
 /// Resolving a selector in every frame.

@@ -70,6 +70,9 @@ pub struct EngineConfig {
 #[derive(Debug, Clone)]
 pub struct Engine {
     sessions: Arc<Sessions>,
+    /// Set once what commands cut off by an earlier engine's death left was settled (before the
+    /// first command runs).
+    recovered: Arc<tokio::sync::OnceCell<()>>,
 }
 
 impl Engine {
@@ -77,6 +80,7 @@ impl Engine {
     pub fn new(config: EngineConfig) -> Result<Engine> {
         Ok(Engine {
             sessions: Arc::new(Sessions::open(config.home)?),
+            recovered: Arc::new(tokio::sync::OnceCell::new()),
         })
     }
 
@@ -89,6 +93,7 @@ impl Engine {
     /// envelopes).
     pub async fn execute(&self, request: Request) -> Envelope {
         let started = Instant::now();
+        self.recover().await;
         let deadline = Deadline::new(request.timeout_ms);
         let cx = Cx {
             sessions: &self.sessions,
@@ -97,6 +102,15 @@ impl Engine {
         };
         let env = request.command.dispatch(&cx).await;
         env.with_duration_ms(started.elapsed().as_millis() as u64)
+    }
+
+    /// Settles what structural commands of an earlier engine that died midway left behind
+    /// (`commands::lifecycle::recover`); runs once, before the first command (later calls wait for
+    /// it or return at once).
+    pub async fn recover(&self) {
+        self.recovered
+            .get_or_init(|| crate::commands::lifecycle::recover(&self.sessions))
+            .await;
     }
 
     /// Closes the sessions whose record was deleted from the home (`browser close` each, at once,
@@ -110,6 +124,8 @@ impl Engine {
         let closing = unrecorded.map(|slot| {
             let close = crate::commands::lifecycle::Close {
                 target: crate::model::SessionTarget::new(slot.id.clone()),
+                // A removed home: nothing of it is wanted.
+                purge: true,
             };
             self.execute(Request::new(close).with_timeout_ms(timeout_ms))
         });

@@ -242,6 +242,16 @@ pub enum CliError {
     /// The daemon could not be reached or answered nonsense.
     #[error("daemon: {0}")]
     Daemon(String),
+    /// A command's reply is larger than the daemon's socket carries in one frame.
+    #[error(
+        "the reply ({bytes} bytes) is larger than the {limit} bytes the daemon's socket carries; ask for less (a smaller value, a narrower selector)"
+    )]
+    ReplyTooLarge {
+        /// The encoded reply's size.
+        bytes: usize,
+        /// The frame limit.
+        limit: usize,
+    },
     /// Local I/O failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -282,8 +292,15 @@ impl CliError {
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
-            CliError::Unsupported(_) => ErrorCode::UnsupportedOperation,
-            CliError::ProfileInUse { .. } => ErrorCode::SessionAlreadyExists,
+            CliError::Unsupported(_) | CliError::ReplyTooLarge { .. } => {
+                ErrorCode::UnsupportedOperation
+            }
+            // The home, like a profile, is in use by someone else: the caller must use another one
+            // or go through its holder (the spec has no closer code; INTERNAL_ERROR would say "a
+            // bug").
+            CliError::ProfileInUse { .. } | CliError::HomeInUse { .. } => {
+                ErrorCode::SessionAlreadyExists
+            }
             CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
                 ErrorCode::CdpConnectionFailed
             }
@@ -295,17 +312,16 @@ impl CliError {
             CliError::BatchOpenFailed { .. } => ErrorCode::BatchOpenError,
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
-                CdpError::Timeout { .. } => ErrorCode::Timeout,
+                CdpError::Timeout { .. } | CdpError::LaunchTimeout { .. } => ErrorCode::Timeout,
                 CdpError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
                 CdpError::ConnectionClosed
                 | CdpError::SessionClosed { .. }
                 | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
                 _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_)
-            | CliError::Io(_)
-            | CliError::Internal(_)
-            | CliError::HomeInUse { .. } => ErrorCode::InternalError,
+            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
+                ErrorCode::InternalError
+            }
             CliError::Manuals(e) => e.code(),
         }
     }
@@ -333,6 +349,15 @@ impl CliError {
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
+        )
+    }
+
+    /// Whether the command surely did nothing: it failed before any input or change reached the
+    /// page or the browser (the element never became actionable, no connection was made).
+    pub fn not_performed(&self) -> bool {
+        matches!(
+            self,
+            CliError::NotActionable { .. } | CliError::Cdp(CdpError::Connect { .. })
         )
     }
 
@@ -476,13 +501,17 @@ impl CliError {
         }
     }
 
-    /// The envelope's `error` object.
+    /// The envelope's `error` object (`retryable` as for any command: [`CliError::retryable`]).
     pub fn to_info(&self) -> ErrorInfo {
+        self.info_with_retryable(self.retryable())
+    }
+
+    /// The envelope's `error` object with this `retryable` flag.
+    pub(crate) fn info_with_retryable(&self, retryable: bool) -> ErrorInfo {
         if let CliError::Manuals(e) = self {
             return e.to_error_info();
         }
-        let mut info =
-            ErrorInfo::new(self.code(), self.to_string()).with_retryable(self.retryable());
+        let mut info = ErrorInfo::new(self.code(), self.to_string()).with_retryable(retryable);
         if let Some(d) = self.details() {
             info = info.with_details(d);
         }

@@ -50,6 +50,7 @@
 
 mod deadline;
 mod error;
+mod fault;
 mod files;
 pub mod manuals;
 mod model;

@@ -289,6 +289,12 @@ pub struct ClientEnv {
     /// API (`search`, `get`, `manual`), over `config.toml`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub api: std::collections::BTreeMap<String, String>,
+    /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
+    /// engine's process abort ([`crate::fault`]); ignored by release builds.
+    #[doc(hidden)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub abort_at: Option<String>,
 }
 
 /// The environment variables of the remote manuals API that a request carries ([`ClientEnv::api`]).
@@ -316,6 +322,7 @@ impl ClientEnv {
                 .iter()
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
+            abort_at: crate::fault::requested(),
         }
     }
 

@@ -60,6 +60,29 @@ pub(crate) fn failure(name: CommandName, context: Option<Context>, err: &CliErro
     Envelope::failure(name, context, err.to_info())
 }
 
+/// Whether retrying is both useful ([`CliError::retryable`]) and safe for a command with these
+/// traits: it is idempotent (reads, `goto`, `fill`), or it surely did nothing
+/// ([`CliError::not_performed`]). A click, type or eval that timed out or lost its connection may
+/// have run, so it is not retryable.
+pub(crate) fn retryable_for(err: &CliError, traits: crate::model::CommandTraits) -> bool {
+    err.retryable() && (traits.idempotent || err.not_performed())
+}
+
+/// A failed envelope of a command with these traits: `retryable` only when retrying is safe
+/// ([`retryable_for`]).
+pub(crate) fn failure_of(
+    name: CommandName,
+    traits: crate::model::CommandTraits,
+    context: Option<Context>,
+    err: &CliError,
+) -> Envelope {
+    Envelope::failure(
+        name,
+        context,
+        err.info_with_retryable(retryable_for(err, traits)),
+    )
+}
+
 /// The JSON envelope of a failure that belongs to no known command (an unknown subcommand, or a
 /// request naming a command this build does not have): `command` is the name as given, since
 /// there is no normalised one to report.
@@ -80,6 +103,42 @@ pub fn unknown_command_json(name: &str, err: &CliError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::CommandTraits as T;
+
+    #[test]
+    fn retrying_is_offered_only_when_safe() {
+        let timeout = CliError::Timeout {
+            what: "browser click".into(),
+            ms: 100,
+        };
+        let lost = CliError::Cdp(cdp_protocol::CdpError::ConnectionClosed);
+        let click = T::CHANGES.destructive();
+        let goto = T::CHANGES.loads_page().idempotent();
+        // A click that timed out or lost its connection may have run.
+        assert!(!retryable_for(&timeout, click));
+        assert!(!retryable_for(&lost, click));
+        assert!(
+            !failure_of(CommandName::BrowserClick, T::CHANGES, None, &timeout)
+                .error()
+                .is_some_and(|e| e.retryable)
+        );
+        // Reads and goto can run again.
+        assert!(retryable_for(&timeout, goto));
+        assert!(retryable_for(&lost, T::READ_ONLY));
+        // A click that never found its element actionable did nothing.
+        let not_actionable = CliError::NotActionable {
+            action: "browser click".into(),
+            selector: "#b".into(),
+            reason: "covered",
+            by: None,
+            detail: "is covered".into(),
+            ms: 100,
+        };
+        assert!(retryable_for(&not_actionable, click));
+        // Never retryable stays so.
+        let bad = CliError::InvalidArgument("x".into());
+        assert!(!retryable_for(&bad, T::READ_ONLY));
+    }
 
     #[test]
     fn failure_envelope_has_null_data_and_error() {

@@ -16,11 +16,17 @@ use crate::page::{eval, navigation};
 use crate::reply::Done;
 use crate::session::BrowserConn;
 use crate::session::connect::connect_endpoint;
-use crate::session::launch::{self, shutdown_browser, teardown};
+use crate::session::launch::{
+    self, Keep, forget_session, remove_session_files, shutdown_browser, teardown,
+};
+use crate::session::process::end_launched;
 use crate::session::targets::{self, PageTarget, refresh_tabs};
-use crate::store::{self, SessionRecord, TabRecord, artifacts};
-use crate::tab::{BrowserSession, attach};
+use crate::store::{self, Intent, SessionRecord, TabRecord, artifacts};
+use crate::tab::{BrowserSession, Sessions, attach};
+use crate::{fault, model::ClientEnv};
+use cdp_protocol::Browser;
 use envelope::Context;
+use std::path::Path;
 
 /// `browser start`: create (or attach to) a session.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -94,6 +100,11 @@ pub struct Close {
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
     pub target: SessionTarget,
+    /// Also remove the last snapshot file of each tab (kept by default, so the path the last
+    /// `snapshot` reported still reads); beyond the spec.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub purge: bool,
 }
 
 /// `browser restart`.
@@ -161,12 +172,15 @@ fn tab_context(sid: &str, tab: &TabInfo) -> Context {
     }
 }
 
-/// Opens (or adopts) the first tab of a fresh browser and loads `open_url` in it.
+/// Opens (or adopts) the first tab of a fresh browser, settles the command's intent record once
+/// the tab is recorded, and loads `open_url` in it. `command` names the fault-injection steps
+/// (`<command>.tab_recorded`).
 async fn first_tab(
     slot: &Arc<BrowserSession>,
     conn: &BrowserConn,
-    open_url: Option<&str>,
+    mut open_url: Option<&str>,
     warnings: &mut Vec<String>,
+    (env, command): (&ClientEnv, &str),
     deadline: &Deadline,
 ) -> Result<TabInfo> {
     let page_targets = targets::page_targets(conn, deadline).await?;
@@ -174,6 +188,8 @@ async fn first_tab(
         Some(t) => t,
         None => {
             let id = targets::create_target(conn, false, deadline).await?;
+            // Off the marker URL it was created on.
+            open_url = open_url.or(Some("about:blank"));
             PageTarget {
                 target_id: id,
                 url: "about:blank".into(),
@@ -199,6 +215,9 @@ async fn first_tab(
         });
         id
     })?;
+    fault::step(env.abort_at.as_deref(), &format!("{command}.tab_recorded"));
+    // A working session with its tab: what is left (loading a URL) is an ordinary tab command.
+    store::clear_intent(&slot.dir)?;
     let mut info = TabInfo {
         tab_id: tab_id.clone(),
         url: target.url.clone(),
@@ -402,124 +421,70 @@ impl GlobalCommand for Start {
             }
             n => n,
         };
-
-        let (record, conn, owned) = if let Some(endpoint) = &self.cdp_endpoint {
-            let (conn, ws) = connect_endpoint(
-                endpoint,
-                &headers,
-                deadline::CONNECT_ENDPOINT,
-                deadline,
-                "connecting to --cdp-endpoint",
-            )
-            .await?;
-            let record = SessionRecord {
-                session_id: session_id.clone(),
-                mode,
-                profile: None,
-                profile_named: false,
-                profile_dir: None,
-                headless,
-                launched: false,
-                browser_pid: None,
-                browser_identity: None,
-                cdp_endpoint: ws,
-                user_endpoint: Some(endpoint.clone()),
-                headers,
-                executable: None,
-                status: SessionStatus::Running,
-                tabs: Vec::new(),
-                next_tab: 1,
-                windows: Vec::new(),
-                next_window: 0,
-                window_size: None,
-                max_tracked_requests,
-                network_routes: Vec::new(),
-            };
-            (
-                record,
-                BrowserConn {
-                    conn,
-                    generation: 1,
-                },
-                None,
-            )
-        } else {
-            let (profile, named) = match &self.profile {
-                Some(p) => (p.clone(), true),
-                None => (format!("session-{session_id}"), false),
-            };
-            let profile_dir = if named {
-                sessions.home().profile_dir(&profile)
-            } else {
-                sessions.home().auto_profile_dir(&session_id)
-            };
-            if let Some(holder) = sessions.all().into_iter().find(|s| {
-                s.with_record(|r| r.profile_dir.as_deref() == Some(profile_dir.as_path()))
-                    && s.observed_status() == SessionStatus::Running
-            }) {
-                return Err(CliError::ProfileInUse {
-                    profile,
-                    session: holder.id.clone(),
-                });
-            }
-            store::ensure_private_dir(&profile_dir)?;
-            let executable = cx.env.browser_executable.clone().or(config.executable);
-            let launched = match launch::launch(
-                executable.clone(),
-                headless,
-                profile_dir.clone(),
-                window_size,
-                1,
-            )
-            .await
-            {
-                Ok(l) => l,
-                Err(e) => {
-                    if !named {
-                        let _ = std::fs::remove_dir_all(&profile_dir);
-                    }
-                    return Err(e);
-                }
-            };
-            let record = SessionRecord {
-                session_id: session_id.clone(),
-                mode,
-                profile: Some(profile),
-                profile_named: named,
-                profile_dir: Some(profile_dir.clone()),
-                headless,
-                launched: true,
-                browser_pid: launched.pid,
-                browser_identity: launched.identity.clone(),
-                cdp_endpoint: launched.ws_url.clone(),
-                user_endpoint: None,
-                headers: Vec::new(),
-                executable: executable.map(|p| p.display().to_string()),
-                status: SessionStatus::Running,
-                tabs: Vec::new(),
-                next_tab: 1,
-                windows: Vec::new(),
-                next_window: 0,
-                window_size,
-                max_tracked_requests,
-                network_routes: Vec::new(),
-            };
-            (record, launched.conn, Some(launched.browser))
+        // The profile of a browser we launch: checked before anything starts.
+        let profile = match &self.cdp_endpoint {
+            Some(_) => None,
+            None => Some(self.pick_profile(sessions, &session_id)?),
         };
+        // Before the first side effect: what to undo if this process dies before the session has
+        // its first tab.
+        let session_dir = sessions.home().session_dir(&session_id);
+        let intent = Intent::Start {
+            profile_dir: profile.as_ref().map(|p| p.dir.clone()),
+            auto_profile: profile.as_ref().is_some_and(|p| !p.named),
+            browser: None,
+        };
+        store::ensure_private_dir(&session_dir)?;
+        store::write_intent(&session_dir, &intent)?;
+        fault::step(cx.env.abort_at.as_deref(), "start.intent");
 
-        if let Some(n) = auto_number {
-            sessions.commit_session_id(n)?;
+        let made = match &profile {
+            None => {
+                self.connect_new(&session_id, mode, headless, headers, deadline)
+                    .await
+            }
+            Some(p) => {
+                let executable = cx.env.browser_executable.clone().or(config.executable);
+                let what = (session_id.as_str(), mode, headless);
+                launch_new(p, what, executable, window_size, &session_dir, deadline).await
+            }
+        };
+        let (mut record, conn, owned) = match made {
+            Ok(m) => m,
+            Err(e) => {
+                undo_start(sessions.home(), &session_dir, &intent).await;
+                return Err(e);
+            }
+        };
+        fault::step(cx.env.abort_at.as_deref(), "start.launched");
+        record.max_tracked_requests = max_tracked_requests;
+
+        let recorded = match auto_number {
+            Some(n) => sessions.commit_session_id(n),
+            None => Ok(()),
         }
-        let slot = sessions.new_session(record)?;
+        .and_then(|()| sessions.new_session(record));
+        let slot = match recorded {
+            Ok(slot) => slot,
+            Err(e) => {
+                if let Some(b) = owned {
+                    let _ = tokio::time::timeout(deadline::BROWSER_CLOSE, b.close()).await;
+                }
+                undo_start(sessions.home(), &session_dir, &intent).await;
+                return Err(e);
+            }
+        };
         slot.set_generation(conn.generation);
         slot.set_conn(Some(conn.clone()));
         slot.set_owned(owned);
         sessions.insert(slot.clone());
+        fault::step(cx.env.abort_at.as_deref(), "start.recorded");
         let tab = match first_tab(
             &slot,
             &conn,
             self.open_url.as_deref(),
             &mut warnings,
+            (cx.env, "start"),
             deadline,
         )
         .await
@@ -536,6 +501,175 @@ impl GlobalCommand for Start {
         done.warnings = warnings;
         Ok(done)
     }
+}
+
+/// The profile a new session launches its browser on.
+#[derive(Debug)]
+struct NewProfile {
+    /// Its name (`--profile`, or `session-<sid>`).
+    name: String,
+    /// Whether the user named it (it is kept when the session closes).
+    named: bool,
+    /// Its directory.
+    dir: std::path::PathBuf,
+}
+
+impl Start {
+    /// The profile of a new session `session_id`: `--profile` or one of its own, refused when a
+    /// running session uses it.
+    fn pick_profile(&self, sessions: &Sessions, session_id: &str) -> Result<NewProfile> {
+        let (name, named) = match &self.profile {
+            Some(p) => (p.clone(), true),
+            None => (format!("session-{session_id}"), false),
+        };
+        let dir = if named {
+            sessions.home().profile_dir(&name)
+        } else {
+            sessions.home().auto_profile_dir(session_id)
+        };
+        if let Some(holder) = sessions.all().into_iter().find(|s| {
+            s.with_record(|r| r.profile_dir.as_deref() == Some(dir.as_path()))
+                && s.observed_status() == SessionStatus::Running
+        }) {
+            return Err(CliError::ProfileInUse {
+                profile: name,
+                session: holder.id.clone(),
+            });
+        }
+        Ok(NewProfile { name, named, dir })
+    }
+
+    /// Connects to `--cdp-endpoint` for a new session.
+    async fn connect_new(
+        &self,
+        session_id: &str,
+        mode: Mode,
+        headless: bool,
+        headers: Vec<(String, String)>,
+        deadline: &Deadline,
+    ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
+        let endpoint = self.cdp_endpoint.clone().unwrap_or_default();
+        let (conn, ws) = connect_endpoint(
+            &endpoint,
+            &headers,
+            // The whole --timeout: a remote browser may be slow to answer.
+            deadline.remaining(),
+            deadline,
+            "connecting to --cdp-endpoint",
+        )
+        .await?;
+        let record = SessionRecord {
+            session_id: session_id.to_string(),
+            mode,
+            profile: None,
+            profile_named: false,
+            profile_dir: None,
+            headless,
+            launched: false,
+            browser_pid: None,
+            browser_identity: None,
+            cdp_endpoint: ws,
+            user_endpoint: Some(endpoint),
+            headers,
+            executable: None,
+            status: SessionStatus::Running,
+            tabs: Vec::new(),
+            next_tab: 1,
+            windows: Vec::new(),
+            next_window: 0,
+            window_size: None,
+            max_tracked_requests: None,
+            network_routes: Vec::new(),
+        };
+        let conn = BrowserConn {
+            conn,
+            generation: 1,
+        };
+        Ok((record, conn, None))
+    }
+}
+
+/// Launches the browser of a new session on `profile`, and records who it is in the start's
+/// intent (`session_dir`) before anything else can fail.
+async fn launch_new(
+    profile: &NewProfile,
+    (session_id, mode, headless): (&str, Mode, bool),
+    executable: Option<std::path::PathBuf>,
+    window_size: Option<(u32, u32)>,
+    session_dir: &Path,
+    deadline: &Deadline,
+) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
+    store::ensure_private_dir(&profile.dir)?;
+    let launched = launch::launch(
+        executable.clone(),
+        headless,
+        profile.dir.clone(),
+        window_size,
+        1,
+        deadline.remaining(),
+    )
+    .await?;
+    let intent = Intent::Start {
+        profile_dir: Some(profile.dir.clone()),
+        auto_profile: !profile.named,
+        browser: launched.identity.clone(),
+    };
+    if let Err(e) = store::write_intent(session_dir, &intent) {
+        let _ = tokio::time::timeout(deadline::BROWSER_CLOSE, launched.browser.close()).await;
+        return Err(e);
+    }
+    let record = SessionRecord {
+        session_id: session_id.to_string(),
+        mode,
+        profile: Some(profile.name.clone()),
+        profile_named: profile.named,
+        profile_dir: Some(profile.dir.clone()),
+        headless,
+        launched: true,
+        browser_pid: launched.pid,
+        browser_identity: launched.identity.clone(),
+        cdp_endpoint: launched.ws_url.clone(),
+        user_endpoint: None,
+        headers: Vec::new(),
+        executable: executable.map(|p| p.display().to_string()),
+        status: SessionStatus::Running,
+        tabs: Vec::new(),
+        next_tab: 1,
+        windows: Vec::new(),
+        next_window: 0,
+        window_size,
+        max_tracked_requests: None,
+        network_routes: Vec::new(),
+    };
+    Ok((record, launched.conn, Some(launched.browser)))
+}
+
+/// Undoes a `browser start` that did not get its session (its intent `Intent::Start`): ends the
+/// browser it launched (by identity, then every process naming the profile), removes the profile
+/// when it was made for the session, then the session's directory.
+async fn undo_start(home: &store::Home, session_dir: &Path, intent: &Intent) {
+    let Intent::Start {
+        profile_dir,
+        auto_profile,
+        browser,
+    } = intent
+    else {
+        return;
+    };
+    end_launched(
+        browser.as_ref(),
+        profile_dir.as_deref(),
+        deadline::PROCESS_EXIT,
+    )
+    .await;
+    let own = profile_dir
+        .clone()
+        .filter(|d| *auto_profile && d.parent() == Some(home.auto_profiles_dir().as_path()));
+    let dir = session_dir.to_path_buf();
+    let _ = tokio::task::spawn_blocking(move || {
+        remove_session_files(own.as_deref(), &dir, Keep::Nothing)
+    })
+    .await;
 }
 
 impl GlobalCommand for ListSessions {
@@ -602,7 +736,20 @@ impl SessionCommand for Close {
         let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
             .await
             .map_err(|_| deadline.timeout("browser close"))?;
-        let closed_tabs = teardown(cx.sessions, slot).await;
+        // A close cut off after its browser is gone is finished by the next engine.
+        let intent = Intent::Close { purge: self.purge };
+        // A session whose directory is gone (a removed home) is closed all the same.
+        if slot.dir.exists() {
+            store::write_intent(&slot.dir, &intent)?;
+        }
+        let rec = slot.record();
+        shutdown_browser(slot, &rec).await;
+        fault::step(cx.env.abort_at.as_deref(), "close.browser_closed");
+        let keep = match self.purge {
+            true => Keep::Nothing,
+            false => Keep::LastSnapshots,
+        };
+        let closed_tabs = forget_session(cx.sessions, slot, &rec, keep).await;
         Ok(Done::with_context(
             CloseData {
                 session_id: slot.id.clone(),
@@ -626,60 +773,7 @@ impl SessionCommand for Restart {
         let _structure = tokio::time::timeout(deadline.remaining(), slot.structure.lock())
             .await
             .map_err(|_| deadline.timeout("browser restart"))?;
-        let rec = slot.record();
-        shutdown_browser(slot, &rec).await;
-        let generation = slot.next_generation();
-        let (conn, pid, ws, owned) = if rec.launched {
-            let profile = rec
-                .profile
-                .clone()
-                .unwrap_or_else(|| format!("session-{}", rec.session_id));
-            let dir = rec
-                .profile_dir
-                .clone()
-                .unwrap_or_else(|| cx.sessions.home().profile_dir(&profile));
-            store::ensure_private_dir(&dir)?;
-            let l = launch::launch(
-                rec.executable.clone().map(Into::into),
-                rec.headless,
-                dir,
-                rec.window_size,
-                generation,
-            )
-            .await?;
-            (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
-        } else {
-            let endpoint = rec
-                .user_endpoint
-                .clone()
-                .unwrap_or(rec.cdp_endpoint.clone());
-            let (conn, ws) = connect_endpoint(
-                &endpoint,
-                &rec.headers,
-                deadline::CONNECT_ENDPOINT,
-                deadline,
-                "browser restart",
-            )
-            .await?;
-            (BrowserConn { conn, generation }, (None, None), ws, None)
-        };
-        // Old refs and tabs belong to the old browser.
-        for t in &rec.tabs {
-            artifacts::remove_refs(&slot.dir, &t.tab_id);
-        }
-        slot.update(|r| {
-            (r.browser_pid, r.browser_identity) = pid.clone();
-            r.cdp_endpoint = ws;
-            r.status = SessionStatus::Running;
-            r.tabs.clear();
-            r.next_tab = 1;
-            // A new browser: its windows start again at w0, like its tabs at t1.
-            r.windows.clear();
-            r.next_window = 0;
-        })?;
-        slot.set_conn(Some(conn.clone()));
-        slot.set_owned(owned);
-        let tab = first_tab(slot, &conn, None, &mut Vec::new(), deadline).await?;
+        let tab = restart_browser(cx.sessions, slot, cx.env, deadline).await?;
         Ok(Done::with_context(
             RestartData {
                 session: session_info(slot),
@@ -687,6 +781,219 @@ impl SessionCommand for Restart {
             },
             Context::tab(&slot.id, &tab.tab_id),
         ))
+    }
+}
+
+/// Replaces the session's browser with a new one (or reconnects to the endpoint) and opens its
+/// first tab, under an intent record: a restart cut off midway is finished by the next engine.
+/// Callers hold the session's structure queue.
+async fn restart_browser(
+    sessions: &Sessions,
+    slot: &Arc<BrowserSession>,
+    env: &ClientEnv,
+    deadline: &Deadline,
+) -> Result<TabInfo> {
+    let rec = slot.record();
+    store::write_intent(
+        &slot.dir,
+        &Intent::Restart {
+            from_endpoint: rec.cdp_endpoint.clone(),
+        },
+    )?;
+    let result = restart_steps(sessions, slot, &rec, env, deadline).await;
+    if result.is_err() {
+        // Failed, not cut off: the session stays as the failure left it (crashed, restartable).
+        let _ = store::clear_intent(&slot.dir);
+    }
+    result
+}
+
+async fn restart_steps(
+    sessions: &Sessions,
+    slot: &Arc<BrowserSession>,
+    rec: &SessionRecord,
+    env: &ClientEnv,
+    deadline: &Deadline,
+) -> Result<TabInfo> {
+    shutdown_browser(slot, rec).await;
+    fault::step(env.abort_at.as_deref(), "restart.old_closed");
+    let generation = slot.next_generation();
+    let (conn, pid, ws, owned) = if rec.launched {
+        let profile = rec
+            .profile
+            .clone()
+            .unwrap_or_else(|| format!("session-{}", rec.session_id));
+        let dir = rec
+            .profile_dir
+            .clone()
+            .unwrap_or_else(|| sessions.home().profile_dir(&profile));
+        store::ensure_private_dir(&dir)?;
+        let l = launch::launch(
+            rec.executable.clone().map(Into::into),
+            rec.headless,
+            dir,
+            rec.window_size,
+            generation,
+            deadline.remaining(),
+        )
+        .await?;
+        (l.conn, (l.pid, l.identity), l.ws_url, Some(l.browser))
+    } else {
+        let endpoint = rec
+            .user_endpoint
+            .clone()
+            .unwrap_or(rec.cdp_endpoint.clone());
+        let (conn, ws) = connect_endpoint(
+            &endpoint,
+            &rec.headers,
+            deadline.remaining(),
+            deadline,
+            "browser restart",
+        )
+        .await?;
+        (BrowserConn { conn, generation }, (None, None), ws, None)
+    };
+    fault::step(env.abort_at.as_deref(), "restart.launched");
+    // Old refs and tabs belong to the old browser.
+    for t in &rec.tabs {
+        artifacts::remove_refs(&slot.dir, &t.tab_id);
+    }
+    slot.update(|r| {
+        (r.browser_pid, r.browser_identity) = pid.clone();
+        r.cdp_endpoint = ws;
+        r.status = SessionStatus::Running;
+        r.tabs.clear();
+        r.next_tab = 1;
+        // A new browser: its windows start again at w0, like its tabs at t1.
+        r.windows.clear();
+        r.next_window = 0;
+    })?;
+    slot.set_conn(Some(conn.clone()));
+    slot.set_owned(owned);
+    fault::step(env.abort_at.as_deref(), "restart.recorded");
+    first_tab(
+        slot,
+        &conn,
+        None,
+        &mut Vec::new(),
+        (env, "restart"),
+        deadline,
+    )
+    .await
+}
+
+/// How long settling one interrupted command may take when an engine starts.
+const RECOVER_MS: u64 = 30_000;
+
+/// Settles what structural commands cut off by the death of an earlier engine left (their
+/// `intent.json`), before this engine runs its first command: an interrupted `start` without a
+/// first tab is undone (its browser ended, its own profile and files removed) and one with a tab
+/// is kept; targets an interrupted `new-tab` opened but no tab records are closed; an interrupted
+/// `restart` is done again, and an interrupted `close` finished.
+pub(crate) async fn recover(sessions: &Sessions) {
+    let dir = sessions.home().sessions_dir();
+    let pending = tokio::task::spawn_blocking(move || {
+        let mut pending = Vec::new();
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let dir = entry.path();
+            match store::read_intent(&dir) {
+                Ok(Some(intent)) => pending.push((dir, intent)),
+                Ok(None) => {}
+                // Unreadable (cut off while written is impossible: writes are atomic): nothing
+                // to act on.
+                Err(e) => {
+                    eprintln!(
+                        "actionbook: ignoring {}: {e}",
+                        store::intent_file(&dir).display()
+                    );
+                    let _ = store::clear_intent(&dir);
+                }
+            }
+        }
+        pending
+    })
+    .await
+    .unwrap_or_default();
+    let settling = pending
+        .iter()
+        .map(|(dir, intent)| settle(sessions, dir, intent));
+    futures::future::join_all(settling).await;
+}
+
+/// Settles one interrupted command (see [`recover`]).
+async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
+    let deadline = Deadline::after_ms(RECOVER_MS);
+    let id = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let slot = sessions.get(&id);
+    let _structure = match &slot {
+        Some(s) => Some(s.structure.lock().await),
+        None => None,
+    };
+    let has_tabs = slot
+        .as_ref()
+        .is_some_and(|s| s.with_record(|r| !r.tabs.is_empty()));
+    let settled = match (intent, &slot) {
+        (Intent::Start { .. }, Some(_)) if has_tabs => store::clear_intent(dir),
+        (Intent::Start { .. }, slot) => {
+            if let Some(s) = slot {
+                sessions.remove(&s.id);
+                // A browser we only connected to: close the tab the start may have opened.
+                if !s.with_record(|r| r.launched)
+                    && let Ok(conn) = s.connect(&deadline).await
+                {
+                    let _ = targets::close_stray_targets(&conn, &s.record(), &deadline).await;
+                }
+                s.set_conn(None);
+            }
+            undo_start(sessions.home(), dir, intent).await;
+            Ok(())
+        }
+        (Intent::NewTab, Some(s)) => {
+            // A browser that is gone took its targets along.
+            if let Ok(conn) = s.connect(&deadline).await {
+                let _ = targets::close_stray_targets(&conn, &s.record(), &deadline).await;
+            }
+            store::clear_intent(dir)
+        }
+        (Intent::Restart { from_endpoint }, Some(s)) => {
+            let done = s.with_record(|r| &r.cdp_endpoint != from_endpoint) && has_tabs;
+            if !done {
+                let _ = restart_browser(sessions, s, &ClientEnv::default(), &deadline).await;
+            }
+            store::clear_intent(dir)
+        }
+        (Intent::Close { purge }, slot) => {
+            let keep = if *purge {
+                Keep::Nothing
+            } else {
+                Keep::LastSnapshots
+            };
+            match slot {
+                Some(s) => {
+                    let rec = s.record();
+                    shutdown_browser(s, &rec).await;
+                    forget_session(sessions, s, &rec, keep).await;
+                }
+                None => {
+                    let dir = dir.to_path_buf();
+                    let _ =
+                        tokio::task::spawn_blocking(move || remove_session_files(None, &dir, keep))
+                            .await;
+                }
+            }
+            Ok(())
+        }
+        // No record: nothing owns what the command did (its browser's tabs went with it).
+        (Intent::NewTab | Intent::Restart { .. }, None) => store::clear_intent(dir),
+    };
+    if let Err(e) = settled {
+        eprintln!(
+            "actionbook: settling {}: {e}",
+            store::intent_file(dir).display()
+        );
     }
 }
 

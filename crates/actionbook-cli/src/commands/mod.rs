@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, CommandTraits};
-use crate::reply::{Done, failure, success};
+use crate::reply::{Done, failure, failure_of, success};
 use crate::tab::pipeline::run_tab;
 use crate::tab::{BrowserSession, Sessions};
 
@@ -321,13 +321,13 @@ macro_rules! command_table {
         }
     };
     (@stage NonBrowser, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
-        run_non_browser(CommandName::$name, $r, $cx)
+        run_non_browser(CommandName::$name, $traits, $r, $cx)
     };
     (@stage Global, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
-        run_global(CommandName::$name, $r, $cx)
+        run_global(CommandName::$name, $traits, $r, $cx)
     };
     (@stage Session, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
-        run_session(CommandName::$name, $r, $cx)
+        run_session(CommandName::$name, $traits, $r, $cx)
     };
     (@stage Tab, $name:ident, $traits:expr, $r:ident, $cx:ident) => {
         run_tab($cx.sessions, CommandName::$name, $traits, $r, $cx.deadline, $cx.env)
@@ -624,25 +624,40 @@ fn empty_object() -> serde_json::Value {
     serde_json::Value::Object(serde_json::Map::new())
 }
 
-async fn run_global<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+async fn run_global<C: GlobalCommand>(
+    name: CommandName,
+    traits: CommandTraits,
+    cmd: C,
+    cx: &Cx<'_>,
+) -> Envelope {
     match cmd.run(cx).await {
         Ok(done) => success(name, done.context, done.data, done.warnings),
-        Err(e) => failure(name, None, &e),
+        Err(e) => failure_of(name, traits, None, &e),
     }
 }
 
-async fn run_non_browser<C: GlobalCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+async fn run_non_browser<C: GlobalCommand>(
+    name: CommandName,
+    traits: CommandTraits,
+    cmd: C,
+    cx: &Cx<'_>,
+) -> Envelope {
     match cmd.run(cx).await {
         Ok(done) => {
             let mut env = success(name, None, done.data, done.warnings);
             env.meta.pagination = done.pagination;
             env
         }
-        Err(e) => failure(name, None, &e),
+        Err(e) => failure_of(name, traits, None, &e),
     }
 }
 
-async fn run_session<C: SessionCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) -> Envelope {
+async fn run_session<C: SessionCommand>(
+    name: CommandName,
+    traits: CommandTraits,
+    cmd: C,
+    cx: &Cx<'_>,
+) -> Envelope {
     let sid = cmd.session_id().to_string();
     let Some(slot) = cx.sessions.get(&sid) else {
         return match cmd.when_missing() {
@@ -662,7 +677,7 @@ async fn run_session<C: SessionCommand>(name: CommandName, cmd: C, cx: &Cx<'_>) 
             let context = done.context.unwrap_or_else(|| Context::session(&sid));
             success(name, Some(context), done.data, done.warnings)
         }
-        Err(e) => failure(name, Some(Context::session(&sid)), &e),
+        Err(e) => failure_of(name, traits, Some(Context::session(&sid)), &e),
     }
 }
 

@@ -6,12 +6,16 @@ use envelope::{CloseTabData, Context, NewTabData, TabInfo, TabListData};
 use serde::{Deserialize, Serialize};
 
 use super::{Cx, SessionCommand};
+use crate::deadline::Deadline;
 use crate::error::{CliError, FailedOpen, Result};
+use crate::fault;
+use crate::model::ClientEnv;
 use crate::model::{self, SessionTarget, TabId, TabTarget, WindowId};
 use crate::page::{eval, navigation};
 use crate::reply::Done;
+use crate::session::BrowserConn;
 use crate::session::targets::{self, refresh_tabs};
-use crate::store::{TabRecord, artifacts};
+use crate::store::{self, Intent, TabRecord, artifacts};
 use crate::tab::{BrowserSession, attach};
 
 /// `browser list-tabs`.
@@ -153,20 +157,71 @@ impl SessionCommand for NewTab {
             }
             into_window = Some(w.to_string());
         }
+        // Targets this command creates are recorded as tabs, or closed by the next engine if this
+        // one dies first.
+        store::write_intent(&slot.dir, &Intent::NewTab)?;
+        let result = self
+            .open_all(slot, &conn, into_window, cx.env, deadline)
+            .await;
+        if result.is_err() {
+            // A target created but not recorded must not outlive the command.
+            let _ = targets::close_stray_targets(&conn, &slot.record(), deadline).await;
+        }
+        store::clear_intent(&slot.dir)?;
+        let (opened, failed) = result?;
+        if !failed.is_empty() {
+            return Err(CliError::OpenFailed { opened, failed });
+        }
+        let last = opened
+            .last()
+            .cloned()
+            .ok_or_else(|| CliError::internal("no tab opened"))?;
+        let context = Context {
+            session_id: slot.id.clone(),
+            tab_id: Some(last.tab_id.clone()),
+            window_id: slot.with_record(|r| r.context_window(&last.tab_id)),
+            url: Some(last.url.clone()),
+            title: Some(last.title.clone()),
+        };
+        let many = opened.len() > 1;
+        Ok(Done::with_context(
+            NewTabData {
+                tab: last,
+                tabs: if many { opened } else { Vec::new() },
+                created: true,
+                new_window: self.new_window,
+            },
+            context,
+        ))
+    }
+}
+
+impl NewTab {
+    /// Opens every URL in a new tab (into `into_window` when set); the tabs that loaded and the
+    /// ones that did not.
+    async fn open_all(
+        &self,
+        slot: &Arc<BrowserSession>,
+        conn: &BrowserConn,
+        mut into_window: Option<String>,
+        env: &ClientEnv,
+        deadline: &Deadline,
+    ) -> Result<(Vec<TabInfo>, Vec<FailedOpen>)> {
         let mut opened: Vec<TabInfo> = Vec::new();
         let mut failed: Vec<FailedOpen> = Vec::new();
         for (i, url) in self.urls.iter().enumerate() {
             let (target_id, window_id) = match &into_window {
                 Some(w) => (
-                    targets::open_in(slot, &conn, w, deadline).await?,
+                    targets::open_in(slot, conn, w, deadline).await?,
                     Some(w.clone()),
                 ),
                 None => {
                     let target_id =
-                        targets::create_target(&conn, self.new_window && i == 0, deadline).await?;
+                        targets::create_target(conn, self.new_window && i == 0, deadline).await?;
+                    fault::step(env.abort_at.as_deref(), "new_tab.target_created");
                     // One lookup per new tab; an endpoint without the Browser domain leaves it unknown.
                     let window_id =
-                        match targets::window_of_target(&conn, &target_id, deadline).await {
+                        match targets::window_of_target(conn, &target_id, deadline).await {
                             Ok(native) => Some(slot.update(|r| r.window_for_native(native))?),
                             Err(_) => None,
                         };
@@ -191,6 +246,7 @@ impl SessionCommand for NewTab {
                 });
                 id
             })?;
+            fault::step(env.abort_at.as_deref(), "new_tab.tab_recorded");
             let Some(tab_slot) = slot.tab_slot(&tab_id) else {
                 continue;
             };
@@ -198,8 +254,7 @@ impl SessionCommand for NewTab {
                 .await
                 .map_err(|_| deadline.timeout("browser new-tab"))?;
             let result = async {
-                let page =
-                    attach::attach(slot, &tab_id, &mut state, &conn, deadline, false).await?;
+                let page = attach::attach(slot, &tab_id, &mut state, conn, deadline, false).await?;
                 navigation::navigate(&page, url, deadline, "browser new-tab").await?;
                 navigation::forget_history(&page, deadline).await?;
                 eval::page_info(&page, deadline).await
@@ -228,30 +283,7 @@ impl SessionCommand for NewTab {
                 }),
             }
         }
-        if !failed.is_empty() {
-            return Err(CliError::OpenFailed { opened, failed });
-        }
-        let last = opened
-            .last()
-            .cloned()
-            .ok_or_else(|| CliError::internal("no tab opened"))?;
-        let context = Context {
-            session_id: slot.id.clone(),
-            tab_id: Some(last.tab_id.clone()),
-            window_id: slot.with_record(|r| r.context_window(&last.tab_id)),
-            url: Some(last.url.clone()),
-            title: Some(last.title.clone()),
-        };
-        let many = opened.len() > 1;
-        Ok(Done::with_context(
-            NewTabData {
-                tab: last,
-                tabs: if many { opened } else { Vec::new() },
-                created: true,
-                new_window: self.new_window,
-            },
-            context,
-        ))
+        Ok((opened, failed))
     }
 }
 

@@ -174,6 +174,12 @@ async fn serve(home: Home) -> Result<()> {
     store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let build = wire::build_id();
     store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
+    // Settle what a daemon that died mid-command left, before (and while) clients connect: their
+    // commands wait for it.
+    tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.recover().await }
+    });
 
     let stop = Arc::new(Notify::new());
     let drain = Arc::new(Drain::default());
@@ -347,7 +353,18 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
         return restart(&mut stream, build, left).await;
     };
     let env = engine.execute(frame.request).await;
-    let written = wire::write_frame_async(&mut stream, &DaemonFrame::reply(&env, frame.text)).await;
+    // Never a dropped connection: a reply too large for one frame is answered as a failure.
+    let written = match wire::encode_reply(&env, frame.text) {
+        Ok(bytes) => {
+            use tokio::io::AsyncWriteExt;
+            async {
+                stream.write_all(&bytes).await?;
+                stream.flush().await
+            }
+            .await
+        }
+        Err(e) => Err(e),
+    };
     drop(in_flight);
     written?;
     Ok(())

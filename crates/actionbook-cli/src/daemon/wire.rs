@@ -127,6 +127,23 @@ impl DaemonFrame {
     }
 }
 
+/// The reply frame carrying `env` as the client asked, encoded; when it would exceed
+/// [`MAX_FRAME`], the frame of a failure envelope saying so instead (same command and context), so
+/// the client gets an answer rather than a dropped connection.
+pub fn encode_reply(env: &envelope::Envelope, text: bool) -> std::io::Result<Vec<u8>> {
+    let frame = DaemonFrame::reply(env, text);
+    let body = serde_json::to_vec(&frame).map_err(std::io::Error::other)?;
+    if body.len() <= MAX_FRAME {
+        return encode(&frame);
+    }
+    let err = crate::error::CliError::ReplyTooLarge {
+        bytes: body.len(),
+        limit: MAX_FRAME,
+    };
+    let failure = crate::reply::failure(env.command(), env.context().cloned(), &err);
+    encode(&DaemonFrame::reply(&failure, text))
+}
+
 fn too_big(len: usize) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
@@ -229,6 +246,36 @@ pub fn build_id_of(exe: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_over_the_frame_limit_becomes_a_failure_envelope() -> std::io::Result<()> {
+        let huge = "\"".repeat(MAX_FRAME / 2 + 16); // escaped, twice as large in the frame
+        let env = envelope::Envelope::failure(
+            envelope::CommandName::BrowserEval,
+            Some(envelope::Context::tab("s1", "t1")),
+            envelope::ErrorInfo::new(envelope::ErrorCode::EvalFailed, huge),
+        );
+        for text in [false, true] {
+            let bytes = encode_reply(&env, text)?;
+            assert!(bytes.len() <= MAX_FRAME + 4);
+            let frame: DaemonFrame = read_frame(&mut bytes.as_slice())?;
+            let DaemonFrame::Reply {
+                envelope,
+                text: t,
+                ok,
+                ..
+            } = frame
+            else {
+                panic!("not a reply");
+            };
+            assert!(!ok);
+            let shown = t.unwrap_or(envelope);
+            assert!(shown.contains("UNSUPPORTED_OPERATION"), "{shown}");
+            assert!(shown.contains("larger than"), "{shown}");
+            assert!(shown.contains("s1"), "the context is kept: {shown}");
+        }
+        Ok(())
+    }
     use proptest::prelude::*;
 
     proptest! {

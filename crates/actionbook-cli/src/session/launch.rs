@@ -1,6 +1,6 @@
 //! Launching a session's browser, and tearing a session down (its browser, its files).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cdp_protocol::{Browser, CdpError, LaunchOptions};
@@ -9,7 +9,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::session::process::{browser_running, end_browser};
 use crate::session::{BrowserConn, Registry, SessionSlot};
-use crate::store::SessionRecord;
+use crate::store::{self, Home, SessionRecord, artifacts};
 
 /// What a fresh launch gives.
 #[derive(Debug)]
@@ -92,13 +92,16 @@ pub(crate) async fn fit_viewport(
     Ok(())
 }
 
-/// Launches a browser for a session (own process group, so it outlives the daemon).
+/// Launches a browser for a session (own process group, so it outlives the daemon), within
+/// `startup` (the command's `--timeout`: a slow machine may need more than a fixed cap, a short
+/// `--timeout` must not wait longer).
 pub(crate) async fn launch(
     executable: Option<PathBuf>,
     headless: bool,
     profile_dir: PathBuf,
     window_size: Option<(u32, u32)>,
     generation: u64,
+    startup: std::time::Duration,
 ) -> Result<Launched> {
     let executable = match executable {
         Some(p) => p,
@@ -116,6 +119,7 @@ pub(crate) async fn launch(
         user_data_dir: Some(profile_dir),
         args,
         detached: true,
+        startup_timeout: startup,
         ..Default::default()
     };
     let browser = match Browser::launch(options).await {
@@ -145,33 +149,89 @@ pub(crate) async fn launch(
 }
 
 /// Closes the session's browser (or detaches from one we only connected to) and forgets the
-/// session and its files. Returns how many tabs it had.
+/// session and all its files. Returns how many tabs it had.
 pub(crate) async fn teardown<T: Default>(
     registry: &Registry<T>,
     slot: &Arc<SessionSlot<T>>,
 ) -> usize {
     let rec = slot.record();
-    let tabs = rec.tabs.len();
     shutdown_browser(slot, &rec).await;
+    forget_session(registry, slot, &rec, Keep::Nothing).await
+}
+
+/// What of a session's files outlives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Nothing (`close --purge`, a start that failed).
+    Nothing,
+    /// The last snapshot file of each tab (`close`): the path a caller was last given still reads.
+    LastSnapshots,
+}
+
+/// Forgets a session whose browser was shut down: unregisters it and removes its files (its own
+/// profile first, then its record, then the rest but what `keep` says, its intent record last: a
+/// crash in between leaves either the record or the intent to finish the job). Returns how many
+/// tabs it had.
+pub(crate) async fn forget_session<T: Default>(
+    registry: &Registry<T>,
+    slot: &Arc<SessionSlot<T>>,
+    rec: &SessionRecord,
+    keep: Keep,
+) -> usize {
     registry.remove(&slot.id);
-    let mut doomed = vec![slot.dir.clone()];
-    // Only a profile made for the session, and only where those live (a record written before
-    // auto-profiles/ existed keeps its profile rather than risk a user-named one).
-    if rec.launched
-        && !rec.profile_named
-        && let Some(dir) = &rec.profile_dir
-        && dir.parent() == Some(registry.home().auto_profiles_dir().as_path())
-    {
-        doomed.push(dir.clone());
-    }
+    let profile = own_profile(registry.home(), rec).map(Path::to_path_buf);
+    let dir = slot.dir.clone();
     // Deleting a profile can take a while: off the async workers.
-    let _ = tokio::task::spawn_blocking(move || {
-        for dir in doomed {
-            let _ = std::fs::remove_dir_all(dir);
+    let _ =
+        tokio::task::spawn_blocking(move || remove_session_files(profile.as_deref(), &dir, keep))
+            .await;
+    rec.tabs.len()
+}
+
+/// The profile made for the session, when it has one, and only where those live (a record written
+/// before auto-profiles/ existed keeps its profile rather than risk a user-named one).
+pub(crate) fn own_profile<'a>(home: &Home, rec: &'a SessionRecord) -> Option<&'a Path> {
+    let dir = rec.profile_dir.as_deref()?;
+    (rec.launched && !rec.profile_named && dir.parent() == Some(home.auto_profiles_dir().as_path()))
+        .then_some(dir)
+}
+
+/// Removes a session's own profile (if any), its record, its other files but what `keep` says,
+/// its intent record, then its directory if nothing is left (blocking).
+pub(crate) fn remove_session_files(profile: Option<&Path>, session_dir: &Path, keep: Keep) {
+    if let Some(p) = profile {
+        // A helper that does not name the profile (Chromium's crash handler) may still be writing
+        // into it as it exits: a few bounded tries.
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(p).is_ok() || !p.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-    })
-    .await;
-    tabs
+    }
+    let _ = std::fs::remove_file(session_dir.join(store::SESSION_FILE));
+    let kept = match keep {
+        Keep::Nothing => Vec::new(),
+        Keep::LastSnapshots => artifacts::last_snapshots(session_dir),
+    };
+    let intent = store::intent_file(session_dir);
+    for entry in std::fs::read_dir(session_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        if path == intent || kept.contains(&path) {
+            continue;
+        }
+        let _ = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+    }
+    let _ = std::fs::remove_file(&intent);
+    // Fails (and is left) while kept snapshots are in it.
+    let _ = std::fs::remove_dir(session_dir);
 }
 
 /// Stops the browser of a session we launched (Browser.close, then kill and reap by pid), and

@@ -2,6 +2,7 @@
 //! browser's identity (pid, start time, boot id, profile), so a pid that now belongs to another
 //! process is never taken for the browser and never signalled.
 
+use std::path::Path;
 use std::time::Duration;
 
 use cdp_protocol::process::{self, ProcessIdentity};
@@ -31,13 +32,22 @@ pub(crate) fn browser_running(rec: &SessionRecord) -> bool {
 /// Ends the recorded browser if it is still ours (TERM, `grace`, KILL; identity checked before
 /// every signal, off the async workers), then every helper still naming its profile.
 pub(crate) async fn end_browser(rec: &SessionRecord, grace: Duration) {
-    if let Some(browser) = recorded_browser(rec) {
+    let profile = rec.profile_dir.as_deref().filter(|_| rec.launched);
+    end_launched(recorded_browser(rec).as_ref(), profile, grace).await;
+}
+
+/// Ends a browser we launched on `profile`: `browser` if it is still the process it was, then
+/// every process whose command line names the profile (helpers that outlived it, or a browser an
+/// interrupted command spawned before recording who it is).
+pub(crate) async fn end_launched(
+    browser: Option<&ProcessIdentity>,
+    profile: Option<&Path>,
+    grace: Duration,
+) {
+    if let Some(browser) = browser {
         browser.terminate(grace).await;
     }
-    // Helpers (renderers, zygote) that outlived their browser still name its profile.
-    if rec.launched
-        && let Some(dir) = &rec.profile_dir
-    {
+    if let Some(dir) = profile {
         process::kill_profile_processes(dir, grace).await;
     }
 }

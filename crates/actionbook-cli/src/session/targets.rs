@@ -10,7 +10,7 @@ use envelope::TabInfo;
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::session::{BrowserConn, SessionSlot};
-use crate::store::{SessionRecord, TabRecord};
+use crate::store::{self, SessionRecord, TabRecord};
 
 /// One page target of the browser.
 #[derive(Debug, Clone)]
@@ -49,7 +49,25 @@ pub(crate) async fn page_targets(
         .collect())
 }
 
-/// Creates a new blank page target (in a new window when asked).
+/// A unique `about:blank#actionbook-...` URL: what a target a structural command opens loads
+/// first, so a target an interrupted command left behind is known by it
+/// ([`store::MARKER_URL_PREFIX`]).
+pub(crate) fn marker_url() -> String {
+    static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!(
+        "{}{}-{nanos}-{}",
+        store::MARKER_URL_PREFIX,
+        std::process::id(),
+        NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
+/// Creates a new page target on a [`marker_url`] (in a new window when asked); the caller records
+/// it as a tab and navigates it away from the marker.
 pub(crate) async fn create_target(
     conn: &BrowserConn,
     new_window: bool,
@@ -59,7 +77,7 @@ pub(crate) async fn create_target(
         .browser()
         .send_timeout(
             &target::CreateTarget {
-                url: "about:blank".into(),
+                url: marker_url(),
                 new_window: Some(new_window),
                 ..Default::default()
             },
@@ -67,6 +85,30 @@ pub(crate) async fn create_target(
         )
         .await?;
     Ok(r.target_id.into_inner())
+}
+
+/// Closes the page targets an interrupted structural command left: those still on a
+/// [`marker_url`] that no tab of `rec` records. Returns how many it closed.
+pub(crate) async fn close_stray_targets(
+    conn: &BrowserConn,
+    rec: &SessionRecord,
+    deadline: &Deadline,
+) -> Result<usize> {
+    let stray: Vec<String> = page_targets(conn, deadline)
+        .await?
+        .into_iter()
+        .filter(|p| {
+            p.url.starts_with(store::MARKER_URL_PREFIX) && rec.tab_of_target(&p.target_id).is_none()
+        })
+        .map(|p| p.target_id)
+        .collect();
+    for id in &stray {
+        match close_target(conn, id, deadline).await {
+            Ok(()) | Err(CliError::Cdp(cdp_protocol::CdpError::Protocol { .. })) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(stray.len())
 }
 
 /// Opens `url` in a new background tab of the browser (it loads there on its own) and returns the
@@ -148,16 +190,7 @@ async fn open_in_window(
     window_id: &str,
     deadline: &Deadline,
 ) -> Result<String> {
-    static NONCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let marker = format!(
-        "about:blank#actionbook-{}-{nanos}-{}",
-        std::process::id(),
-        NONCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
+    let marker = marker_url();
     let page = match tokio::time::timeout(
         deadline.capped(deadline::SLOW_CALL),
         conn.browser().attach_to_target(&TargetId::from(opener)),

@@ -57,6 +57,30 @@ pub(crate) fn snapshot_file(session_dir: &Path, tab_id: &str) -> PathBuf {
     session_dir.join(format!("snapshot_{tab_id}_{next}.yaml"))
 }
 
+/// The last snapshot file of every tab in a session's directory (what `close` keeps).
+pub(crate) fn last_snapshots(session_dir: &Path) -> Vec<PathBuf> {
+    let mut last: std::collections::BTreeMap<String, (u64, PathBuf)> = Default::default();
+    for e in std::fs::read_dir(session_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = e.file_name();
+        let Some((tab, n)) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("snapshot_")?.strip_suffix(".yaml"))
+            .and_then(|rest| rest.rsplit_once('_'))
+            .and_then(|(tab, n)| Some((tab.to_string(), n.parse::<u64>().ok()?)))
+        else {
+            continue;
+        };
+        if last.get(&tab).is_none_or(|(m, _)| n > *m) {
+            last.insert(tab, (n, e.path()));
+        }
+    }
+    last.into_values().map(|(_, p)| p).collect()
+}
+
 /// Removes the tab's oldest snapshot files beyond `keep`.
 pub(crate) fn prune_snapshots(session_dir: &Path, tab_id: &str, keep: usize) {
     let files = snapshots_of(session_dir, tab_id);
@@ -74,6 +98,30 @@ pub(crate) fn remove_refs(session_dir: &Path, tab_id: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_snapshot_of_each_tab() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        for f in [
+            "snapshot_t1_1.yaml",
+            "snapshot_t1_2.yaml",
+            "snapshot_t1_10.yaml",
+            "snapshot_my_tab_3.yaml",
+            "refs-t1.json",
+        ] {
+            std::fs::write(dir.path().join(f), "x")?;
+        }
+        let mut last = last_snapshots(dir.path());
+        last.sort();
+        assert_eq!(
+            last,
+            vec![
+                dir.path().join("snapshot_my_tab_3.yaml"),
+                dir.path().join("snapshot_t1_10.yaml"),
+            ]
+        );
+        Ok(())
+    }
 
     #[test]
     fn names() {

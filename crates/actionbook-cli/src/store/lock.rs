@@ -70,8 +70,10 @@ mod tests {
         let home = Home::at(dir.path().join("home"));
         let first = HomeLock::acquire(&home)?;
         match HomeLock::acquire(&home) {
-            Err(CliError::HomeInUse { holder, .. }) => {
+            Err(e @ CliError::HomeInUse { holder, .. }) => {
                 assert_eq!(holder, Some(std::process::id()));
+                assert_eq!(e.code(), envelope::ErrorCode::SessionAlreadyExists);
+                assert!(!e.retryable());
             }
             other => panic!("second lock: {other:?}"),
         }

@@ -9,9 +9,12 @@
 //!   profiles/<name>/           user-named Chromium profiles (`--profile`; never deleted)
 //!   auto-profiles/<sid>/       a session's own profile (deleted when it closes)
 //!   sessions/<sid>/session.json   SessionRecord
+//!   sessions/<sid>/intent.json    a structural command in progress (intent::Intent)
 //!   sessions/<sid>/refs-<tid>.json the tab's ref table
 //!   sessions/<sid>/snapshot_<tid>_<n>.yaml  the tab's snapshots, numbered; the last
-//!                              artifacts::SNAPSHOTS_PER_TAB (20) are kept
+//!                              artifacts::SNAPSHOTS_PER_TAB (20, env ACTIONBOOK_SNAPSHOTS_PER_TAB)
+//!                              are kept; `close` keeps the last of each tab (`close --purge`
+//!                              removes them too)
 //! ```
 //! Every file is written atomically ([`write_atomic`]: temp file in the same directory, then
 //! rename), so a reader or a crash never sees half a file. File names of artifacts come from
@@ -25,10 +28,14 @@ use crate::error::{CliError, Result};
 
 pub(crate) mod artifacts;
 mod atomic;
+mod intent;
 mod lock;
 mod record;
 
 pub use atomic::{read_json, write_atomic, write_file_whole, write_json};
+pub use intent::{
+    INTENT_FILE, Intent, MARKER_URL_PREFIX, clear_intent, intent_file, read_intent, write_intent,
+};
 pub use lock::HomeLock;
 
 /// The file of a session's record, in its directory under `sessions/`.

@@ -146,6 +146,11 @@ impl SessionRecord {
         self.browser_pid.is_some() || self.browser_identity.is_some()
     }
 
+    /// The tab whose page is this target.
+    pub fn tab_of_target(&self, target_id: &str) -> Option<&TabRecord> {
+        self.tabs.iter().find(|t| t.target_id == target_id)
+    }
+
     /// The tab with this id.
     pub fn tab(&self, tab_id: &str) -> Option<&TabRecord> {
         self.tabs.iter().find(|t| t.tab_id == tab_id)

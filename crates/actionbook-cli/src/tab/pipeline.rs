@@ -16,7 +16,7 @@ use envelope::{CommandName, Context, Envelope};
 use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, CommandTraits, TabTarget};
-use crate::reply::{Done, failure, success};
+use crate::reply::{Done, failure_of, success};
 use crate::session::targets::refresh_tabs;
 use crate::tab::services::{crash, dialogs::DialogAnswerer};
 use crate::tab::{BrowserSession, Sessions, TabCommand, TabCx, TabSlot, TabState, attach};
@@ -35,11 +35,16 @@ pub(crate) async fn run_tab<C: TabCommand>(
         let e = CliError::InvalidArgument(format!(
             "{name} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
         ));
-        return failure(name, Some(Context::tab(&target.session, &target.tab)), &e);
+        return failure_of(
+            name,
+            traits,
+            Some(Context::tab(&target.session, &target.tab)),
+            &e,
+        );
     }
     let (slot, tab_slot) = match find(sessions, &target, deadline).await {
         Ok(found) => found,
-        Err((context, e)) => return failure(name, context, &e),
+        Err((context, e)) => return failure_of(name, traits, context, &e),
     };
     let result = async {
         let mut state = queue(&tab_slot, deadline, name).await?;
@@ -54,7 +59,12 @@ pub(crate) async fn run_tab<C: TabCommand>(
             CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or(CliError::Cdp(e)),
             other => other,
         };
-        failure(name, Some(Context::tab(&target.session, &target.tab)), &e)
+        failure_of(
+            name,
+            traits,
+            Some(Context::tab(&target.session, &target.tab)),
+            &e,
+        )
     })
 }
 

@@ -373,3 +373,94 @@ fn new_tab_reports_opened_tabs_and_failed_urls() {
     let v = env.json(&["browser", "back", "--session", &sid, "--tab", "t1"]);
     assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
 }
+
+/// `start --timeout` bounds the launch (no fixed startup cap of its own): a browser that takes
+/// longer than the timeout to come up fails the start with TIMEOUT, at the timeout, leaving no
+/// session behind.
+#[test]
+fn start_honours_timeout_for_the_launch() {
+    need_chromium!();
+    let env = Env::new();
+    let slow = env.home.with_file_name("slow-chromium.sh");
+    std::fs::write(
+        &slow,
+        "#!/bin/sh\nsleep 12\nexec /usr/bin/chromium \"$@\"\n",
+    )
+    .expect("write wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let started = std::time::Instant::now();
+    let out = env
+        .command(&[
+            "browser",
+            "start",
+            "--headless",
+            "--timeout",
+            "2000",
+            "--json",
+        ])
+        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &slow)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    // Generous: the launch used to wait a fixed 20 s whatever --timeout said.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+}
+
+/// `close` keeps the last snapshot file of each tab (the path `snapshot` last reported still
+/// reads) and nothing else of the session; `close --purge` keeps nothing.
+#[test]
+fn close_keeps_each_tab_s_last_snapshot_unless_purged() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let snap = |sid: &str, tab: &str| {
+        let v = env.json(&["browser", "snapshot", "--session", sid, "--tab", tab]);
+        let path = v["data"]["path"].as_str();
+        std::path::PathBuf::from(path.unwrap_or_else(|| panic!("no path: {v}")))
+    };
+    let first = snap(&sid, "t1");
+    let last = snap(&sid, "t1");
+    assert_ne!(first, last);
+    env.run(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+    ])
+    .ok();
+    let other = snap(&sid, "t2");
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        last.exists() && other.exists(),
+        "the last snapshots were removed"
+    );
+    assert!(!first.exists(), "an older snapshot was kept");
+    let dir = env.home.join("sessions").join(&sid);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir kept for the snapshots")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left.len(), 2, "only the two last snapshots stay: {left:?}");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+
+    let sid = env.start(&[]);
+    let path = snap(&sid, "t1");
+    let v = env.json(&["browser", "close", "--session", &sid, "--purge"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(!path.exists());
+    assert!(!env.home.join("sessions").join(&sid).exists());
+}

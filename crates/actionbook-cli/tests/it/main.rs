@@ -3,6 +3,7 @@
 
 mod support;
 
+mod atomic;
 mod batch;
 mod batched;
 mod cli;
