@@ -17,19 +17,39 @@ use std::time::{Duration, Instant};
 const T: Duration = Duration::from_secs(20);
 
 fn spawn_sleep() -> Child {
-    Command::new("sleep")
-        .arg("60")
-        .spawn()
-        .expect("spawn sleep")
+    exec_done(
+        Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .expect("spawn sleep"),
+    )
 }
 
 /// A `sleep` whose argv carries `--user-data-dir=<dir>` (as its argv[0]).
 fn spawn_profile_sleep(dir: &Path) -> Child {
-    Command::new("sleep")
-        .arg0(format!("--user-data-dir={}", dir.display()))
-        .arg("60")
-        .spawn()
-        .expect("spawn sleep")
+    exec_done(
+        Command::new("sleep")
+            .arg0(format!("--user-data-dir={}", dir.display()))
+            .arg("60")
+            .spawn()
+            .expect("spawn sleep"),
+    )
+}
+
+/// The child once its exec is complete. `spawn` returns as soon as the kernel has begun the
+/// exec, and until the new program's arguments are set up its `/proc/<pid>/cmdline` reads empty
+/// (which the identity checks rightly take as "exiting, still ours"): a test that forges a
+/// profile must look at the child's real command line. Bounded.
+fn exec_done(child: Child) -> Child {
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        let args = std::fs::read(format!("/proc/{}/cmdline", child.id())).unwrap_or_default();
+        if args.split(|b| *b == 0).any(|a| a == b"60") {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("the child {} never finished its exec", child.id());
 }
 
 fn end(mut child: Child) {
