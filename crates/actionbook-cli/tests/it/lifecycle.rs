@@ -389,7 +389,6 @@ fn start_honours_timeout_for_the_launch() {
     .expect("write wrapper");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let started = std::time::Instant::now();
     let out = env
         .command(&[
             "browser",
@@ -403,13 +402,9 @@ fn start_honours_timeout_for_the_launch() {
         .output()
         .expect("run");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    // The browser shows up after 12 s: a launch that waited a fixed cap (20 s before) instead of
+    // the 2 s asked would have answered ok.
     assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
-    // Generous: the launch used to wait a fixed 20 s whatever --timeout said.
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["data"]["total_sessions"], 0, "{v}");
 }
