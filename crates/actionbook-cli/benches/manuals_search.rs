@@ -3,7 +3,9 @@
 //! Generated areas: 500 sites × 20 pages; titles, summaries, descriptions and elements mix 45
 //! page words (skewed: "login" is in about a third of the areas) with a Zipf-like tail of 3,000
 //! made-up words, and every area has a few elements, so "button" matches nearly all of them.
-//! Measured: one `Store::search` (bm25 ranking of every hit, total, first page of 10) for one,
+//! Measured: one `Store::search` (bm25 ranking of every hit, total, first page of 10; ranked by
+//! the in-memory copy of the index, built before measuring, and, as `<case>_sql`, by FTS5's
+//! `bm25()` in SQL, interleaved case by case) for one,
 //! two, five and eight words, the nearly-everything word, domain and URL filters, a rare word
 //! and page 50; as wall time (`manuals_search_10k`) and as the thread's CPU time
 //! (`manuals_search_10k_cpu`, which a loaded machine does not inflate). Run with
@@ -237,6 +239,12 @@ fn search<M: Measurement>(c: &mut Criterion<M>, group_name: &str) {
     store
         .upsert_all(&areas(10_000), Origin::Imported)
         .expect("fill store");
+    let built = std::time::Instant::now();
+    assert!(
+        store.wait_for_ranking(std::time::Duration::from_secs(120)),
+        "in-memory ranking not built"
+    );
+    eprintln!("in-memory ranking built in {:?}", built.elapsed());
     let mut group = c.benchmark_group(group_name);
     let cases: Vec<(&str, SearchQuery)> = vec![
         ("common_word", SearchQuery::new("login")),
@@ -277,8 +285,16 @@ fn search<M: Measurement>(c: &mut Criterion<M>, group_name: &str) {
     for (name, q) in &cases {
         let total = store.search(q).expect("search").total;
         eprintln!("{name}: {total} hits");
+        assert_eq!(
+            store.search(q).expect("search"),
+            store.search_by_sql(q).expect("search"),
+            "{name}"
+        );
         group.bench_function(*name, |b| {
             b.iter(|| black_box(store.search(black_box(q)).expect("search")))
+        });
+        group.bench_function(format!("{name}_sql"), |b| {
+            b.iter(|| black_box(store.search_by_sql(black_box(q)).expect("search")))
         });
     }
     group.finish();

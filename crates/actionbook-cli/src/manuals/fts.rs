@@ -38,20 +38,40 @@ pub fn terms(query: &str) -> Vec<String> {
     chosen
 }
 
+/// One searched word: its text, and whether it also matches as a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryWord {
+    /// The word (lower-cased by [`terms`]; as an FTS5 token once the ranking tokenized it).
+    pub text: String,
+    /// Words of three or more characters also match longer words they begin (`log` → `login`).
+    pub prefix: bool,
+}
+
+/// The searched words of `query`, in order: one FTS5 phrase each in [`match_expression`].
+pub fn words(query: &str) -> Vec<QueryWord> {
+    terms(query)
+        .into_iter()
+        .map(|text| QueryWord {
+            prefix: text.chars().count() >= 3,
+            text,
+        })
+        .collect()
+}
+
 /// The FTS5 expression for `query`, or `None` when it has no words.
 pub fn match_expression(query: &str) -> Option<String> {
-    let terms = terms(query);
-    if terms.is_empty() {
+    let words = words(query);
+    if words.is_empty() {
         return None;
     }
-    let parts: Vec<String> = terms
+    let parts: Vec<String> = words
         .iter()
-        .map(|t| {
+        .map(|w| {
             // A term has no '"' (it is alphanumeric), so quoting is enough to make it literal.
-            if t.chars().count() >= 3 {
-                format!("\"{t}\"*")
+            if w.prefix {
+                format!("\"{}\"*", w.text)
             } else {
-                format!("\"{t}\"")
+                format!("\"{}\"", w.text)
             }
         })
         .collect();

@@ -12,6 +12,7 @@
 //!   upsert, ranked search, get, list, delete.
 //! - [`area`]: [`Area`] and [`AreaId`] (`<host>:<path>:<name>`), site normalisation.
 //! - [`fts`]: user text to a safe FTS5 query.
+//! - `ranking`: the in-memory copy of the index that ranks searches exactly as FTS5's bm25.
 //! - [`record`]: the pure half of `areas record` (element kinds, methods, ids, CSS candidates).
 //! - [`transfer`]: the `areas export` / `areas import` document.
 //! - [`manual`]: the three levels of `manual SITE [GROUP] [ACTION]`.
@@ -68,6 +69,9 @@ pub mod fts;
 pub mod guide;
 pub mod manual;
 pub mod mcp_config;
+mod ranking;
+#[cfg(test)]
+mod ranking_tests;
 pub mod record;
 pub mod remote;
 pub mod setup;

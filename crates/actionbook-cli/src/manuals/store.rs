@@ -17,7 +17,9 @@
 //! A later schema adds one entry to `MIGRATIONS`; opening an older file runs the missing steps in
 //! one transaction, and a file newer than this build is refused ([`ManualsError::StoreTooNew`]).
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use envelope::{AreaElement, SearchItem};
@@ -28,6 +30,7 @@ use super::area::{Area, normalize_site};
 use super::bundled;
 use super::error::{ManualsError, Result};
 use super::fts;
+use super::ranking::Ranking;
 use super::time::Timestamp;
 
 /// Schema steps: entry `i` turns version `i` into version `i + 1`.
@@ -39,9 +42,26 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Largest `page_size` a search accepts.
 pub const MAX_PAGE_SIZE: u64 = 100;
 
-/// bm25 column weights, in index column order: area_id, title, summary, description, elements,
-/// host (only there for the domain filter: its words already count through area_id).
-const BM25: &str = "bm25(areas_fts, 3.0, 10.0, 4.0, 2.0, 1.0, 0.0)";
+/// bm25 column weights, in index column order (host is only there for the domain filter: its
+/// words already count through area_id). Whole numbers, so that a word's weighted count in a
+/// row is exact however it is summed (the in-memory ranking relies on it).
+pub(crate) const COLUMN_WEIGHTS: &[(&str, u32)] = &[
+    ("area_id", 3),
+    ("title", 10),
+    ("summary", 4),
+    ("description", 2),
+    ("elements_text", 1),
+    ("host", 0),
+];
+
+/// `bm25(areas_fts, <COLUMN_WEIGHTS>)`.
+static BM25: LazyLock<String> = LazyLock::new(|| {
+    let weights: Vec<String> = COLUMN_WEIGHTS
+        .iter()
+        .map(|(_, w)| format!("{w}.0"))
+        .collect();
+    format!("bm25(areas_fts, {})", weights.join(", "))
+});
 
 const SCHEMA_V1: &str = "
 CREATE TABLE areas (
@@ -200,6 +220,15 @@ pub struct SearchPage {
     pub total: u64,
 }
 
+/// Which ranking a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ranker {
+    /// The in-memory ranking when it is ready, else SQL.
+    Any,
+    /// FTS5's `bm25()` in SQL (the reference the in-memory one is tested against).
+    Sql,
+}
+
 /// Options for [`Store::open_with`].
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
@@ -224,6 +253,8 @@ impl Default for StoreOptions {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The in-memory copy of the index that ranks searches (see [`super::ranking`]).
+    ranking: RefCell<Ranking>,
 }
 
 const AREA_COLUMNS: &str =
@@ -250,6 +281,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            ranking: RefCell::new(Ranking::new(path, COLUMN_WEIGHTS)),
         };
         store
             .conn
@@ -305,6 +337,7 @@ impl Store {
 
     /// Runs the missing schema steps of `migrations` in one transaction.
     pub(crate) fn migrate(&mut self, migrations: &[&str]) -> Result<()> {
+        self.ranking.get_mut().invalidate();
         let known = migrations.len() as i64;
         let path = self.path.clone();
         let tx = self
@@ -338,6 +371,7 @@ impl Store {
     /// Loads the bundled manuals when the store has an older set (or none): bundled areas are
     /// added or replaced, areas the user recorded or imported under the same id are kept.
     fn refresh_bundled(&mut self) -> Result<()> {
+        self.ranking.get_mut().invalidate();
         let loaded: Option<i64> = self
             .conn
             .query_row(
@@ -409,6 +443,7 @@ impl Store {
         for a in areas {
             a.id()?;
         }
+        self.ranking.get_mut().invalidate();
         let path = self.path.clone();
         let tx = self
             .conn
@@ -453,6 +488,7 @@ impl Store {
 
     /// Removes the area; [`ManualsError::AreaNotFound`] when there is none with this id.
     pub fn delete(&mut self, area_id: &str) -> Result<()> {
+        self.ranking.get_mut().invalidate();
         let n = self
             .conn
             .execute("DELETE FROM areas WHERE area_id = ?1", [area_id])
@@ -544,10 +580,11 @@ impl Store {
     /// words, best first, ties by area id. `score` is the hit's bm25 relative to the best hit of
     /// the whole result (the best is 1, every score is in (0, 1]), rounded to two decimals.
     ///
-    /// One pass over the index computes every hit's bm25 (the only per-hit cost; a filter adds a
-    /// host phrase to the match so that only that host's areas are ranked, then checks the exact
-    /// host and path); sorting, paging and tie-breaking happen here, and only the rows of the
-    /// page asked for are read from `areas`.
+    /// Every hit's bm25 comes from the in-memory copy of the index when it is current (see
+    /// [`super::ranking`]), else from one FTS5 pass (where a filter adds a host phrase to the
+    /// match so that only that host's areas are ranked); both then check the exact host and
+    /// path. Sorting, paging and tie-breaking happen here, and only the rows of the page asked
+    /// for are read from `areas`.
     pub fn search(&self, q: &SearchQuery) -> Result<SearchPage> {
         q.validate()?;
         let start = usize::try_from(q.offset()).unwrap_or(usize::MAX);
@@ -563,6 +600,18 @@ impl Store {
         start: usize,
         count: usize,
     ) -> Result<SearchPage> {
+        self.search_range_with(q, start, count, Ranker::Any)
+    }
+
+    /// [`Store::search_range`] ranked by `ranker`.
+    pub(crate) fn search_range_with(
+        &self,
+        q: &SearchQuery,
+        start: usize,
+        count: usize,
+        ranker: Ranker,
+    ) -> Result<SearchPage> {
+        let words = fts::words(&q.text);
         let Some(terms) = fts::match_expression(&q.text) else {
             return Err(ManualsError::EmptyQuery {
                 query: q.text.clone(),
@@ -581,7 +630,7 @@ impl Store {
             }
             None => None,
         };
-        // The host phrase narrows the match to (a superset of) the filtered hosts.
+        // The host phrase narrows the SQL match to (a superset of) the filtered hosts.
         let mut expr = format!("({terms})");
         for host in [
             domain.as_deref(),
@@ -600,44 +649,28 @@ impl Store {
                 }
             }
         }
-        let filtered = domain.is_some() || url_filter.is_some();
-        let sql = if filtered {
-            format!(
-                "SELECT areas_fts.rowid, {BM25}, a.host, a.path
-                 FROM areas_fts JOIN areas a ON a.id = areas_fts.rowid WHERE areas_fts MATCH ?1"
-            )
-        } else {
-            format!("SELECT rowid, {BM25} FROM areas_fts WHERE areas_fts MATCH ?1")
+        let keep = |host: &str, path: &str| {
+            let domain_ok = domain.as_deref().is_none_or(|d| {
+                host == d || host.strip_suffix(d).is_some_and(|s| s.ends_with('.'))
+            });
+            let url_ok = url_filter.as_ref().is_none_or(|(h, p)| {
+                host == h
+                    && (p.is_empty()
+                        || path == p
+                        || path
+                            .strip_prefix(p.as_str())
+                            .is_some_and(|rest| rest.starts_with('/')))
+            });
+            domain_ok && url_ok
         };
-        let mut hits: Vec<(f64, i64)> = Vec::new();
-        {
-            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-            let mut rows = stmt.query([&expr]).map_err(|e| self.err(e))?;
-            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-                if filtered {
-                    let host: String = r.get(2).map_err(|e| self.err(e))?;
-                    let path: String = r.get(3).map_err(|e| self.err(e))?;
-                    let domain_ok = domain.as_deref().is_none_or(|d| {
-                        host == d || host.strip_suffix(d).is_some_and(|s| s.ends_with('.'))
-                    });
-                    let url_ok = url_filter.as_ref().is_none_or(|(h, p)| {
-                        host == *h
-                            && (p.is_empty()
-                                || path == *p
-                                || path
-                                    .strip_prefix(p.as_str())
-                                    .is_some_and(|rest| rest.starts_with('/')))
-                    });
-                    if !(domain_ok && url_ok) {
-                        continue;
-                    }
-                }
-                hits.push((
-                    r.get(1).map_err(|e| self.err(e))?,
-                    r.get(0).map_err(|e| self.err(e))?,
-                ));
-            }
-        }
+        let in_memory = match ranker {
+            Ranker::Any => self.rank_in_memory(&words, &keep),
+            Ranker::Sql => None,
+        };
+        let mut hits = match in_memory {
+            Some(hits) => hits,
+            None => self.rank_by_sql(&expr, domain.is_some() || url_filter.is_some(), &keep)?,
+        };
         let total = hits.len() as u64;
         hits.sort_by(|a, b| a.0.total_cmp(&b.0));
         let best = hits.first().map_or(0.0, |h| h.0);
@@ -673,6 +706,87 @@ impl Store {
             })
             .collect();
         Ok(SearchPage { items, total })
+    }
+
+    /// `(bm25, rowid)` of every hit, ranked by FTS5; with `filtered`, `expr` holds the host
+    /// phrase and `keep` decides on the exact host and path.
+    fn rank_by_sql(
+        &self,
+        expr: &str,
+        filtered: bool,
+        keep: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<Vec<(f64, i64)>> {
+        let bm25 = &*BM25;
+        let sql = if filtered {
+            format!(
+                "SELECT areas_fts.rowid, {bm25}, a.host, a.path
+                 FROM areas_fts JOIN areas a ON a.id = areas_fts.rowid WHERE areas_fts MATCH ?1"
+            )
+        } else {
+            format!("SELECT rowid, {bm25} FROM areas_fts WHERE areas_fts MATCH ?1")
+        };
+        let mut hits: Vec<(f64, i64)> = Vec::new();
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([expr]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            if filtered {
+                let host: String = r.get(2).map_err(|e| self.err(e))?;
+                let path: String = r.get(3).map_err(|e| self.err(e))?;
+                if !keep(&host, &path) {
+                    continue;
+                }
+            }
+            hits.push((
+                r.get(1).map_err(|e| self.err(e))?,
+                r.get(0).map_err(|e| self.err(e))?,
+            ));
+        }
+        Ok(hits)
+    }
+
+    /// The hits ranked from the in-memory index, when it is built for the file as it is now
+    /// (else its build starts, and `None`: SQL answers this one).
+    fn rank_in_memory(
+        &self,
+        words: &[fts::QueryWord],
+        keep: &dyn Fn(&str, &str) -> bool,
+    ) -> Option<Vec<(f64, i64)>> {
+        let version = self.data_version().ok()?;
+        let mut ranking = self.ranking.borrow_mut();
+        let index = ranking.ready(version, None)?;
+        let tokens = ranking.tokens(words)?;
+        Some(index.rank(&tokens, keep))
+    }
+
+    /// Changes whenever another connection committed to the file.
+    fn data_version(&self) -> Result<i64> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// [`Store::search`] ranked by FTS5's `bm25()` in SQL, never by the in-memory copy (for
+    /// benches comparing the two).
+    #[doc(hidden)]
+    pub fn search_by_sql(&self, q: &SearchQuery) -> Result<SearchPage> {
+        q.validate()?;
+        let start = usize::try_from(q.offset()).unwrap_or(usize::MAX);
+        let count = usize::try_from(q.page_size).unwrap_or(usize::MAX);
+        self.search_range_with(q, start, count, Ranker::Sql)
+    }
+
+    /// Builds the in-memory ranking now, waiting up to `timeout`; whether searches use it
+    /// (false: still building, or the store is too large for it). For benches and tests: a
+    /// store builds it by itself on its first search.
+    #[doc(hidden)]
+    pub fn wait_for_ranking(&self, timeout: Duration) -> bool {
+        let Ok(version) = self.data_version() else {
+            return false;
+        };
+        self.ranking
+            .borrow_mut()
+            .ready(version, Some(timeout))
+            .is_some()
     }
 
     /// The search items of these (rank, rowid) hits, with their ranks.
