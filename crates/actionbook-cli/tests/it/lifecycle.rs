@@ -409,6 +409,63 @@ fn start_honours_timeout_for_the_launch() {
     assert_eq!(v["data"]["total_sessions"], 0, "{v}");
 }
 
+/// A start abandoned at its `--timeout` ends the whole process group of the browser it
+/// spawned: a wrapper that double-forks a child (neither the browser's descendant nor naming its
+/// profile) leaves nothing running.
+#[test]
+fn an_abandoned_start_leaves_no_child_of_a_wrapper() {
+    let env = Env::new();
+    let arg = format!(
+        "4{}.{}",
+        std::process::id(),
+        env.home.to_string_lossy().len()
+    );
+    let wrapper = env.home.with_file_name("forking-browser.sh");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n(sleep {arg} &)\nexec sleep 600\n"),
+    )
+    .expect("write wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = env
+        .command(&[
+            "browser",
+            "start",
+            "--headless",
+            "--timeout",
+            "1500",
+            "--json",
+        ])
+        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &wrapper)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let want = format!("sleep\0{arg}\0");
+    let left = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want.as_bytes()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !left().is_empty() {
+        if std::time::Instant::now() >= until {
+            for pid in left() {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &pid])
+                    .status();
+            }
+            panic!("the wrapper's child outlived the abandoned start");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// `close` keeps the last snapshot file of each tab (the path `snapshot` last reported still
 /// reads) and nothing else of the session; `close --purge` keeps nothing.
 #[test]
