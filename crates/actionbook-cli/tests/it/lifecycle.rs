@@ -516,3 +516,65 @@ fn close_keeps_each_tab_s_last_snapshot_unless_purged() {
     assert!(!path.exists());
     assert!(!env.home.join("sessions").join(&sid).exists());
 }
+
+/// Waits (bounded) for a file a held command writes.
+fn wait_for_file(path: &std::path::Path) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A tab command that finishes after a `restart` replaced its tab (the new first tab has the
+/// same id) writes nothing onto the new tab: a `goto` held past the restart leaves the new t1's
+/// URL and title alone, and a held `snapshot` leaves it without the old page's refs.
+#[test]
+fn a_command_finishing_after_restart_never_writes_onto_the_new_tab() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let dir = env.home.join("sessions").join(&sid);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let held = |hold: &str, args: &[&str]| {
+        let mut c = env.command(&[&["browser"][..], args, &t, &["--json"]].concat());
+        c.env("ACTIONBOOK_TEST_ABORT_AT", format!("hold:{hold}"))
+            .stdout(std::process::Stdio::piped());
+        let child = c.spawn().expect("spawn");
+        wait_for_file(&dir.join(format!("held-{hold}")));
+        let v = env.json(&["browser", "restart", "--session", &sid]);
+        assert_eq!(v["ok"], true, "{v}");
+        std::fs::write(dir.join(format!("release-{hold}")), b"").expect("release");
+        let out = child.wait_with_output().expect("wait");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let page2 = f.url("/page2.html");
+    let late = held("goto.loaded", &["goto", &page2]);
+    // The record itself (list-tabs would refresh it from the browser).
+    let rec = std::fs::read_to_string(dir.join("session.json")).expect("session.json");
+    assert!(
+        !rec.contains("page2") && !rec.contains("Page Two"),
+        "the late goto ({late}) wrote onto the new tab: {rec}"
+    );
+    let v = env.json(&[
+        "browser",
+        "goto",
+        &f.url("/index.html"),
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    let late = held("snapshot.captured", &["snapshot"]);
+    assert!(
+        !dir.join("refs-t1.json").exists(),
+        "the late snapshot ({}) left its refs on the new tab",
+        &late[..late.len().min(300)]
+    );
+}
