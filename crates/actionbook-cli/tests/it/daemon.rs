@@ -198,7 +198,13 @@ fn the_daemon_runs_in_root_and_a_deep_home_still_gets_one() {
         .and_then(|p| p.trim().parse::<u32>().ok());
     let again = run(&["browser", "list-sessions", "--json"]);
     if let Some(p) = deep_pid {
-        crate::support::kill(p);
+        // SIGTERM: the daemon exits and removes its socket (a SIGKILL would leave the file).
+        let _ = std::process::Command::new("kill")
+            .arg(p.to_string())
+            .status();
+        if !wait_gone(p, Duration::from_secs(10)) {
+            crate::support::kill(p);
+        }
     }
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(again["ok"], true, "{again}");
