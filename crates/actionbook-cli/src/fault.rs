@@ -1,7 +1,8 @@
 //! Test-only fault injection: a test names a step of a structural command in
 //! `ACTIONBOOK_TEST_ABORT_AT` (carried by the request's `ClientEnv::abort_at`), and the engine's process
 //! aborts there, as a daemon killed at that instant would. Tests then check what the next engine
-//! makes of it. Compiled in debug and `test-support` builds only; a release build ignores it.
+//! makes of it. `hold:<step>` instead holds a command at that step until the test releases it
+//! ([`hold`]). Compiled in debug and `test-support` builds only; a release build ignores it.
 
 /// The environment variable naming the step to abort at.
 #[doc(hidden)]
@@ -26,4 +27,26 @@ pub(crate) fn step(abort_at: Option<&str>, name: &str) {
     }
     #[cfg(not(any(debug_assertions, feature = "test-support")))]
     let _ = (abort_at, name);
+}
+
+/// How long a held command waits for its release at most.
+#[cfg(any(debug_assertions, feature = "test-support"))]
+const HOLD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Holds the command at this step when the request asked for `hold:<name>`: writes
+/// `<dir>/held-<name>`, then waits (bounded) until the test creates `<dir>/release-<name>`. A
+/// test runs a structural command (`restart`, `close-tab`) while another is in flight at a known
+/// point this way, without sleeps. A no-op in release builds.
+pub(crate) async fn hold(abort_at: Option<&str>, name: &str, dir: &std::path::Path) {
+    #[cfg(any(debug_assertions, feature = "test-support"))]
+    if abort_at.and_then(|a| a.strip_prefix("hold:")) == Some(name) {
+        let _ = std::fs::write(dir.join(format!("held-{name}")), b"");
+        let release = dir.join(format!("release-{name}"));
+        let until = tokio::time::Instant::now() + HOLD_LIMIT;
+        while !release.exists() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    #[cfg(not(any(debug_assertions, feature = "test-support")))]
+    let _ = (abort_at, name, dir);
 }

@@ -61,7 +61,8 @@ pub struct LaunchOptions {
     /// connected (default 20 s); past it the browser is killed and the launch fails with
     /// [`CdpError::LaunchTimeout`]. Pass the caller's remaining deadline here.
     pub startup_timeout: Duration,
-    /// Start Chromium in its own process group so it survives the launcher (use with [`Browser::detach`]).
+    /// The browser is meant to outlive the launcher (use with [`Browser::detach`]). Every browser
+    /// runs in a process group of its own (ended as a group), detached or not.
     pub detached: bool,
     /// Options of the connection to the launched browser (message limit, call deadline, send
     /// queue); its connect budget is whatever is left of `startup_timeout`.
@@ -208,7 +209,10 @@ impl Browser {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(stderr_file));
-        if options.detached {
+        // A group of its own, always: ending the browser signals the group, so a wrapper's
+        // children (double-forked ones too, which no descendant scan finds) go with it; and a
+        // detached browser outlives the launcher's group.
+        {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }

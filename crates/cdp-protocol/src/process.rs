@@ -272,6 +272,37 @@ impl ProcessIdentity {
         }
     }
 
+    /// Like [`ProcessIdentity::signal`], but to the whole process group when the recorded
+    /// process leads one of its own (a browser we spawned with `process_group(0)`: a wrapper's
+    /// children, double-forked ones too); to the process alone otherwise. Identity checked right
+    /// before the `kill(2)`, and a group is signalled only while its leader, ours, still holds
+    /// the id (running or an unreaped zombie).
+    pub fn signal_group(&self, signal: Signal) -> Result<(), CdpError> {
+        let Some(pid) = to_pid(self.pid) else {
+            return self.signal(signal);
+        };
+        if rustix::process::getpgid(Some(pid)) != Ok(pid) {
+            return self.signal(signal);
+        }
+        self.check_ours()?;
+        match rustix::process::kill_process_group(pid, signal.raw()) {
+            Ok(()) | Err(Errno::SRCH) => Ok(()),
+            Err(e) => Err(CdpError::Io(e.into())),
+        }
+    }
+
+    /// Waits up to `timeout` while the recorded process runs, reaping nothing; its status then.
+    fn wait_not_running_blocking(&self, timeout: Duration) -> ProcessStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let status = self.status();
+            if status != ProcessStatus::Running || Instant::now() >= deadline {
+                return status;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
     fn check_ours(&self) -> Result<(), CdpError> {
         match self.status() {
             ProcessStatus::Running | ProcessStatus::Zombie => Ok(()),
@@ -341,28 +372,34 @@ impl ProcessIdentity {
     }
 
     /// Ends the recorded process, if it is still ours: SIGTERM, up to `grace` to exit, then
-    /// SIGKILL and up to [`KILL_WAIT`]; reaps it if it is our child. Every signal is identity
-    /// checked. Blocks the thread: see [`ProcessIdentity::terminate`].
+    /// SIGKILL and up to [`KILL_WAIT`]; reaps it if it is our child. When it leads a process
+    /// group of its own, the signals go to the group, and an exited leader not yet reaped gets
+    /// its group killed (what is left of it) before the reap. Every signal is identity checked.
+    /// Blocks the thread: see [`ProcessIdentity::terminate`].
     pub fn terminate_blocking(&self, grace: Duration) -> Termination {
         match self.status() {
             ProcessStatus::NotOurs(m) => return Termination::NotOurs(m),
             ProcessStatus::Zombie => {
+                let _ = self.signal_group(Signal::Kill);
                 self.reap_if_child();
                 return Termination::AlreadyExited;
             }
             ProcessStatus::Running => {}
         }
-        if let Err(CdpError::NotOurProcess { mismatch, .. }) = self.signal(Signal::Terminate) {
+        if let Err(CdpError::NotOurProcess { mismatch, .. }) = self.signal_group(Signal::Terminate)
+        {
             return Termination::NotOurs(mismatch);
         }
-        if self.wait_exit_blocking(grace) {
-            return Termination::Terminated;
+        let after_term = self.wait_not_running_blocking(grace);
+        // Running: it did not exit; Zombie: it did, its group may not have.
+        if after_term != ProcessStatus::NotOurs(Mismatch::NoProcess) {
+            let _ = self.signal_group(Signal::Kill);
         }
-        let _ = self.signal(Signal::Kill);
-        if self.wait_exit_blocking(KILL_WAIT) {
-            Termination::Killed
-        } else {
-            Termination::Survived
+        let gone = self.wait_exit_blocking(KILL_WAIT);
+        match (after_term, gone) {
+            (ProcessStatus::Running, true) => Termination::Killed,
+            (ProcessStatus::Running, false) => Termination::Survived,
+            _ => Termination::Terminated,
         }
     }
 
@@ -501,6 +538,11 @@ pub struct OwnedChild {
     identity: Option<ProcessIdentity>,
     /// Set once reaped (by us or, through a stolen wait, by someone else: `None` inside).
     exited: Option<Option<ExitStatus>>,
+    /// It leads a process group of its own (spawned with `process_group(0)`): signals reach the
+    /// whole group (a wrapper script's children, double-forked ones too), and the group is
+    /// killed once the leader exits, before it is reaped (the unreaped leader pins the group id,
+    /// so the group signalled is always its own).
+    leads_group: bool,
 }
 
 impl OwnedChild {
@@ -509,12 +551,34 @@ impl OwnedChild {
         let pid = child.id();
         let pidfd =
             to_pid(pid).and_then(|p| rustix::process::pidfd_open(p, PidfdFlags::empty()).ok());
+        // The spawn returned after the exec, so a `process_group(0)` is in place by now.
+        let leads_group = to_pid(pid).is_some_and(|p| rustix::process::getpgid(Some(p)) == Ok(p));
         OwnedChild {
             identity: ProcessIdentity::capture(pid),
             child,
             pidfd,
             exited: None,
+            leads_group,
         }
+    }
+
+    /// True when it leads a process group of its own (see [`OwnedChild::signal`]).
+    pub fn leads_group(&self) -> bool {
+        self.leads_group
+    }
+
+    /// Whether it has exited, leaving it unreaped (`WNOWAIT`); `None` when it cannot be waited
+    /// for (reaped elsewhere).
+    fn peek_exited(&self) -> Option<bool> {
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        let id = match (&self.pidfd, to_pid(self.id())) {
+            (Some(fd), _) => WaitId::PidFd(fd.as_fd()),
+            (None, Some(pid)) => WaitId::Pid(pid),
+            (None, None) => return None,
+        };
+        rustix::process::waitid(id, options)
+            .ok()
+            .map(|s| s.is_some())
     }
 
     /// Its pid.
@@ -531,6 +595,22 @@ impl OwnedChild {
     /// when the status is unknown because it was reaped elsewhere).
     pub fn try_wait(&mut self) -> Option<Option<ExitStatus>> {
         if self.exited.is_none() {
+            if self.leads_group {
+                match self.peek_exited() {
+                    Some(false) => return None,
+                    Some(true) => {
+                        // What is left of its group (helpers, a wrapper's children) dies with
+                        // it, while the exited leader still pins the group id.
+                        if let Some(pid) = to_pid(self.id()) {
+                            let _ = rustix::process::kill_process_group(
+                                pid,
+                                rustix::process::Signal::KILL,
+                            );
+                        }
+                    }
+                    None => {}
+                }
+            }
             match self.child.try_wait() {
                 Ok(Some(status)) => self.exited = Some(Some(status)),
                 Ok(None) => {}
@@ -552,12 +632,17 @@ impl OwnedChild {
         self.try_wait().is_none()
     }
 
-    /// Sends `signal` (through the pidfd, or `kill(2)`: an unreaped child's pid is pinned).
+    /// Sends `signal` (through the pidfd, or `kill(2)`: an unreaped child's pid is pinned); to
+    /// its whole process group when it leads one of its own (the unreaped leader pins the group
+    /// id too).
     pub fn signal(&mut self, signal: Signal) -> Result<(), CdpError> {
         if !self.is_running() {
             return Ok(());
         }
         let result = match (&self.pidfd, to_pid(self.id())) {
+            (_, Some(pid)) if self.leads_group => {
+                rustix::process::kill_process_group(pid, signal.raw())
+            }
             (Some(fd), _) => rustix::process::pidfd_send_signal(fd, signal.raw()),
             (None, Some(pid)) => rustix::process::kill_process(pid, signal.raw()),
             (None, None) => return Ok(()),

@@ -101,7 +101,9 @@ impl TabCommand for Goto {
         let page = cx.page.clone();
         navigation::navigate(&page, &self.url, &cx.deadline, "browser goto").await?;
         cx.forget_refs();
-        finish(cx, NavigationKind::Goto, Some(self.url), from_url).await
+        let done = finish(cx, NavigationKind::Goto, Some(self.url), from_url).await?;
+        crate::fault::hold(cx.env.abort_at.as_deref(), "goto.loaded", &cx.session.dir).await;
+        Ok(done)
     }
 }
 

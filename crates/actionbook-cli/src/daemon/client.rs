@@ -151,7 +151,9 @@ fn daemon_malloc_env(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'stat
 }
 
 /// Starts `<this binary> __daemon` detached: its own process group, no inherited stdio, output to
-/// `daemon.log`. A second daemon started concurrently exits at once (see [`super::server`]).
+/// `daemon.log`, working directory `/` (it would otherwise pin the first client's directory, e.g.
+/// keep a mount busy; requests carry absolute paths and the client's cwd). A second daemon
+/// started concurrently exits at once (see [`super::server`]).
 fn spawn_daemon(home: &Home) -> Result<()> {
     let exe = std::env::current_exe()?;
     let log = std::fs::OpenOptions::new()
@@ -169,6 +171,7 @@ fn spawn_daemon(home: &Home) -> Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(log2))
+        .current_dir("/")
         .process_group(0)
         .spawn()
         .map_err(|e| CliError::Daemon(format!("cannot start the daemon: {e}")))?;

@@ -162,6 +162,7 @@ async fn serve(home: Home) -> Result<()> {
         return Ok(()); // another daemon serves
     };
     let sock = home.socket();
+    home.ensure_socket_dir()?;
     match std::fs::remove_file(&sock) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

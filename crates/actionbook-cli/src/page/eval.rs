@@ -622,12 +622,72 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
     }
 }
 
+/// The most of an eval value a reply carries, in bytes (of the string, or of the JSON text of
+/// any other value): far below the IPC frame limit, so that a huge value (a 40 MB string) is cut
+/// and answered rather than failing the reply.
+pub(crate) const EVAL_VALUE_LIMIT: usize = 1 << 20;
+/// How long the preview of a cut value is, in characters.
+const CUT_PREVIEW_CHARS: usize = 200;
+
+/// A value over `limit` bytes ([`EVAL_VALUE_LIMIT`]) cut to its first `limit` bytes: a string's
+/// own text, or any other value's JSON text (as a string), with a short preview; `None` when it
+/// fits. The second item is the size it had.
+pub(crate) fn cut_value(v: &EvalValue, limit: usize) -> Option<(EvalValue, usize)> {
+    let text = match &v.value {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(serde_json::to_string(other).ok()?),
+    };
+    if text.len() <= limit {
+        return None;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = &text[..end];
+    let preview: String = kept.chars().take(CUT_PREVIEW_CHARS).collect();
+    Some((
+        EvalValue {
+            value: Value::String(kept.to_string()),
+            kind: v.kind.clone(),
+            preview: format!("{preview}\u{2026}"),
+        },
+        text.len(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn object(v: Value) -> RemoteObject {
         serde_json::from_value(v).unwrap_or_default()
+    }
+
+    #[test]
+    fn huge_values_are_cut_at_a_char_boundary_with_a_short_preview() {
+        let small = eval_value(&object(json!({"type": "string", "value": "abc"})));
+        assert!(cut_value(&small, 3).is_none());
+        let big = eval_value(&object(json!({"type": "string", "value": "ab\u{e9}cd"})));
+        // "é" is two bytes: a cut at 3 would split it.
+        let (cut, len) = cut_value(&big, 3).expect("cut");
+        assert_eq!((cut.value, len), (json!("ab"), 6));
+        assert_eq!(
+            (cut.kind.as_str(), cut.preview.as_str()),
+            ("string", "ab\u{2026}")
+        );
+        let obj = eval_value(&object(
+            json!({"type": "object", "value": {"a": "x".repeat(500)}}),
+        ));
+        let (cut, len) = cut_value(&obj, 100).expect("cut");
+        assert_eq!(cut.value.as_str().map(str::len), Some(100));
+        assert!(
+            cut.value
+                .as_str()
+                .is_some_and(|s| s.starts_with("{\"a\":\"xx"))
+        );
+        assert_eq!((cut.kind.as_str(), len), ("object", 508));
+        assert_eq!(cut.preview.chars().count(), 101);
     }
 
     #[test]

@@ -157,6 +157,15 @@ impl<T: Default> SessionSlot<T> {
         Some(tabs.entry(tab_id.to_string()).or_default().clone())
     }
 
+    /// Whether `slot` is still the tab's slot: not dropped since it was taken (by `close-tab`,
+    /// or a `restart` whose new tab has the same id). A command that finishes late on a dropped
+    /// slot must not write onto the tab now at that id.
+    pub fn holds_tab_slot(&self, tab_id: &str, slot: &Arc<T>) -> bool {
+        lock(&self.tabs)
+            .get(tab_id)
+            .is_some_and(|s| Arc::ptr_eq(s, slot))
+    }
+
     /// Forgets a tab's slot.
     pub fn drop_tab_slot(&self, tab_id: &str) {
         lock(&self.tabs).remove(tab_id);

@@ -49,10 +49,11 @@ pub struct Home {
 }
 
 impl Home {
-    /// `ACTIONBOOK_HOME`, else `~/.actionbook`.
+    /// `ACTIONBOOK_HOME` (made absolute: the daemon runs in `/`), else `~/.actionbook`.
     pub fn from_env() -> Result<Home> {
         if let Some(h) = std::env::var_os("ACTIONBOOK_HOME").filter(|h| !h.is_empty()) {
-            return Ok(Home::at(PathBuf::from(h)));
+            let h = PathBuf::from(h);
+            return Ok(Home::at(std::path::absolute(&h).unwrap_or(h)));
         }
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -82,9 +83,39 @@ impl Home {
         Ok(())
     }
 
-    /// The daemon's socket.
+    /// The daemon's socket: `daemon.sock` in the home, or, when that path would not fit in
+    /// `sun_path` (a deep home), `<short runtime dir>/<hash of the home>.sock` (see
+    /// [`Home::ensure_socket_dir`]).
     pub fn socket(&self) -> PathBuf {
-        self.root.join("daemon.sock")
+        let own = self.root.join("daemon.sock");
+        if own.as_os_str().len() <= SUN_PATH_MAX {
+            return own;
+        }
+        use std::os::unix::ffi::OsStrExt;
+        short_socket_dir().join(format!(
+            "{:016x}.sock",
+            fnv1a(self.root.as_os_str().as_bytes())
+        ))
+    }
+
+    /// Makes the directory of [`Home::socket`] when it is the short runtime one: 0700, and
+    /// refused unless it is a real directory of ours (another user could have made it first).
+    pub fn ensure_socket_dir(&self) -> Result<()> {
+        let sock = self.socket();
+        let Some(dir) = sock.parent().filter(|d| *d != self.root) else {
+            return Ok(());
+        };
+        // Checked before any chmod: never follow another user's symlink.
+        let _ = fs::DirBuilder::new().mode(0o700).create(dir);
+        use std::os::unix::fs::MetadataExt;
+        let meta = fs::symlink_metadata(dir)?;
+        if !meta.is_dir() || meta.uid() != rustix::process::geteuid().as_raw() {
+            return Err(CliError::Daemon(format!(
+                "the socket directory {} is not a directory of this user",
+                dir.display()
+            )));
+        }
+        ensure_private_dir(dir)
     }
 
     /// A bookkeeping file in the root (`daemon.pid` ...).
@@ -134,6 +165,32 @@ impl Home {
 }
 
 /// Creates `dir` (and parents) with mode 0700, and tightens an existing one.
+/// The longest path a Unix socket address holds (`sun_path` is 108 bytes with its NUL).
+const SUN_PATH_MAX: usize = 107;
+
+/// Where sockets of homes too deep for `sun_path` live: `$XDG_RUNTIME_DIR/actionbook` when that
+/// is short, else `/tmp/actionbook-<uid>`.
+fn short_socket_dir() -> PathBuf {
+    if let Some(run) = std::env::var_os("XDG_RUNTIME_DIR").filter(|r| {
+        let len = r.len();
+        len > 0 && len < 64 && Path::new(r).is_absolute()
+    }) {
+        return PathBuf::from(run).join("actionbook");
+    }
+    PathBuf::from(format!(
+        "/tmp/actionbook-{}",
+        rustix::process::geteuid().as_raw()
+    ))
+}
+
+/// 64-bit FNV-1a: a stable name for a home's socket (the same in every build).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Creates `dir` (and its parents) 0700, and makes an existing one 0700.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
@@ -149,6 +206,17 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deep_home_gets_a_short_socket_path() {
+        let shallow = Home::at("/h/actionbook");
+        assert_eq!(shallow.socket(), PathBuf::from("/h/actionbook/daemon.sock"));
+        let deep = Home::at(format!("/h/{}", "d".repeat(150)));
+        let sock = deep.socket();
+        assert!(sock.as_os_str().len() <= SUN_PATH_MAX, "{}", sock.display());
+        assert_ne!(sock, Home::at(format!("/h/{}", "e".repeat(150))).socket());
+        assert_eq!(sock, Home::at(format!("/h/{}", "d".repeat(150))).socket());
+    }
 
     #[test]
     fn a_home_we_create_is_private_and_an_existing_one_keeps_its_mode() -> Result<()> {

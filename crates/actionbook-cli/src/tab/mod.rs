@@ -97,6 +97,8 @@ pub(crate) struct TabCx<'a> {
     pub session: Arc<BrowserSession>,
     /// The tab.
     pub tab_id: String,
+    /// The tab's slot the command runs in (its epoch: a `restart` or `close-tab` drops it).
+    pub tab_slot: Arc<TabSlot>,
     /// The tab's state (its queue is held).
     pub state: &'a mut TabState,
     /// The browser connection.
@@ -153,9 +155,20 @@ impl TabCx<'_> {
             .unwrap_or_default()
     }
 
-    /// Drops the tab's ref table (the document changed).
+    /// Whether the tab the command runs on is still the one at its id (see
+    /// [`SessionSlot::holds_tab_slot`]): false once a `restart` or `close-tab` replaced it.
+    pub fn is_current(&self) -> bool {
+        self.session.holds_tab_slot(&self.tab_id, &self.tab_slot)
+    }
+
+    /// Drops the tab's ref table (the document changed); on disk only while the tab is current
+    /// (the file at its id may be a newer tab's).
     pub fn forget_refs(&mut self) {
-        self.state.forget_refs(&self.session.dir, &self.tab_id);
+        if self.is_current() {
+            self.state.forget_refs(&self.session.dir, &self.tab_id);
+        } else {
+            self.state.frames.forget_refs();
+        }
     }
 
     /// Loads the tab's ref table from disk the first time (a new daemon re-attaching).
@@ -170,8 +183,12 @@ impl TabCx<'_> {
         self.state.frames.refs = Some(refs);
     }
 
-    /// Writes the tab's ref table to disk.
+    /// Writes the tab's ref table to disk; not once the tab was replaced (a late snapshot of the
+    /// old browser's page never lands on the new tab with the same id).
     pub fn save_refs(&self) -> Result<()> {
+        if !self.is_current() {
+            return Ok(());
+        }
         if let Some(refs) = &self.state.frames.refs {
             store::write_atomic(
                 &artifacts::refs_file(&self.session.dir, &self.tab_id),

@@ -48,7 +48,8 @@ pub(crate) async fn run_tab<C: TabCommand>(
     };
     let result = async {
         let mut state = queue(&tab_slot, deadline, name).await?;
-        let mut cx = enter(&slot, &target.tab, &mut state, deadline, env, traits).await?;
+        let tab = (target.tab.as_str(), tab_slot.clone());
+        let mut cx = enter(&slot, tab, &mut state, deadline, env, traits).await?;
         let done = run_watched(cmd, &mut cx).await;
         let done = settle(&mut cx, traits, done)?;
         finish(name, &mut cx, done).await
@@ -108,7 +109,7 @@ async fn queue<'a>(
 /// but those that load a page; a page that did not answer when attached is loaded again first.
 async fn enter<'a>(
     slot: &Arc<BrowserSession>,
-    tab_id: &str,
+    (tab_id, tab_slot): (&str, Arc<TabSlot>),
     state: &'a mut TabState,
     deadline: &Deadline,
     env: &'a ClientEnv,
@@ -129,6 +130,7 @@ async fn enter<'a>(
     Ok(TabCx {
         session: slot.clone(),
         tab_id: tab_id.to_string(),
+        tab_slot,
         state,
         conn,
         page,
@@ -225,16 +227,19 @@ async fn finish<D: Into<envelope::Data>>(
                 _ => cx.page_info().await?,
             };
             let tab = &cx.tab_id;
-            let _ = cx
-                .session
-                .update_if(|r| match r.tabs.iter_mut().find(|t| t.tab_id == *tab) {
+            // A tab replaced meanwhile (restart, close-tab): its old page's URL and title are
+            // not the new tab's.
+            let current = cx.is_current();
+            let _ = cx.session.update_if(|r| {
+                match r.tabs.iter_mut().find(|t| current && t.tab_id == *tab) {
                     Some(t) if t.url != url || t.title != title => {
                         t.url = url.clone();
                         t.title = title.clone();
                         true
                     }
                     _ => false,
-                });
+                }
+            });
             Context {
                 session_id: cx.session.id.clone(),
                 tab_id: Some(cx.tab_id.clone()),

@@ -168,3 +168,45 @@ fn a_daemon_whose_home_is_deleted_closes_its_browsers_and_exits() {
         );
     }
 }
+
+/// The daemon runs in `/` (it pins no client's directory), and a home too deep for a Unix
+/// socket's `sun_path` still gets a daemon (its socket lives in a short runtime directory).
+#[test]
+fn the_daemon_runs_in_root_and_a_deep_home_still_gets_one() {
+    let env = Env::new();
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let pid = env.daemon_pid().expect("daemon pid");
+    assert_eq!(
+        std::fs::read_link(format!("/proc/{pid}/cwd")).expect("cwd"),
+        Path::new("/")
+    );
+
+    let deep = env.home.with_file_name("d".repeat(120)).join("home");
+    let run = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .env("ACTIONBOOK_HOME", &deep)
+            .output()
+            .expect("run");
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap_or_else(|_| json!({"stderr": String::from_utf8_lossy(&out.stderr)}))
+    };
+    let v = run(&["browser", "list-sessions", "--json"]);
+    let deep_pid = std::fs::read_to_string(deep.join("daemon.pid"))
+        .ok()
+        .and_then(|p| p.trim().parse::<u32>().ok());
+    let again = run(&["browser", "list-sessions", "--json"]);
+    if let Some(p) = deep_pid {
+        // SIGTERM: the daemon exits and removes its socket (a SIGKILL would leave the file).
+        let _ = std::process::Command::new("kill")
+            .arg(p.to_string())
+            .status();
+        if !wait_gone(p, Duration::from_secs(10)) {
+            crate::support::kill(p);
+        }
+    }
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(again["ok"], true, "{again}");
+    assert!(deep_pid.is_some(), "no daemon for the deep home");
+}

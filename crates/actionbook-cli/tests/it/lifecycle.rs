@@ -409,6 +409,63 @@ fn start_honours_timeout_for_the_launch() {
     assert_eq!(v["data"]["total_sessions"], 0, "{v}");
 }
 
+/// A start abandoned at its `--timeout` ends the whole process group of the browser it
+/// spawned: a wrapper that double-forks a child (neither the browser's descendant nor naming its
+/// profile) leaves nothing running.
+#[test]
+fn an_abandoned_start_leaves_no_child_of_a_wrapper() {
+    let env = Env::new();
+    let arg = format!(
+        "4{}.{}",
+        std::process::id(),
+        env.home.to_string_lossy().len()
+    );
+    let wrapper = env.home.with_file_name("forking-browser.sh");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n(sleep {arg} &)\nexec sleep 600\n"),
+    )
+    .expect("write wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = env
+        .command(&[
+            "browser",
+            "start",
+            "--headless",
+            "--timeout",
+            "1500",
+            "--json",
+        ])
+        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &wrapper)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let want = format!("sleep\0{arg}\0");
+    let left = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want.as_bytes()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !left().is_empty() {
+        if std::time::Instant::now() >= until {
+            for pid in left() {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &pid])
+                    .status();
+            }
+            panic!("the wrapper's child outlived the abandoned start");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// `close` keeps the last snapshot file of each tab (the path `snapshot` last reported still
 /// reads) and nothing else of the session; `close --purge` keeps nothing.
 #[test]
@@ -458,4 +515,66 @@ fn close_keeps_each_tab_s_last_snapshot_unless_purged() {
     assert_eq!(v["ok"], true, "{v}");
     assert!(!path.exists());
     assert!(!env.home.join("sessions").join(&sid).exists());
+}
+
+/// Waits (bounded) for a file a held command writes.
+fn wait_for_file(path: &std::path::Path) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A tab command that finishes after a `restart` replaced its tab (the new first tab has the
+/// same id) writes nothing onto the new tab: a `goto` held past the restart leaves the new t1's
+/// URL and title alone, and a held `snapshot` leaves it without the old page's refs.
+#[test]
+fn a_command_finishing_after_restart_never_writes_onto_the_new_tab() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let dir = env.home.join("sessions").join(&sid);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let held = |hold: &str, args: &[&str]| {
+        let mut c = env.command(&[&["browser"][..], args, &t, &["--json"]].concat());
+        c.env("ACTIONBOOK_TEST_ABORT_AT", format!("hold:{hold}"))
+            .stdout(std::process::Stdio::piped());
+        let child = c.spawn().expect("spawn");
+        wait_for_file(&dir.join(format!("held-{hold}")));
+        let v = env.json(&["browser", "restart", "--session", &sid]);
+        assert_eq!(v["ok"], true, "{v}");
+        std::fs::write(dir.join(format!("release-{hold}")), b"").expect("release");
+        let out = child.wait_with_output().expect("wait");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let page2 = f.url("/page2.html");
+    let late = held("goto.loaded", &["goto", &page2]);
+    // The record itself (list-tabs would refresh it from the browser).
+    let rec = std::fs::read_to_string(dir.join("session.json")).expect("session.json");
+    assert!(
+        !rec.contains("page2") && !rec.contains("Page Two"),
+        "the late goto ({late}) wrote onto the new tab: {rec}"
+    );
+    let v = env.json(&[
+        "browser",
+        "goto",
+        &f.url("/index.html"),
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    let late = held("snapshot.captured", &["snapshot"]);
+    assert!(
+        !dir.join("refs-t1.json").exists(),
+        "the late snapshot ({}) left its refs on the new tab",
+        &late[..late.len().min(300)]
+    );
 }

@@ -262,3 +262,68 @@ fn leading_dash_values_and_ref_hints() {
     let v = env.json(&[&["browser", "snapshot", "--cursor", "false"][..], &t].concat());
     assert_eq!(v["ok"], true, "{v}");
 }
+
+/// An `eval` whose value is huge (a 40 MB string, an object holding one) answers an envelope
+/// with the value cut to 1 MiB, `meta.truncated: true` and a short preview, in JSON and text;
+/// the session keeps working.
+#[test]
+fn a_huge_eval_value_is_cut_not_fatal() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let limit = 1 << 20;
+
+    let v = env.json(&[&["browser", "eval", "'x'.repeat(40e6)"][..], &t].concat());
+    assert_eq!(
+        v["ok"],
+        true,
+        "{}",
+        &v.to_string()[..v.to_string().len().min(500)]
+    );
+    assert_eq!(v["meta"]["truncated"], true);
+    assert_eq!(v["data"]["type"], "string");
+    assert_eq!(v["data"]["value"].as_str().map(str::len), Some(limit));
+    let preview = v["data"]["preview"].as_str().unwrap_or_default();
+    assert!(
+        preview.starts_with("xxx") && preview.len() < 1000,
+        "{preview}"
+    );
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(warnings.contains("40000000 bytes"), "{warnings}");
+
+    let v = env.json(&[&["browser", "eval", "({big: 'y'.repeat(40e6)})"][..], &t].concat());
+    assert_eq!(
+        v["ok"],
+        true,
+        "{}",
+        &v.to_string()[..v.to_string().len().min(500)]
+    );
+    assert_eq!(v["meta"]["truncated"], true);
+    assert_eq!(v["data"]["type"], "object");
+    let cut = v["data"]["value"].as_str().unwrap_or_default();
+    assert!(cut.starts_with("{\"big\":\"yyy") && cut.len() == limit);
+
+    let r = env.run(&[&["browser", "eval", "'z'.repeat(40e6)"][..], &t].concat());
+    assert_eq!(r.code, 0, "{}", &r.stderr);
+    let body = r.stdout.lines().nth(1).unwrap_or_default();
+    assert!(
+        body.starts_with("zzz") && body.len() == limit,
+        "{}",
+        body.len()
+    );
+    assert!(
+        r.stdout.contains("warning: "),
+        "{}",
+        &r.stdout[r.stdout.len() - 300..]
+    );
+
+    let v = env.json(&[&["browser", "title"][..], &t].concat());
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+    let v = env.json(&[&["browser", "eval", "1+2"][..], &t].concat());
+    assert_eq!(
+        (v["data"]["value"].clone(), v["meta"]["truncated"].clone()),
+        (3.into(), false.into())
+    );
+}

@@ -447,3 +447,87 @@ async fn connect_errors_never_print_credentials() {
     assert!(!format!("{conn:?}").contains("SECRET-T"), "{conn:?}");
     assert_eq!(conn.url(), url, "the caller still gets its URL back");
 }
+
+/// Pids of live processes whose command line is exactly `sleep <arg>`.
+fn sleeps_with(arg: &str) -> Vec<u32> {
+    let want = format!("sleep\0{arg}\0");
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
+                && ProcessIdentity::capture(*pid).is_some_and(|p| p.is_running())
+        })
+        .collect()
+}
+
+/// A wrapper script (a fake browser that never opens DevTools) that double-forks `sleep <arg>`
+/// (no longer its descendant, not naming any profile) and stays up; `arg` is unique to the test.
+fn double_forking_wrapper(dir: &Path) -> (PathBuf, String) {
+    let arg = format!("3{}.{}", std::process::id(), dir.to_string_lossy().len());
+    let script = dir.join("wrapper");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\n(sleep {arg} &)\nexec sleep 600\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, arg)
+}
+
+/// Waits (bounded) until no `sleep <arg>` is left; kills any that are, and fails.
+async fn assert_no_sleep_left(arg: &str) {
+    let deadline = Instant::now() + T;
+    loop {
+        let left = sleeps_with(arg);
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            for pid in &left {
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            }
+            panic!("the wrapper's double-forked child {left:?} outlived it");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A launch abandoned at its timeout ends the browser's whole process group: a wrapper that
+/// double-forks a child leaves nothing.
+#[tokio::test]
+async fn an_abandoned_launch_ends_the_wrapper_s_whole_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, arg) = double_forking_wrapper(dir.path());
+    let err = Browser::launch(
+        LaunchOptions::default()
+            .executable(&script)
+            .user_data_dir(dir.path().join("profile"))
+            .startup_timeout(Duration::from_millis(1500)),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, CdpError::LaunchTimeout { .. }), "{err:?}");
+    assert_no_sleep_left(&arg).await;
+}
+
+/// Ending a recorded group leader by identity (a browser an earlier daemon launched) ends its
+/// group; a process that leads no group of its own is signalled alone.
+#[tokio::test]
+async fn terminating_a_group_leader_by_identity_ends_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, arg) = double_forking_wrapper(dir.path());
+    let mut leader = Command::new(&script).process_group(0).spawn().unwrap();
+    let deadline = Instant::now() + T;
+    while sleeps_with(&arg).is_empty() {
+        assert!(Instant::now() < deadline, "the wrapper never forked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let id = ProcessIdentity::capture(leader.id()).expect("identity");
+    assert!(id.terminate(T).await.is_gone());
+    assert_no_sleep_left(&arg).await;
+    let _ = leader.wait();
+}

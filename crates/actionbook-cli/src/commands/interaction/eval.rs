@@ -91,13 +91,36 @@ impl TabCommand for Eval {
             return Err(CliError::InvalidArgument("eval needs code".into()));
         }
         let (v, pre) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
-        Ok(Done::data(EvalData {
+        // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
+        let cut = eval::cut_value(&v, eval::EVAL_VALUE_LIMIT);
+        let truncated = cut.is_some();
+        let mut warnings = Vec::new();
+        let v = match cut {
+            Some((cut, bytes)) => {
+                warnings.push(format!(
+                    "the value ({bytes} bytes{}) was cut to its first {} bytes; return the part \
+                     you need",
+                    if v.value.is_string() {
+                        ""
+                    } else {
+                        " of JSON, given as a string"
+                    },
+                    cut.value.as_str().map_or(0, str::len),
+                ));
+                cut
+            }
+            None => v,
+        };
+        let mut done = Done::data(EvalData {
             value: v.value,
             value_type: v.kind,
             preview: v.preview,
             pre_url: pre.as_ref().map(|p| p.url.clone()),
             pre_origin: pre.as_ref().map(|p| p.origin.clone()),
             pre_ready_state: pre.map(|p| p.ready_state),
-        }))
+        });
+        done.truncated = truncated;
+        done.warnings = warnings;
+        Ok(done)
     }
 }

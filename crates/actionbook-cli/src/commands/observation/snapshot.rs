@@ -419,6 +419,12 @@ impl TabCommand for Snapshot {
         )
         .await
         .map_err(|_| deadline.timeout(crate::page::frames::SNAPSHOT_TIMED_OUT))??;
+        crate::fault::hold(
+            cx.env.abort_at.as_deref(),
+            "snapshot.captured",
+            &cx.session.dir,
+        )
+        .await;
         cx.save_refs()?;
         let subtree = match &self.selector {
             Some(sel) => {
