@@ -10,13 +10,16 @@
 //!
 //! Run with `cargo bench -p actionbook-workspace --bench network`.
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use actionbook_cli::bench_support::RecorderProbe;
 use actionbook_cli::commands::network::Requests;
 use actionbook_cli::commands::observation::Title;
 use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
-use cdp_protocol::{Event as _, EventFilter, network, page, target};
+use cdp_protocol::{EventFilter, SessionFilter, network, page, target};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const GIF: &[u8] = &[
@@ -34,62 +37,86 @@ fn heavy_page(round: usize) -> String {
     format!("<!doctype html><title>heavy</title>{imgs}")
 }
 
-/// Loads `url` in a fresh tab; with `record`, the recorder's session and event decoding first.
-async fn load_ms(browser: &cdp_protocol::Browser, url: &str, record: bool) -> f64 {
+/// What a load runs beside the page: the recorder, or (to find where its cost goes, with
+/// `NETWORK_BENCH_MODES`) a part of what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Nothing: the page alone.
+    Plain,
+    /// The tab's network recorder itself, started on the page as an attached tab starts it.
+    Recorder,
+    /// `Network.enable` (Chromium's defaults) on a second session, every event counted by method
+    /// without decoding.
+    EnableCount,
+    /// `Network.enable` (Chromium's defaults) on a second session, no one reading the events.
+    EnableOnly,
+    /// `Network.enable` (Chromium's defaults) on the page's own session, no one reading.
+    EnableOwn,
+}
+
+impl Mode {
+    fn parse(s: &str) -> Option<Mode> {
+        Some(match s.trim() {
+            "plain" => Mode::Plain,
+            "recorder" => Mode::Recorder,
+            "enable-count" => Mode::EnableCount,
+            "enable-only" => Mode::EnableOnly,
+            "enable-own" => Mode::EnableOwn,
+            _ => return None,
+        })
+    }
+}
+
+type Counts = Arc<Mutex<BTreeMap<String, u64>>>;
+
+/// Loads `url` in a fresh tab with `mode` set up first (not timed); the load time in ms.
+async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts: &Counts) -> f64 {
     let (target_id, session) = match open_blank_page(browser).await {
         Ok(p) => p,
         Err(e) => panic!("open page: {e}"),
     };
     let conn = browser.connection().clone();
-    let mut recorder = None;
-    if record {
-        let events = conn.events(
-            EventFilter::methods(&[
-                network::RequestWillBeSent::METHOD,
-                network::ResponseReceived::METHOD,
-                network::LoadingFinished::METHOD,
-                network::LoadingFailed::METHOD,
-                network::DataReceived::METHOD,
-                target::AttachedToTarget::METHOD,
-            ])
-            .capacity(16 * 1024),
-        );
-        let watcher = match conn.browser().attach_to_target(&target_id).await {
-            Ok(s) => s,
-            Err(e) => panic!("attach the recorder: {e}"),
-        };
-        let consume = tokio::spawn(async move {
-            let mut events = events;
-            let mut n = 0u64;
-            while let Some(ev) = events.recv().await {
-                let decoded = match ev.method.as_str() {
-                    network::RequestWillBeSent::METHOD => {
-                        ev.decode::<network::RequestWillBeSent>().is_ok()
-                    }
-                    network::ResponseReceived::METHOD => {
-                        ev.decode::<network::ResponseReceived>().is_ok()
-                    }
-                    network::LoadingFinished::METHOD => {
-                        ev.decode::<network::LoadingFinished>().is_ok()
-                    }
-                    _ => true,
-                };
-                n += u64::from(decoded);
+    let mut probe = None;
+    let mut watcher = None;
+    let mut counter = None;
+    match mode {
+        Mode::Plain => {}
+        Mode::Recorder => match RecorderProbe::start(&conn, &target_id, &session).await {
+            Ok(p) => probe = Some(p),
+            Err(e) => panic!("start the recorder: {e}"),
+        },
+        Mode::EnableOwn => {
+            if let Err(e) = session.send(&network::Enable::default()).await {
+                panic!("Network.enable: {e}");
             }
-            n
-        });
-        let auto = target::SetAutoAttach {
-            auto_attach: true,
-            wait_for_debugger_on_start: true,
-            flatten: Some(true),
-            filter: None,
-        };
-        let enable = network::Enable::default();
-        let (net, auto) = tokio::join!(watcher.send(&enable), watcher.send(&auto));
-        if let Err(e) = net.map(|_| ()).and(auto.map(|_| ())) {
-            panic!("enable the recorder: {e}");
         }
-        recorder = Some((watcher, consume));
+        Mode::EnableOnly | Mode::EnableCount => {
+            let w = match conn.browser().attach_to_target(&target_id).await {
+                Ok(s) => s,
+                Err(e) => panic!("attach: {e}"),
+            };
+            if mode == Mode::EnableCount {
+                let Some(own) = w.id().cloned() else {
+                    panic!("the second session has no id");
+                };
+                let mut events = conn.events(
+                    EventFilter::all()
+                        .session(SessionFilter::Only(own))
+                        .capacity(64 * 1024),
+                );
+                let counts = counts.clone();
+                counter = Some(tokio::spawn(async move {
+                    while let Some(ev) = events.recv().await {
+                        let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+                        *c.entry(ev.method).or_default() += 1;
+                    }
+                }));
+            }
+            if let Err(e) = w.send(&network::Enable::default()).await {
+                panic!("Network.enable: {e}");
+            }
+            watcher = Some(w);
+        }
     }
     let mut loaded = session.subscribe::<page::LoadEventFired>();
     if let Err(e) = session.send(&page::Enable).await {
@@ -110,9 +137,18 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, record: bool) -> f6
         other => panic!("no load event: {other:?}"),
     }
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
-    if let Some((watcher, consume)) = recorder {
-        let _ = watcher.detach().await;
-        consume.abort();
+    if let Some(p) = probe {
+        let seen = p.requests();
+        assert!(seen >= 200, "the recorder saw {seen} requests of 201");
+        p.stop().await;
+    }
+    if let Some(w) = watcher {
+        // Events still queued are counted before the counter goes.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let _ = w.detach().await;
+    }
+    if let Some(c) = counter {
+        c.abort();
     }
     let _ = conn
         .browser()
@@ -135,33 +171,50 @@ fn network(c: &mut Criterion) {
     };
     let server = rt.block_on(FixtureServer::start());
     server.route("/img.gif", "image/gif", GIF.to_vec());
-    for r in 0..=2 * ROUNDS {
+    for r in 0..=5 * ROUNDS {
         server.route(&format!("/heavy{r}.html"), "text/html", heavy_page(r));
     }
 
-    // 1. Page-load overhead, interleaved.
+    // 1. Page-load overhead, interleaved: the modes take turns, each round in another order.
+    let modes: Vec<Mode> = match std::env::var("NETWORK_BENCH_MODES") {
+        Ok(list) => list
+            .split(',')
+            .map(|m| Mode::parse(m).unwrap_or_else(|| panic!("unknown mode {m:?}")))
+            .collect(),
+        Err(_) => vec![Mode::Plain, Mode::Recorder],
+    };
     let browser = rt.block_on(launch_test_browser());
-    let (mut plain, mut recorded) = (Vec::new(), Vec::new());
+    let counts: Counts = Arc::default();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     // One warm-up load each (process start-up, cache of the page's code paths).
-    rt.block_on(load_ms(&browser, &server.url("/heavy0.html"), false));
-    rt.block_on(load_ms(&browser, &server.url("/heavy0.html"), true));
+    for m in &modes {
+        rt.block_on(load_ms(&browser, &server.url("/heavy0.html"), *m, &counts));
+    }
+    counts.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    let mut page = 0;
     for round in 0..ROUNDS {
-        // Distinct URLs each load (no cache effects; the server says no-store anyway).
-        let a = server.url(&format!("/heavy{}.html", 2 * round + 1));
-        let b = server.url(&format!("/heavy{}.html", 2 * round + 2));
-        if round % 2 == 0 {
-            plain.push(rt.block_on(load_ms(&browser, &a, false)));
-            recorded.push(rt.block_on(load_ms(&browser, &b, true)));
-        } else {
-            recorded.push(rt.block_on(load_ms(&browser, &a, true)));
-            plain.push(rt.block_on(load_ms(&browser, &b, false)));
+        for k in 0..modes.len() {
+            // Rotated each round, so no mode always runs first or after the same one.
+            let i = (k + round) % modes.len();
+            // Distinct URLs each load (no cache effects; the server says no-store anyway).
+            page += 1;
+            let url = server.url(&format!("/heavy{page}.html"));
+            times[i].push(rt.block_on(load_ms(&browser, &url, modes[i], &counts)));
         }
     }
-    let (p, r) = (median(&mut plain), median(&mut recorded));
-    println!(
-        "page load with 200 requests, {ROUNDS} rounds interleaved: without recorder median {p:.1} ms, with {r:.1} ms, ratio {:.3}",
-        r / p
-    );
+    let base = median(&mut times[0]);
+    for (i, m) in modes.iter().enumerate() {
+        let t = median(&mut times[i]);
+        println!(
+            "page load with 200 requests, {ROUNDS} rounds interleaved: {m:?} median {t:.1} ms, ratio to {:?} {:.3}",
+            modes[0],
+            t / base
+        );
+    }
+    let counted = counts.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for (method, n) in counted {
+        println!("  {method}: {:.1} per load", n as f64 / ROUNDS as f64);
+    }
     drop(browser);
 
     // 2. `network requests` on a full ring against `title`.

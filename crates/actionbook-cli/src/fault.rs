@@ -50,3 +50,18 @@ pub(crate) async fn hold(abort_at: Option<&str>, name: &str, dir: &std::path::Pa
     #[cfg(not(any(debug_assertions, feature = "test-support")))]
     let _ = (abort_at, name, dir);
 }
+
+/// The environment variable naming CDP calls to fail (comma-separated names, e.g.
+/// `child-network-enable`): a test makes a call fail that real Chromium rarely fails on demand.
+#[doc(hidden)]
+pub const FAIL_ENV: &str = "ACTIONBOOK_TEST_FAIL";
+
+/// Whether this process's environment asks to fail the call `name` (debug and `test-support`
+/// builds only; always false in a release build).
+pub(crate) fn fails(name: &str) -> bool {
+    if cfg!(any(debug_assertions, feature = "test-support")) {
+        std::env::var(FAIL_ENV).is_ok_and(|v| v.split(',').any(|n| n.trim() == name))
+    } else {
+        false
+    }
+}

@@ -70,6 +70,12 @@ pub mod mcp;
 #[cfg(feature = "cli")]
 pub mod cli;
 
+/// Internals the benches measure directly (not a stable API).
+#[doc(hidden)]
+pub mod bench_support {
+    pub use crate::tab::services::network::RecorderProbe;
+}
+
 pub use commands::{COMMANDS, Command, CommandSpec, Stage};
 pub use deadline::{DEFAULT_TIMEOUT_MS, Deadline};
 pub use engine::{Engine, EngineConfig, Request};

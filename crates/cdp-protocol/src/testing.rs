@@ -16,7 +16,11 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone)]
 struct Route {
+    /// `200 OK`, `302 Found`, ...
+    status: String,
     content_type: String,
+    /// Extra response headers (`Set-Cookie`, `Location`, ...).
+    headers: Vec<(String, String)>,
     body: Arc<[u8]>,
     delay: Duration,
 }
@@ -67,10 +71,39 @@ impl FixtureServer {
         delay: Duration,
     ) {
         let route = Route {
+            status: "200 OK".to_owned(),
             content_type: content_type.to_owned(),
+            headers: Vec::new(),
             body: Arc::from(body.into()),
             delay,
         };
+        self.insert(path, route);
+    }
+
+    /// Like [`FixtureServer::route`] with a status line (`"302 Found"`) and extra headers
+    /// (`Location`, `Set-Cookie`, ...): redirects and cookies.
+    pub fn route_with(
+        &self,
+        path: &str,
+        status: &str,
+        headers: &[(&str, &str)],
+        content_type: &str,
+        body: impl Into<Vec<u8>>,
+    ) {
+        let route = Route {
+            status: status.to_owned(),
+            content_type: content_type.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            body: Arc::from(body.into()),
+            delay: Duration::ZERO,
+        };
+        self.insert(path, route);
+    }
+
+    fn insert(&self, path: &str, route: Route) {
         self.routes
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -144,20 +177,22 @@ async fn handle(mut stream: TcpStream, routes: Routes) {
         let routes = routes.lock().unwrap_or_else(|p| p.into_inner());
         routes.get(&target).or_else(|| routes.get(&path)).cloned()
     };
-    let (status, content_type, body, delay) = match route {
-        Some(r) => ("200 OK", r.content_type, r.body, r.delay),
+    let (status, content_type, extra, body, delay) = match route {
+        Some(r) => (r.status, r.content_type, r.headers, r.body, r.delay),
         None => (
-            "404 Not Found",
+            "404 Not Found".to_owned(),
             "text/plain".to_owned(),
+            Vec::new(),
             Arc::from(&b"not found"[..]),
             Duration::ZERO,
         ),
     };
+    let extra: String = extra.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
     let header = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     let _ = stream.write_all(header.as_bytes()).await;

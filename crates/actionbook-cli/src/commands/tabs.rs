@@ -315,7 +315,7 @@ impl SessionCommand for CloseTab {
             Err(CliError::Cdp(cdp_protocol::CdpError::Protocol { .. })) => {}
             Err(e) => return Err(e),
         }
-        slot.update(|r| r.tabs.retain(|t| t.tab_id != tab))?;
+        slot.update(|r| r.remove_tab(&tab))?;
         slot.drop_tab_slot(&tab);
         artifacts::remove_refs(&slot.dir, &tab);
         Ok(Done::with_context(

@@ -156,6 +156,20 @@ impl SessionRecord {
         self.tabs.iter().find(|t| t.tab_id == tab_id)
     }
 
+    /// Forgets a tab, and the network routes it had.
+    pub fn remove_tab(&mut self, tab_id: &str) {
+        self.tabs.retain(|t| t.tab_id != tab_id);
+        self.prune_routes();
+    }
+
+    /// Drops the network routes of tabs the record no longer has (a tab that closed itself and
+    /// was forgotten when the tabs were listed).
+    pub fn prune_routes(&mut self) {
+        let tabs = &self.tabs;
+        self.network_routes
+            .retain(|r| tabs.iter().any(|t| t.tab_id == r.tab_id));
+    }
+
     /// The `wN` of a Chromium window, allocating the next one the first time it is seen.
     pub fn window_for_native(&mut self, native_window_id: i64) -> String {
         if let Some(w) = self

@@ -633,3 +633,246 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
     let v = on(&env, &t, &["network", "requests"]);
     assert_eq!(ok(&v)["total"], 50, "{}", ok(&v)["total"]);
 }
+
+/// A login that answers with a redirect and a cookie, and a page whose fetch sends the cookie back.
+fn login_fixture(f: &Fixture) {
+    f.route_with(
+        "/n/login",
+        "302 Found",
+        &[
+            ("Location", "/n/home.html"),
+            ("Set-Cookie", "sid=COOKIE-SECRET-93; Path=/"),
+        ],
+        "text/plain",
+        "",
+    );
+    f.html(
+        "/n/home.html",
+        r#"<!doctype html><html><head><title>Home</title></head><body><div id="api">pending</div>
+<script>
+  fetch('/n/api.json').then(r => r.json()).then(d => { document.getElementById('api').textContent = 'name:' + d.name; });
+</script></body></html>"#,
+    );
+}
+
+#[test]
+fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
+    need_chromium!();
+    let f = fixture();
+    login_fixture(&f);
+    let env = Env::new();
+    let sid = env.start(&[]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    ok(&on(
+        &env,
+        &t,
+        &["network", "har", "start", "--content", "none"],
+    ));
+    ok(&on(&env, &t, &["goto", &f.url("/n/login")]));
+    assert_eq!(shown(&env, &t, "api"), "name:real");
+    settle(&env, &t);
+
+    // Each hop its own entry: the login's 302 (with where it led), then the page.
+    let all = requests(&env, &t, &[]);
+    let hop = find(&all, "/n/login");
+    assert_eq!(hop["status"], 302, "{hop}");
+    assert_eq!(hop["redirect_url"], f.url("/n/home.html"), "{hop}");
+    assert_eq!(hop["resource_type"], "Document", "{hop}");
+    // The Set-Cookie header Chromium keeps out of responseReceived, from the ExtraInfo event.
+    assert!(
+        hop["response_headers"]["set-cookie"]
+            .as_str()
+            .is_some_and(|c| c.contains("sid=COOKIE-SECRET-93")),
+        "{hop}"
+    );
+    let home = find(&all, "/n/home.html");
+    assert_eq!(home["status"], 200, "{home}");
+    assert!(home.get("redirect_url").is_none(), "{home}");
+    assert_ne!(hop["request_id"], home["request_id"]);
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            hop["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert_eq!(ok(&v)["status"], 302, "{v}");
+    assert_eq!(
+        ok(&v)["response_body"],
+        Value::Null,
+        "a redirect has no body: {v}"
+    );
+    // The Cookie header the fetch sent (also only in the ExtraInfo event).
+    let api = find(&all, "/n/api.json");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            api["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert_eq!(
+        ok(&v)["request_headers"]["cookie"],
+        "sid=COOKIE-SECRET-93",
+        "{v}"
+    );
+    let run = text(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            api["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert!(
+        run.stdout.contains("> cookie: sid=COOKIE-SECRET-93"),
+        "{run:?}"
+    );
+
+    // The HAR file: the redirect an entry with its status and redirectURL, then the page.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("login.har");
+    let path_s = path.display().to_string();
+    ok(&on(&env, &t, &["network", "har", "stop", &path_s]));
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("the HAR file")).expect("HAR is JSON");
+    let mut errors = Vec::new();
+    validate(&har_schema(), &har, "$", &mut errors);
+    assert!(errors.is_empty(), "not HAR 1.2: {errors:#?}");
+    let entries = har["log"]["entries"].as_array().expect("entries");
+    let at = |end: &str| {
+        entries
+            .iter()
+            .position(|e| {
+                e["request"]["url"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with(end))
+            })
+            .unwrap_or_else(|| panic!("no {end} entry in {har}"))
+    };
+    let (login, page) = (at("/n/login"), at("/n/home.html"));
+    assert!(login < page, "the hops in order: {har}");
+    assert_eq!(entries[login]["response"]["status"], 302);
+    assert_eq!(
+        entries[login]["response"]["redirectURL"],
+        f.url("/n/home.html")
+    );
+    assert_eq!(entries[page]["response"]["status"], 200);
+    assert_eq!(entries[page]["response"]["redirectURL"], "");
+
+    let log = std::fs::read_to_string(env.home.join("daemon.log")).unwrap_or_default();
+    assert!(
+        !log.contains("COOKIE-SECRET-93"),
+        "the daemon log has the cookie: {log}"
+    );
+}
+
+/// The session record's routes, by tab.
+fn recorded_routes(env: &Env, sid: &str) -> Vec<String> {
+    let path = env.home.join("sessions").join(sid).join("session.json");
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("session record")).expect("JSON");
+    record["network_routes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["tab_id"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn routes_of_a_closed_tab_leave_the_session_record() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let s = ["--session", sid.as_str()];
+    let v = env.json(&[&["browser", "new-tab", &f.url("/n/index.html")][..], &s].concat());
+    assert_eq!(v["context"]["tab_id"], "t2", "{v}");
+    for tab in ["t1", "t2"] {
+        let t = ["--session", sid.as_str(), "--tab", tab];
+        ok(&on(
+            &env,
+            &t,
+            &["network", "route", "*/n/api.json", "--abort"],
+        ));
+    }
+    assert_eq!(recorded_routes(&env, &sid), ["t1", "t2"]);
+    let v = env.json(&[&["browser", "close-tab"][..], &s, &["--tab", "t2"]].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(recorded_routes(&env, &sid), ["t1"]);
+
+    // A tab that closed itself: the session forgets it, and its routes go with the next change
+    // of routes.
+    let v = env.json(&[&["browser", "new-tab", &f.url("/n/index.html")][..], &s].concat());
+    assert_eq!(v["context"]["tab_id"], "t3", "{v}");
+    let t3 = ["--session", sid.as_str(), "--tab", "t3"];
+    ok(&on(
+        &env,
+        &t3,
+        &["network", "route", "*/n/api.json", "--abort"],
+    ));
+    assert_eq!(recorded_routes(&env, &sid), ["t1", "t3"]);
+    let _ = on(&env, &t3, &["eval", "window.close()"]);
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = env.json(&[&["browser", "list-tabs"][..], &s].concat());
+        if !v.to_string().contains("\"t3\"") {
+            break;
+        }
+        assert!(Instant::now() < until, "t3 did not close: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    ok(&on(
+        &env,
+        &t1,
+        &["network", "route", "*/n/missing.json", "--abort"],
+    ));
+    assert_eq!(recorded_routes(&env, &sid), ["t1", "t1"]);
+}
+
+#[test]
+fn a_child_target_the_recorder_cannot_watch_is_a_warning() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    // The daemon this starts inherits the test hook: every child's Network.enable fails.
+    let out = env
+        .command(&[
+            "browser",
+            "start",
+            "--headless",
+            "--open-url",
+            &f.url("/n/index.html"),
+            "--json",
+        ])
+        .env("ACTIONBOOK_TEST_FAIL", "child-network-enable")
+        .output()
+        .expect("run actionbook");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["ok"], true, "{v}");
+    let sid = v["context"]["session_id"].as_str().expect("session id");
+    let t = ["--session", sid, "--tab", "t1"];
+    // The OOPIF still runs (it was resumed), and the page's own requests are recorded.
+    value_until(
+        &env,
+        &t,
+        "document.getElementById('frame').textContent",
+        &json!("frame:frame-real"),
+    );
+    let v = on(&env, &t, &["network", "requests"]);
+    let data = ok(&v);
+    find(data, "/n/index.html");
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("cannot watch a iframe")
+            && warnings.contains("the network domain failed"),
+        "{v}"
+    );
+}

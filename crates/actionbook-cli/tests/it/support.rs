@@ -42,6 +42,20 @@ impl Fixture {
         self
     }
 
+    /// Adds a route with a status line (`"302 Found"`) and extra headers (`Location`,
+    /// `Set-Cookie`, ...).
+    pub fn route_with(
+        &self,
+        path: &str,
+        status: &str,
+        headers: &[(&str, &str)],
+        ct: &str,
+        body: &str,
+    ) -> &Fixture {
+        self.server.route_with(path, status, headers, ct, body);
+        self
+    }
+
     /// Adds a route with a binary body.
     pub fn bytes(&self, path: &str, ct: &'static str, body: &[u8]) -> &Fixture {
         self.server.route(path, ct, body.to_vec());

@@ -412,3 +412,40 @@ pub struct DataReceived {
     pub encoded_data_length: i64,
 }
 event!(DataReceived, "Network.dataReceived");
+
+/// Event `Network.requestWillBeSentExtraInfo`: the headers as sent on the wire (cookies included,
+/// which `requestWillBeSent` leaves out). One per hop of a request, in hop order; it may come
+/// before or after the hop's `requestWillBeSent`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestWillBeSentExtraInfo {
+    /// Request id (the one of `requestWillBeSent`).
+    pub request_id: RequestId,
+    /// The raw request headers.
+    #[serde(default)]
+    pub headers: serde_json::Map<String, serde_json::Value>,
+}
+event!(
+    RequestWillBeSentExtraInfo,
+    "Network.requestWillBeSentExtraInfo"
+);
+
+/// Event `Network.responseReceivedExtraInfo`: the response headers as received (`set-cookie`
+/// included, which `responseReceived` may leave out). One per hop that got a response (a
+/// redirect's response too), in hop order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseReceivedExtraInfo {
+    /// Request id.
+    pub request_id: RequestId,
+    /// The raw response headers.
+    #[serde(default)]
+    pub headers: serde_json::Map<String, serde_json::Value>,
+    /// The HTTP status code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_code: Option<i64>,
+}
+event!(
+    ResponseReceivedExtraInfo,
+    "Network.responseReceivedExtraInfo"
+);

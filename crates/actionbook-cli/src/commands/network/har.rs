@@ -162,7 +162,12 @@ pub(super) async fn bodies(
     let wanted: Vec<&RequestRecord> = capture
         .entries
         .iter()
-        .filter(|r| r.finished.is_some() && r.failure.is_none() && r.status.is_some())
+        .filter(|r| {
+            r.finished.is_some()
+                && r.failure.is_none()
+                && r.status.is_some()
+                && r.redirect_url.is_none()
+        })
         .filter(|r| capture.content == HarContent::All || super::is_text(&r.mime_type))
         .collect();
     for chunk in wanted.chunks(16) {
@@ -341,11 +346,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
                 text: body.map(|b| b.text.clone()),
                 encoding: body.and_then(|b| b.base64.then_some("base64")),
             },
-            redirect_url: r
-                .response_headers
-                .get("location")
-                .cloned()
-                .unwrap_or_default(),
+            redirect_url: r.redirect_url.clone().unwrap_or_default(),
             headers_size: -1,
             body_size: r.encoded_data_length.map_or(-1, |s| s as i64),
         },

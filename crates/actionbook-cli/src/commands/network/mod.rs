@@ -182,6 +182,9 @@ struct RequestItem {
     failure: Option<String>,
     method: String,
     mime_type: String,
+    /// Where this hop's redirect led (each hop of a redirect chain is a request of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    redirect_url: Option<String>,
     request_headers: BTreeMap<String, String>,
     request_id: String,
     resource_type: String,
@@ -204,6 +207,7 @@ impl From<&RequestRecord> for RequestItem {
             failure: r.failure.clone(),
             method: r.method.clone(),
             mime_type: r.mime_type.clone(),
+            redirect_url: r.redirect_url.clone(),
             request_headers: r.request_headers.clone(),
             request_id: r.id.clone(),
             resource_type: r.resource_type.clone(),
@@ -291,6 +295,9 @@ impl RenderText for RequestData {
         body.field("mime_type", &self.item.mime_type);
         if let Some(d) = self.item.duration_ms {
             body.field("duration_ms", d);
+        }
+        if let Some(to) = &self.item.redirect_url {
+            body.field("redirect_url", to);
         }
         for (k, v) in &self.item.request_headers {
             body.line(format_args!("> {k}: {v}"));
@@ -657,7 +664,8 @@ impl TabCommand for Request {
         let response_body = if r.finished.is_none() {
             warnings.push("the request is still in flight: no body yet".to_string());
             None
-        } else if r.failure.is_some() {
+        } else if r.failure.is_some() || r.redirect_url.is_some() {
+            // A redirect's body is not kept (the id's body is the last hop's).
             None
         } else {
             match recorder
@@ -927,6 +935,7 @@ async fn apply_routes(
     cx.session.update(|r| {
         r.network_routes.retain(|x| x.tab_id != tab);
         r.network_routes.extend(kept);
+        r.prune_routes();
     })?;
     let mut warnings = recorder_warnings(recorder);
     if let Err(e) = recorder

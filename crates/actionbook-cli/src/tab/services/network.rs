@@ -19,6 +19,18 @@
 //! When events are lost (a queue overflow, rare: the queue is large) the recorder cannot know
 //! which requests ended, so it forgets the ones in flight and counts the loss (`lost_events`).
 //!
+//! A redirect is a new `requestWillBeSent` under the same id: the hop it ends becomes an entry of
+//! its own (its 3xx response, `redirect_url`, id `<cdp id>:<hop>`), and the last hop keeps the CDP
+//! id. The raw headers Chromium reports apart (`requestWillBeSentExtraInfo`,
+//! `responseReceivedExtraInfo`: `cookie` and `set-cookie` included) are matched to hops by order
+//! (the n-th of a kind for an id belongs to hop n) and merged into the hop's headers, whether they
+//! come before or after it. They are kept in memory and shown, never logged.
+//!
+//! Cost: the recorder is one more session with `Network.enable`, so Chromium builds about eight
+//! events per request (`dataReceived`, the most common, only moves the activity clock here: no
+//! decode, no ledger); response bodies it buffers for `getResponseBody` are capped
+//! ([`network_enable`]). What it costs a page load is in `benches/network.rs` and the README.
+//!
 //! Finished requests are kept in a ring of the session's `--max-tracked-requests` (500 by
 //! default); the oldest are dropped and counted. A HAR capture (`network har start`) keeps every
 //! request that starts while it runs, apart from the ring (bounded too, [`HAR_LIMIT`]).
@@ -55,6 +67,16 @@ pub(crate) const MAX_KEPT_REQUESTS: usize = 100_000;
 /// Requests one HAR capture keeps at most (later ones are counted as dropped).
 pub(crate) const HAR_LIMIT: usize = 20_000;
 
+/// Bytes of response bodies Chromium keeps per watched session (`Network.enable`).
+const TOTAL_BODY_BUFFER: i64 = 32 * 1024 * 1024;
+
+/// The largest response body Chromium keeps (larger ones cannot be read back); `network request`
+/// shows at most 1 MiB of a body anyway.
+const RESOURCE_BODY_BUFFER: i64 = 4 * 1024 * 1024;
+
+/// The largest request body `requestWillBeSent` carries.
+const POST_DATA_LIMIT: i64 = 64 * 1024;
+
 /// Problems kept to report (the first ones; later ones are counted).
 const PROBLEMS_KEPT: usize = 20;
 
@@ -68,6 +90,8 @@ const EVENTS: &[&str] = &[
     network::LoadingFinished::METHOD,
     network::LoadingFailed::METHOD,
     network::DataReceived::METHOD,
+    network::RequestWillBeSentExtraInfo::METHOD,
+    network::ResponseReceivedExtraInfo::METHOD,
     fetch::RequestPaused::METHOD,
     target::AttachedToTarget::METHOD,
     target::DetachedFromTarget::METHOD,
@@ -84,14 +108,21 @@ pub(crate) enum RecorderState {
     Failed(String),
 }
 
-/// One request as the recorder saw it.
+/// One request as the recorder saw it; each hop of a redirect chain is one.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestRecord {
-    /// The CDP request id (`Network.RequestId`).
+    /// Its id in the lists: the CDP request id for the last hop of a chain, `<cdp id>:<hop>` for
+    /// the hops that were redirected (every hop of a chain shares the CDP id).
     pub id: String,
+    /// The CDP request id (`Network.RequestId`; the body is asked for with it).
+    pub cdp_id: String,
+    /// Which hop of its redirect chain (0 for the first request).
+    pub hop: u32,
+    /// Where a redirect sent it on (this hop's response was a redirect).
+    pub redirect_url: Option<String>,
     /// HTTP method.
     pub method: String,
-    /// URL (the last one, after redirects).
+    /// URL of this hop.
     pub url: String,
     /// CDP resource type (`Document`, `XHR`, `Fetch`, `Script`, ...; empty when unknown).
     pub resource_type: String,
@@ -200,7 +231,7 @@ pub(crate) struct HarCapture {
 #[derive(Debug)]
 struct Ledger {
     /// The sessions it watches, with their target type.
-    sessions: HashMap<SessionId, String>,
+    sessions: HashMap<SessionId, Arc<str>>,
     /// Parent of each child session (to drop a subtree when a session detaches).
     parents: HashMap<SessionId, SessionId>,
     in_flight: HashMap<String, RequestRecord>,
@@ -215,9 +246,49 @@ struct Ledger {
     problems_more: u64,
     /// Headers a continue route added to a request not reported yet (by network request id).
     amended: HashMap<String, Vec<(String, String)>>,
+    /// The ExtraInfo events of each request id, matched to its hops (by network request id).
+    extra: HashMap<String, ExtraInfo>,
 }
 
+/// The raw headers Chromium reports apart (`requestWillBeSentExtraInfo`,
+/// `responseReceivedExtraInfo`) for one request id: one of each kind per hop, in hop order, so
+/// the n-th belongs to hop n. One that comes before its hop's `requestWillBeSent` waits here.
+#[derive(Debug, Default)]
+struct ExtraInfo {
+    /// Request ExtraInfo events seen (the next one is for this hop).
+    requests: u32,
+    /// Response ExtraInfo events seen.
+    responses: u32,
+    /// Those that came before their hop: `(hop, response?, headers)`.
+    early: Vec<(u32, bool, BTreeMap<String, String>)>,
+}
+
+/// Request ids whose ExtraInfo matching is remembered once they ended (a late ExtraInfo event
+/// still finds its hop); beyond this, only those in flight are kept.
+const EXTRA_KEPT: usize = 2048;
+
+/// How far back in the finished requests a late ExtraInfo event looks for its hop.
+const LATE_EXTRA_SEARCH: usize = 256;
+
 impl Ledger {
+    /// Keeps a hop that ended: in the ring (the oldest dropped when full) and in the HAR capture.
+    fn finish(&mut self, r: RequestRecord) {
+        if let Some(har) = self.har.as_mut()
+            && r.seq >= har.since_seq
+        {
+            if har.entries.len() < HAR_LIMIT {
+                har.entries.push(r.clone());
+            } else {
+                har.dropped += 1;
+            }
+        }
+        while self.done.len() >= self.capacity {
+            self.done.pop_front();
+            self.dropped_records += 1;
+        }
+        self.done.push_back(r);
+    }
+
     fn problem(&mut self, what: String) {
         if self.problems.contains(&what) {
             return;
@@ -294,6 +365,7 @@ impl TabService for NetworkRecorder {
                     problems: Vec::new(),
                     problems_more: 0,
                     amended: HashMap::new(),
+                    extra: HashMap::new(),
                 }),
                 state: watch::channel(RecorderState::Starting).0,
                 activity: watch::channel(Activity {
@@ -443,7 +515,7 @@ impl NetworkRecorder {
         session
             .send_timeout(
                 &network::GetResponseBody {
-                    request_id: r.id.as_str().into(),
+                    request_id: r.cdp_id.as_str().into(),
                 },
                 timeout,
             )
@@ -465,7 +537,7 @@ impl NetworkRecorder {
         let (sessions, enable) = {
             let mut ledger = self.shared.lock();
             ledger.routes = routes;
-            let sessions: Vec<(SessionId, String)> = ledger
+            let sessions: Vec<(SessionId, Arc<str>)> = ledger
                 .sessions
                 .iter()
                 .map(|(s, t)| (s.clone(), t.clone()))
@@ -485,7 +557,7 @@ impl NetworkRecorder {
                 };
                 match r {
                     // A child without the Fetch domain (a worker) is no failure of the route.
-                    Err(e) if !(went_away(&e) || (kind != "page" && not_supported(&e))) => {
+                    Err(e) if !(went_away(&e) || (&*kind != "page" && not_supported(&e))) => {
                         Some(format!("cannot route the requests of a {kind}: {e}"))
                     }
                     _ => None,
@@ -541,6 +613,53 @@ impl NetworkRecorder {
     }
 }
 
+/// The recorder on its own, for the recorder-cost bench (`benches/network.rs`): started on a page
+/// as an attached tab starts it, so the bench measures the recorder itself, not an imitation.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RecorderProbe {
+    recorder: NetworkRecorder,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RecorderProbe {
+    /// Starts recording page `target` (attached as `page`); `Err` with why it could not.
+    pub async fn start(
+        conn: &Connection,
+        target: &TargetId,
+        page: &Session,
+    ) -> Result<RecorderProbe, String> {
+        let recorder = <NetworkRecorder as TabService>::new(conn, target);
+        let task = TabService::start(&recorder, page).map(tokio::spawn);
+        let probe = RecorderProbe { recorder, task };
+        let ready = TabService::ready(&probe.recorder);
+        if tokio::time::timeout(deadline::SLOW_CALL, ready)
+            .await
+            .is_err()
+        {
+            return Err("the recorder did not start in time".to_string());
+        }
+        match probe.recorder.state() {
+            RecorderState::Recording => Ok(probe),
+            RecorderState::Failed(why) => Err(why),
+            RecorderState::Starting => Err("the recorder is still starting".to_string()),
+        }
+    }
+
+    /// Requests kept so far (finished and in flight).
+    pub fn requests(&self) -> usize {
+        self.recorder.requests().len()
+    }
+
+    /// Stops recording (its session detaches).
+    pub async fn stop(mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(|p| p.into_inner())
@@ -571,13 +690,13 @@ impl Shared {
             let _ = tokio::time::timeout(deadline::CLEANUP, session.detach()).await;
             return None;
         };
-        self.lock().sessions.insert(id, "page".to_string());
+        self.lock().sessions.insert(id, Arc::from("page"));
         // Enabled while the event loop runs (auto-attach announces children before it answers).
         let shared = Arc::clone(&self);
         let page = session.clone();
         tokio::spawn(async move {
             let routes = shared.lock().fetch_enable();
-            let r = enable(&page, false, routes.as_ref()).await;
+            let r = enable(&page, false, routes.as_ref(), false).await;
             if let Err(e) = &r.network {
                 shared.fail(format!("cannot enable the network domain: {e}"));
                 return;
@@ -630,7 +749,7 @@ impl Shared {
             return true;
         };
         let target_type = match self.lock().sessions.get(from) {
-            Some(t) => t.clone(),
+            Some(t) => Arc::clone(t),
             None => return true,
         };
         match ev.method.as_str() {
@@ -653,12 +772,19 @@ impl Shared {
                     }
                 }
             }
+            // The commonest event (one per chunk of a body), and it changes no count: only the
+            // clock of the last activity moves, with no decode and no ledger.
             network::DataReceived::METHOD => {
-                if let Ok(e) = ev.decode::<network::DataReceived>() {
-                    let ledger = self.lock();
-                    if ledger.in_flight.contains_key(e.request_id.as_str()) {
-                        self.publish(&ledger, false);
-                    }
+                self.activity.send_modify(|a| a.last_event = Instant::now());
+            }
+            network::RequestWillBeSentExtraInfo::METHOD => {
+                if let Ok(e) = ev.decode::<network::RequestWillBeSentExtraInfo>() {
+                    self.on_extra(e.request_id.as_str(), false, headers(&e.headers));
+                }
+            }
+            network::ResponseReceivedExtraInfo::METHOD => {
+                if let Ok(e) = ev.decode::<network::ResponseReceivedExtraInfo>() {
+                    self.on_extra(e.request_id.as_str(), true, headers(&e.headers));
                 }
             }
             network::LoadingFinished::METHOD => {
@@ -688,7 +814,7 @@ impl Shared {
 
     fn on_attached(self: &Arc<Self>, parent: &SessionId, e: target::AttachedToTarget) {
         let child = e.session_id.clone();
-        let kind = e.target_info.r#type.clone();
+        let kind: Arc<str> = Arc::from(e.target_info.r#type.as_str());
         let url = e.target_info.url.clone();
         let routes = {
             let mut ledger = self.lock();
@@ -701,7 +827,8 @@ impl Shared {
         let shared = Arc::clone(self);
         tokio::spawn(async move {
             // A target that does not do networking (or went away) still has to run.
-            let r = enable(&session, resume, routes.as_ref()).await;
+            let forced = crate::fault::fails("child-network-enable");
+            let r = enable(&session, resume, routes.as_ref(), forced).await;
             let mut ledger = shared.lock();
             if !ledger.sessions.contains_key(&child) {
                 return;
@@ -759,16 +886,23 @@ impl Shared {
     }
 
     fn on_request(&self, from: &SessionId, target_type: &str, e: network::RequestWillBeSent) {
-        let mut ledger = self.lock();
+        let mut guard = self.lock();
+        let ledger = &mut *guard;
         let id = e.request_id.as_str().to_string();
-        // A redirect comes as a new requestWillBeSent with the same id.
-        if let Some(r) = ledger.in_flight.get_mut(&id) {
-            r.url = e.request.url;
-            r.status = None;
-            r.responded = false;
-            r.request_headers = headers(&e.request.headers);
-            self.publish(&ledger, false);
-            return;
+        // A redirect comes as a new requestWillBeSent with the same id: the hop it ends is an
+        // entry of its own, with its 3xx response and where it led.
+        let mut hop = 0;
+        if let Some(mut prev) = ledger.in_flight.remove(&id) {
+            hop = prev.hop + 1;
+            if let Some(resp) = e.redirect_response {
+                prev.encoded_data_length = resp.encoded_data_length;
+                respond(&mut prev, resp);
+            }
+            prev.redirect_url = Some(e.request.url.clone());
+            prev.id = format!("{id}:{}", prev.hop);
+            prev.finished = Some(Instant::now());
+            prev.ended_at = Some(e.timestamp);
+            ledger.finish(prev);
         }
         let seq = ledger.next_seq;
         ledger.next_seq += 1;
@@ -778,37 +912,98 @@ impl Shared {
                 request_headers.insert(k.to_ascii_lowercase(), v);
             }
         }
-        ledger.in_flight.insert(
-            id.clone(),
-            RequestRecord {
-                id,
-                method: e.request.method,
-                url: e.request.url,
-                resource_type: e.r#type.unwrap_or_default(),
-                frame_id: e.frame_id.map(|f| f.as_str().to_string()),
-                target_type: target_type.to_string(),
-                status: None,
-                status_text: String::new(),
-                mime_type: String::new(),
-                request_headers,
-                response_headers: BTreeMap::new(),
-                post_data: e.request.post_data,
-                protocol: None,
-                remote_ip: None,
-                timestamp: e.timestamp,
-                wall_time: e.wall_time.unwrap_or_else(wall_now),
-                ended_at: None,
-                timing: None,
-                encoded_data_length: None,
-                failure: None,
-                started: Instant::now(),
-                finished: None,
-                responded: false,
-                seq,
-                session: from.clone(),
-            },
-        );
-        self.publish(&ledger, true);
+        let mut r = RequestRecord {
+            id: id.clone(),
+            cdp_id: id.clone(),
+            hop,
+            redirect_url: None,
+            method: e.request.method,
+            url: e.request.url,
+            resource_type: e.r#type.unwrap_or_default(),
+            frame_id: e.frame_id.map(|f| f.as_str().to_string()),
+            target_type: target_type.to_string(),
+            status: None,
+            status_text: String::new(),
+            mime_type: String::new(),
+            request_headers,
+            response_headers: BTreeMap::new(),
+            post_data: e.request.post_data,
+            protocol: None,
+            remote_ip: None,
+            timestamp: e.timestamp,
+            wall_time: e.wall_time.unwrap_or_else(wall_now),
+            ended_at: None,
+            timing: None,
+            encoded_data_length: None,
+            failure: None,
+            started: Instant::now(),
+            finished: None,
+            responded: false,
+            seq,
+            session: from.clone(),
+        };
+        // ExtraInfo of this hop that came before it.
+        if let Some(info) = ledger.extra.get_mut(&id) {
+            info.early.retain(|(h, response, raw)| {
+                if *h != hop {
+                    return true;
+                }
+                merge_raw(&mut r, *response, raw);
+                false
+            });
+        }
+        ledger.in_flight.insert(id, r);
+        self.publish(ledger, hop == 0);
+    }
+
+    /// Raw headers (an ExtraInfo event) of request `id`: merged into the hop they belong to (the
+    /// one in flight, one that ended, or one still to come).
+    fn on_extra(&self, id: &str, response: bool, raw: BTreeMap<String, String>) {
+        let mut guard = self.lock();
+        let ledger = &mut *guard;
+        if ledger.extra.len() >= EXTRA_KEPT && !ledger.extra.contains_key(id) {
+            let in_flight = &ledger.in_flight;
+            ledger.extra.retain(|k, _| in_flight.contains_key(k));
+        }
+        let info = ledger.extra.entry(id.to_string()).or_default();
+        let count = if response {
+            &mut info.responses
+        } else {
+            &mut info.requests
+        };
+        let hop = *count;
+        *count += 1;
+        let current = ledger.in_flight.get_mut(id);
+        match current {
+            Some(r) if r.hop == hop => {
+                merge_raw(r, response, &raw);
+                return;
+            }
+            // A hop to come (its requestWillBeSent is still on its way).
+            Some(r) if r.hop < hop => {
+                info.early.push((hop, response, raw));
+                return;
+            }
+            _ => {}
+        }
+        // An earlier hop: redirected, or it ended before its ExtraInfo came.
+        let mut found = false;
+        let mut ended = ledger.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+        if let Some(r) = ended.find(|r| r.cdp_id == id && r.hop == hop) {
+            merge_raw(r, response, &raw);
+            found = true;
+        }
+        if let Some(har) = ledger.har.as_mut() {
+            let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+            if let Some(r) = kept.find(|r| r.cdp_id == id && r.hop == hop) {
+                merge_raw(r, response, &raw);
+                found = true;
+            }
+        }
+        if !found && !ledger.in_flight.contains_key(id) {
+            // Before the request itself.
+            info.early.push((hop, response, raw));
+        }
     }
 
     fn on_done(&self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
@@ -820,20 +1015,7 @@ impl Shared {
         r.ended_at = Some(at);
         r.encoded_data_length = size;
         r.failure = failure;
-        if let Some(har) = ledger.har.as_mut()
-            && r.seq >= har.since_seq
-        {
-            if har.entries.len() < HAR_LIMIT {
-                har.entries.push(r.clone());
-            } else {
-                har.dropped += 1;
-            }
-        }
-        while ledger.done.len() >= ledger.capacity {
-            ledger.done.pop_front();
-            ledger.dropped_records += 1;
-        }
-        ledger.done.push_back(r);
+        ledger.finish(r);
         self.publish(&ledger, false);
     }
 
@@ -966,11 +1148,27 @@ fn respond(r: &mut RequestRecord, resp: network::Response) {
     r.status = Some(resp.status);
     r.status_text = resp.status_text;
     r.mime_type = resp.mime_type;
-    r.response_headers = headers(&resp.headers);
+    // Raw headers (ExtraInfo) that came first win: they hold what Chromium filters out.
+    let mut h = headers(&resp.headers);
+    h.extend(std::mem::take(&mut r.response_headers));
+    r.response_headers = h;
     r.protocol = resp.protocol;
     r.remote_ip = resp.remote_ip_address;
     r.timing = resp.timing;
     r.responded = true;
+}
+
+/// Merges raw headers (an ExtraInfo event) into a hop's request or response headers: they are
+/// what went over the wire (`cookie`, `set-cookie` included), so they win.
+fn merge_raw(r: &mut RequestRecord, response: bool, raw: &BTreeMap<String, String>) {
+    let into = if response {
+        &mut r.response_headers
+    } else {
+        &mut r.request_headers
+    };
+    for (k, v) in raw {
+        into.insert(k.clone(), v.clone());
+    }
 }
 
 /// CDP's header object as lower-case names to values.
@@ -1114,6 +1312,17 @@ impl Drop for DetachOnDrop {
     }
 }
 
+/// The recorder's `Network.enable`. Chromium copies the bodies of the resources it keeps for
+/// `Network.getResponseBody` into a buffer per session (renderer memory, and time on the page's
+/// main thread); the limits keep that to what `network request <id>` and a HAR file can use.
+pub(crate) fn network_enable() -> network::Enable {
+    network::Enable {
+        max_total_buffer_size: Some(TOTAL_BODY_BUFFER),
+        max_resource_buffer_size: Some(RESOURCE_BODY_BUFFER),
+        max_post_data_size: Some(POST_DATA_LIMIT),
+    }
+}
+
 /// What enabling one session gave, part by part.
 struct Enabled {
     network: Result<(), CdpError>,
@@ -1124,7 +1333,12 @@ struct Enabled {
 /// Enables the network domain, auto-attach (paused) and the routes' `Fetch` on one of the
 /// recorder's sessions, then resumes its target if it was paused. Sent in order before any answer
 /// is awaited: a paused target may answer only once resumed, and must not run before its routes.
-async fn enable(session: &Session, resume: bool, routes: Option<&fetch::Enable>) -> Enabled {
+async fn enable(
+    session: &Session,
+    resume: bool,
+    routes: Option<&fetch::Enable>,
+    forced_failure: bool,
+) -> Enabled {
     let t = deadline::QUICK_CALL;
     let auto_attach = target::SetAutoAttach {
         auto_attach: true,
@@ -1148,15 +1362,27 @@ async fn enable(session: &Session, resume: bool, routes: Option<&fetch::Enable>)
             None => Ok(()),
         }
     };
-    let enable = network::Enable::default();
+    let enable = network_enable();
+    let network = async {
+        if forced_failure {
+            // The test hook (`fault::fails`): as if Chromium had refused.
+            return Err(CdpError::Protocol {
+                method: "Network.enable".to_string(),
+                code: -32000,
+                message: "failed by the test hook".to_string(),
+                data: None,
+            });
+        }
+        session.send_timeout(&enable, t).await.map(|_| ())
+    };
     let (net, auto, fetch, _resumed) = futures::join!(
-        session.send_timeout(&enable, t),
+        network,
         session.send_timeout(&auto_attach, t),
         routing,
         resume_it,
     );
     Enabled {
-        network: net.map(|_| ()),
+        network: net,
         auto_attach: auto.map(|_| ()),
         fetch,
     }
