@@ -357,6 +357,8 @@ pub(crate) async fn refresh_tabs<T: Default>(
         let _ = slot.update(|r| {
             r.tabs
                 .retain(|t| targets.iter().any(|p| p.target_id == t.target_id));
+            // A tab that closed itself takes its network routes with it.
+            r.prune_routes();
             for t in &mut r.tabs {
                 if let Some(p) = targets.iter().find(|p| p.target_id == t.target_id) {
                     t.url = p.url.clone();
