@@ -9,10 +9,18 @@
 //               child's point to the parent's, hit tested, and on up;
 //   listen(arg) listeners only (keyboard input to this element's document);
 //   peek()      what the listeners saw so far;
-//   finish()    stops the listeners and answers what they saw.
+//   finish()    stops the listeners and answers what they saw;
+//   after()     (a quick aim's element) after the input: one task and one 0 ms timer of the page,
+//               then the listeners stopped, with the page's URL, title and whether focus moved.
+// A quick aim (`arg.quick`, for an element of the top document found by the caller's expression)
+// also refuses an element that a running animation moves (the caller then takes the careful
+// path), reads the page before the action (URL, title, the focused element, kept for after(),
+// the document's time origin, which tells it from the next document, and its visibility)
+// and remembers the element on its window, so the later operations need no object handle.
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
+  const AIMED = Symbol.for('actionbook.aimed');
   const el = this;
   const doc = el && el.ownerDocument;
   const win = doc && doc.defaultView;
@@ -130,6 +138,28 @@ async function (op, arg) {
     if (up.fail) return up;
     return { local: p, up };
   };
+  // The deepest focused element of this document (through open shadow roots and same-origin
+  // frames), as DEEP_ACTIVE_JS of locate.rs finds it.
+  const deepActive = () => {
+    let a = doc.activeElement;
+    for (let i = 0; i < 64 && a; i++) {
+      if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      let d = null; try { d = a.contentDocument; } catch (e) { d = null; }
+      if (d && d.activeElement) { a = d.activeElement; continue; }
+      break;
+    }
+    return a;
+  };
+  // Whether a running animation (CSS animation or transition, Web Animation) moves the element
+  // or one of its ancestors.
+  const animating = () => {
+    if (!doc.getAnimations) return false;
+    for (const a of doc.getAnimations()) {
+      const t = a.playState === 'running' && a.effect && a.effect.target;
+      if (t && within(t, el)) return true;
+    }
+    return false;
+  };
   const listen = (events, expire) => {
     const old = el[KEY];
     if (old) old.stop();
@@ -147,6 +177,7 @@ async function (op, arg) {
         for (const t of events) win.removeEventListener(t, on, true);
         clearTimeout(timer);
         if (el[KEY] === probe) delete el[KEY];
+        if (win[AIMED] === el) delete win[AIMED];
         return seen;
       },
     };
@@ -171,12 +202,23 @@ async function (op, arg) {
       m = measure(checks, arg.at);
     }
     if (m.fail) return { status: m.fail, by: m.by, scrolled };
+    if (arg.quick && !scrolled && animating()) return { status: 'animating' };
     const probe = listen(arg.events, arg.expire);
     probe.checks = checks;
     probe.at = arg.at;
     probe.local = m.local;
     probe.up = m.up;
-    return { status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels, scrolled };
+    let before;
+    if (arg.quick) {
+      const a = deepActive();
+      probe.focusBefore = a;
+      Object.defineProperty(win, AIMED, { value: el, configurable: true, writable: true });
+      before = {
+        url: String(win.location.href), title: String(doc.title), idle: !a || a === doc.body,
+        document: String(win.performance.timeOrigin), visible: doc.visibilityState === 'visible',
+      };
+    }
+    return { status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels, scrolled, before };
   }
   if (op === 'check') {
     const probe = el[KEY];
@@ -219,6 +261,21 @@ async function (op, arg) {
   if (op === 'finish') {
     const probe = el[KEY];
     return probe ? { status: 'ok', seen: probe.stop() } : { status: 'lost' };
+  }
+  if (op === 'after') {
+    // A navigation the input scheduled as a task (a form submitted by Enter) has started after
+    // one task of the page; one a handler starts from a 0 ms timer, after one such timer (not
+    // waited for in a hidden page, whose timers are throttled).
+    await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+    if (doc.visibilityState === 'visible') await new Promise((r) => setTimeout(r, 0));
+    const probe = el[KEY];
+    if (!probe) return { status: 'lost' };
+    const seen = probe.stop();
+    const a = deepActive();
+    return {
+      status: 'ok', seen, url: String(win.location.href), title: String(doc.title),
+      focusChanged: a !== probe.focusBefore, idle: !a || a === doc.body,
+    };
   }
   return { status: 'unknown op' };
 }

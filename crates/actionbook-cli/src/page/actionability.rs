@@ -29,7 +29,7 @@ use crate::page::eval::ObjectHandle;
 use crate::page::locate::Located;
 
 /// The page side: one function, the operation as its first argument.
-const SCRIPT: &str = include_str!("actionability.js");
+pub(crate) const SCRIPT: &str = include_str!("actionability.js");
 
 /// The pointer events an aim listens for.
 pub(crate) const POINTER_EVENTS: &[&str] = &[
@@ -294,7 +294,7 @@ impl Seen {
             .count()
     }
 
-    fn from_values(values: Vec<Value>) -> Seen {
+    pub(crate) fn from_values(values: Vec<Value>) -> Seen {
         let events = values
             .into_iter()
             .filter_map(|v| {
@@ -336,7 +336,7 @@ async fn run(
 }
 
 /// How long the page keeps listening if the command never finishes (it stops by itself).
-fn expire_ms(deadline: &Deadline) -> u64 {
+pub(crate) fn expire_ms(deadline: &Deadline) -> u64 {
     deadline.remaining().as_millis() as u64 + 5_000
 }
 

@@ -283,3 +283,83 @@ pub(crate) async fn focused(
     }
     Err(CliError::internal("frames nested more than 64 deep"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cdp_protocol::testing::{
+        FixtureServer, chromium_available, launch_test_browser, open_blank_page,
+    };
+    use cdp_protocol::{page, runtime};
+    use std::time::Duration;
+
+    /// Whether the page still knows the remote object `id` (a released one is unknown).
+    async fn alive(session: &Session, id: &cdp_protocol::RemoteObjectId) -> bool {
+        session
+            .send_timeout(
+                &runtime::GetProperties {
+                    object_id: id.clone(),
+                    own_properties: Some(true),
+                    accessor_properties_only: None,
+                    generate_preview: None,
+                },
+                Duration::from_secs(5),
+            )
+            .await
+            .is_ok()
+    }
+
+    /// The nodes an action resolves (in the top document and in a frame) are released once the
+    /// action drops them: `Runtime.getProperties` on their old handles fails.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn resolved_nodes_are_released_after_the_action() {
+        if !chromium_available() {
+            eprintln!("skipped: no Chromium");
+            return;
+        }
+        let server = FixtureServer::start().await;
+        server.route(
+            "/p.html",
+            "text/html; charset=utf-8",
+            "<button id=top>Top</button><iframe src=\"/f.html\"></iframe>",
+        );
+        server.route(
+            "/f.html",
+            "text/html; charset=utf-8",
+            "<button id=inner>Inner</button>",
+        );
+        let browser = launch_test_browser().await;
+        let (_, session) = open_blank_page(&browser).await.expect("a page");
+        session.send(&page::Enable).await.expect("Page.enable");
+        let mut loads = session.subscribe::<page::LoadEventFired>();
+        session
+            .send(&page::Navigate {
+                url: server.url("/p.html"),
+                ..Default::default()
+            })
+            .await
+            .expect("navigate");
+        tokio::time::timeout(Duration::from_secs(30), loads.recv())
+            .await
+            .expect("the page loads within 30 s");
+        let deadline = Deadline::after_ms(30_000);
+        let mut frames = TabFrames::default();
+        for selector in ["#top", "#inner"] {
+            let node = locate(&mut frames, &session, selector, &deadline)
+                .await
+                .expect("the node is found");
+            let (owner, id) = (node.session().clone(), node.handle.object_id().clone());
+            assert!(alive(&owner, &id).await, "{selector}: its handle works");
+            drop(node);
+            let mut released = false;
+            for _ in 0..100 {
+                if !alive(&owner, &id).await {
+                    released = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            assert!(released, "{selector}: its handle was released");
+        }
+    }
+}

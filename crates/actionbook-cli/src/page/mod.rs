@@ -6,6 +6,8 @@
 //! - [`locate`]: `@eN` / CSS / XPath in any frame to a [`locate::Located`] node;
 //! - [`actionability`]: whether an element can take a pointer action, where, and whether the
 //!   input sent arrived at it;
+//! - [`quick_aim`]: the same for an element of the top document in one round trip before the
+//!   input and one after, with no object handle (the common click);
 //! - [`input`]: the mouse and the keyboard;
 //! - [`edit`]: form fields (kind, focus, caret, value, clear, options, files);
 //! - [`scroll`]: scrolling the page, a container, an element into view;
@@ -25,6 +27,7 @@ pub(crate) mod input;
 pub(crate) mod locate;
 pub(crate) mod navigation;
 pub(crate) mod query;
+pub(crate) mod quick_aim;
 pub(crate) mod read;
 pub(crate) mod screenshot;
 pub(crate) mod scroll;

@@ -216,6 +216,44 @@ fn clicks_wait_for_elements_and_name_the_check_that_never_passed() {
     );
 }
 
+/// A press that does not reach the element (an overlay the page shows when the pointer arrives
+/// takes it) is tried once more with fresh geometry, said in a warning: the button gets exactly
+/// one click, and the overlay the one press it took.
+#[test]
+fn a_press_taken_by_an_overlay_is_tried_again_with_fresh_geometry() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/ambush.html",
+        r#"<!doctype html><html><head><title>Ambush</title><style>
+  body { margin: 0 }
+  #cover { display: none; position: fixed; left: 0; top: 0; width: 300px; height: 200px; background: #eee }
+</style></head><body>
+<button id="b" style="position: absolute; left: 40px; top: 40px" onclick="window.clicks = (window.clicks || 0) + 1">Button</button>
+<div id="cover">Cover</div>
+<script>
+  window.downs = [];
+  document.addEventListener('mousedown', e => downs.push(e.target.id), true);
+  const cover = document.getElementById('cover');
+  document.getElementById('b').addEventListener('mousemove', () => { cover.style.display = 'block'; }, { once: true });
+  cover.addEventListener('mousedown', () => { cover.style.display = 'none'; });
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/ambush.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["click", "#b"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        v["meta"]["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("did not reach #b")))),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "JSON.stringify(downs)"), r#"["cover","b"]"#);
+    assert_eq!(value(&env, &t, "window.clicks"), 1);
+}
+
 #[test]
 fn buttons_counts_new_tab_and_hover() {
     need_chromium!();

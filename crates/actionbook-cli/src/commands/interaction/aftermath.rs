@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::page::eval::{self, ObjectHandle};
 use crate::page::locate::DEEP_ACTIVE_JS;
 use crate::page::navigation::{LoadWaiter, main_document};
+use crate::page::quick_aim::{self, PageAfter, PageBefore};
 use crate::tab::TabCx;
 
 /// Resolves after one task of the page's event loop (a message posted to itself).
@@ -78,6 +79,8 @@ async fn focus_moved(page: &Session, before: Option<&ObjectHandle>) -> bool {
 pub(crate) struct Before {
     url: String,
     document: Option<String>,
+    /// `document` is the quick aim's time origin, not the main frame's loader id.
+    by_origin: bool,
     focus: Option<ObjectHandle>,
     idle: bool,
     events: Option<EventStream>,
@@ -109,9 +112,23 @@ impl Before {
             document,
             focus,
             idle,
+            by_origin: false,
             events: None,
             main: cx.main_frame(),
         })
+    }
+
+    /// The page before an action as a quick aim read it.
+    pub fn quick(before: &PageBefore, main: String) -> Before {
+        Before {
+            url: before.url.clone(),
+            document: Some(before.document.clone()),
+            by_origin: true,
+            focus: None,
+            idle: before.idle,
+            events: None,
+            main,
+        }
     }
 
     /// Starts watching for the navigations the input about to be sent may start (call it right
@@ -164,8 +181,45 @@ impl Before {
                 eval::page_info(&page, &deadline)
             )
         };
-        let (navigating, (mut document_now, moved, mut info)) = tokio::join!(watch, reads);
+        let (navigating, (document_now, moved, info)) = tokio::join!(watch, reads);
         drop(focus);
+        self.conclude(cx, navigating, document_now, moved, info)
+            .await
+    }
+
+    /// After an action whose page was read after the input by the quick aim ([`quick_aim::after`],
+    /// itself a barrier for the navigations the input started): waits for a navigation, drops the
+    /// refs of a replaced document, sets the context's URL and title.
+    pub async fn after_quick(mut self, cx: &mut TabCx<'_>, read: &PageAfter) -> Result<After> {
+        let page = cx.page.clone();
+        let main = self.main.clone();
+        let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));
+        // Only what came before the answer (a timeout polls its future once even when due).
+        let quiet = tokio::time::Instant::now();
+        let mut navigating = read.seen.gone;
+        while !navigating && let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await
+        {
+            navigating = event_frame(&ev).as_deref() == Some(main.as_str());
+        }
+        // Both are read again after a navigation.
+        let info = Ok(read.info.clone().unwrap_or_default());
+        let document = self.document.clone();
+        self.conclude(cx, navigating, document, read.focus_changed, info)
+            .await
+    }
+
+    /// The end of [`Before::after`] and [`Before::after_quick`], from what was read after the
+    /// action.
+    async fn conclude(
+        self,
+        cx: &mut TabCx<'_>,
+        navigating: bool,
+        mut document_now: Option<String>,
+        moved: bool,
+        mut info: Result<(String, String)>,
+    ) -> Result<After> {
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
         if navigating {
             let mut waiter = LoadWaiter::subscribe(&page);
             let _ = tokio::time::timeout(deadline.remaining(), async {
@@ -177,10 +231,13 @@ impl Before {
             })
             .await;
             // What was read meanwhile may be of the old page.
-            (document_now, info) = tokio::join!(
-                main_document(&page, &deadline),
-                eval::page_info(&page, &deadline)
-            );
+            let document = async {
+                match self.by_origin {
+                    true => quick_aim::document_now(&page, &deadline).await,
+                    false => main_document(&page, &deadline).await,
+                }
+            };
+            (document_now, info) = tokio::join!(document, eval::page_info(&page, &deadline));
         }
         // A new main-frame document invalidates every ref of the old one: drop them (numbering goes
         // on, so an old ref is reported stale rather than naming a node of the new page).

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aftermath::{After, Before};
 use super::pointer::{self, Spot, approach, not_delivered, pressed_on_target};
+use super::quick_click::{self, QuickClick};
 use super::{ButtonName, one};
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
@@ -268,6 +269,20 @@ impl TabCommand for Click {
                 )),
             }
         }
+        let mut missed = None;
+        if let Spot::Element(sel) = &spot
+            && !self.force
+        {
+            match quick_click::click(cx, sel, self.button.button(), self.count).await? {
+                QuickClick::Done(after) => {
+                    let mut done = Done::data(action_data(ActionKind::Click, &spot, &after));
+                    done.warnings = warnings;
+                    return Ok(done);
+                }
+                QuickClick::Missed(why) => missed = Some(why),
+                QuickClick::Careful => {}
+            }
+        }
         let mut before = front_and_before(cx).await?;
         warnings.extend(
             pointer::click(
@@ -277,6 +292,7 @@ impl TabCommand for Click {
                 self.count,
                 self.force,
                 &mut before,
+                missed,
             )
             .await?,
         );

@@ -3,7 +3,8 @@
 //!
 //! - [`pointer`]: the shared shape of a pointer action (wait until actionable and hovered, act,
 //!   confirm, once more with fresh geometry); [`aftermath`]: what an action changed (navigation
-//!   waited for, focus, URL);
+//!   waited for, focus, URL); [`quick_click`]: the common click (a CSS selector matching in a
+//!   page without out-of-process frames) in three round trips, the rest on the careful path;
 //! - [`click`]: `click`, `hover`, `mouse-move`, `cursor-position`, `drag`;
 //! - [`keys`]: `press`, `type`, `focus`;
 //! - [`form`]: `fill`, `select`, `upload`;
@@ -20,6 +21,7 @@ pub mod eval;
 pub mod form;
 pub mod keys;
 pub(crate) mod pointer;
+pub(crate) mod quick_click;
 pub mod scroll;
 
 pub use click::{Click, CursorPosition, Drag, Hover, MouseMove};

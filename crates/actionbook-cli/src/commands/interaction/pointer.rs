@@ -290,7 +290,9 @@ pub(crate) fn not_delivered(action: &str, selector: &str, why: &NotReady) -> Cli
 }
 
 /// Clicks the spot `count` times with `button`: approach, press and release, confirm; once more
-/// with fresh geometry when the press did not arrive (said in the warnings returned).
+/// with fresh geometry when the press did not arrive (said in the warnings returned). `missed`: a
+/// first click already sent did not arrive (why), so this is the second and last.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn click(
     cx: &mut TabCx<'_>,
     spot: &Spot,
@@ -298,13 +300,15 @@ pub(crate) async fn click(
     count: u32,
     force: bool,
     before: &mut Before,
+    missed: Option<NotReady>,
 ) -> Result<Vec<String>> {
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let selector = spot.text().to_string();
-    let mut last: Option<NotReady> = None;
+    let tries = if missed.is_some() { 1 } else { 2 };
+    let mut last: Option<NotReady> = missed;
     let mut warnings = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..tries {
         if let Some(why) = &last {
             warnings.push(format!(
                 "the first click did not reach {selector} (it {}); clicked again with fresh geometry",

@@ -167,6 +167,26 @@ pub(crate) async fn clicks(
     count: u32,
     deadline: &Deadline,
 ) -> Result<()> {
+    send_all(page, click_events(x, y, button, count), deadline).await
+}
+
+/// A move to `(x, y)` and `count` clicks there, sent together (the browser handles them in
+/// order: the move is dispatched before the first press).
+pub(crate) async fn move_and_click(
+    page: &Session,
+    x: f64,
+    y: f64,
+    button: Button,
+    count: u32,
+    deadline: &Deadline,
+) -> Result<()> {
+    let mut events = vec![event(MouseEventType::MouseMoved, x, y, None, 0, None)];
+    events.extend(click_events(x, y, button, count));
+    send_all(page, events, deadline).await
+}
+
+/// The presses and releases of `count` clicks.
+fn click_events(x: f64, y: f64, button: Button, count: u32) -> Vec<DispatchMouseEvent> {
     let mut events = Vec::new();
     for n in 1..=i64::from(count.max(1)) {
         events.push(event(
@@ -186,7 +206,7 @@ pub(crate) async fn clicks(
             Some(n),
         ));
     }
-    send_all(page, events, deadline).await
+    events
 }
 
 #[cfg(test)]

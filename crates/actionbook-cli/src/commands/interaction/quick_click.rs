@@ -1,0 +1,76 @@
+//! The quick click: the common case of `click <css>` (an element of the top document, in a page
+//! without out-of-process frames) in three round trips: the quick aim (checks, point, listeners,
+//! the page before; `Page.bringToFront` after it only when the page is hidden); the move and the
+//! presses sent together; the after-read (what the listeners saw, the page after). Anything else, and anything the quick aim
+//! does not pass, goes the careful way of [`pointer::click`], which waits, names the check that
+//! failed and confirms the hover before pressing.
+//!
+//! Why pressing without a confirmed hover is safe here: the careful path confirms the hover
+//! because the browser routes input between frames by the hit-test data of the last frame the
+//! compositor showed, which lags a scroll (the landing bug of issue 12). A page without
+//! out-of-process frames is hit tested by its own renderer on its current layout, and an element
+//! that had to be scrolled into view is left to the careful path. The press is still confirmed
+//! to have arrived at the element; if it did not, the careful path clicks once more.
+
+use a11y_snapshot::Target;
+
+use super::aftermath::{After, Before};
+use super::pointer::{pressed_on_target, record_cursor};
+use crate::error::Result;
+use crate::page::actionability::{Checks, NotReady};
+use crate::page::input::mouse::{self, Button};
+use crate::page::quick_aim::{self, Aimed};
+use crate::tab::TabCx;
+
+/// How a quick click went.
+#[derive(Debug)]
+pub(crate) enum QuickClick {
+    /// Clicked, the press seen arriving at the element.
+    Done(After),
+    /// The press did not arrive at the element (why): the careful path clicks once more.
+    Missed(NotReady),
+    /// Not for the quick path (nothing was sent): the careful path clicks.
+    Careful,
+}
+
+/// Clicks `selector` the quick way when it can (see the module doc).
+pub(crate) async fn click(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+    button: Button,
+    count: u32,
+) -> Result<QuickClick> {
+    let Ok(Target::Css(css)) = Target::parse(selector) else {
+        return Ok(QuickClick::Careful);
+    };
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let graph = cx.state.frames.graph(&page, &deadline).await?;
+    if graph.frames().iter().any(|f| f.is_out_of_process) {
+        return Ok(QuickClick::Careful);
+    }
+    let main = cx.main_frame();
+    let Aimed::Ready(aim) = quick_aim::aim(&page, &css, Checks::ALL, &deadline).await? else {
+        return Ok(QuickClick::Careful);
+    };
+    // Input to a hidden page is never acknowledged: a tab in the background is shown first.
+    if !aim.before.visible
+        && let Err(e) = mouse::bring_to_front(&page, &deadline).await
+    {
+        quick_aim::cancel(&page).await;
+        return Err(e);
+    }
+    let mut before = Before::quick(&aim.before, main);
+    before.arm(&page);
+    let sent = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline).await;
+    record_cursor(cx, aim.x, aim.y);
+    if let Err(e) = sent {
+        quick_aim::cancel(&page).await;
+        return Err(e);
+    }
+    let read = quick_aim::after(&page, &deadline).await?;
+    if let Err(why) = pressed_on_target(&read.seen) {
+        return Ok(QuickClick::Missed(why));
+    }
+    Ok(QuickClick::Done(before.after_quick(cx, &read).await?))
+}
