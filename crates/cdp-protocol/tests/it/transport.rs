@@ -762,3 +762,23 @@ async fn large_messages_followed_at_once_by_more_arrive_intact() {
     }
     assert_eq!(events.dropped(), 0);
 }
+
+/// Calls made together (key events, a press and its release) reach the browser in the order
+/// they were made, also when there are more than the send queue holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_calls_are_sent_in_the_order_they_were_made() {
+    let mut peer = FakePeer::start(echo_all()).await;
+    let conn = Connection::connect(&peer.url, ConnectOptions::default().send_queue(4))
+        .await
+        .expect("connect to fake peer");
+    let s = conn.browser();
+    const N: i64 = 400;
+    let calls = (0..N).map(|i| s.call("Test.key", json!({ "i": i })));
+    let answers = futures::future::try_join_all(calls).await.expect("answers");
+    assert_eq!(answers.len(), N as usize);
+    let mut order = Vec::new();
+    for _ in 0..N {
+        order.push(peer.next_call().await["params"]["i"].as_i64().unwrap_or(-1));
+    }
+    assert_eq!(order, (0..N).collect::<Vec<_>>());
+}
