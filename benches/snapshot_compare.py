@@ -195,9 +195,34 @@ class Ours:
         except (OSError, ValueError):
             return None
 
-    def goto(self, url):
+    def goto(self, url, elements=None):
         run([self.bin, "browser", "goto", url, "--session", self.sid, "--tab", self.tid,
              "--timeout", "600000"], self.env)
+        if elements:
+            self.settle(url, elements)
+
+    def eval(self, expr):
+        p = run([self.bin, "browser", "eval", expr, "--session", self.sid, "--tab", self.tid,
+                 "--timeout", "600000", "--json"], self.env)[1]
+        try:
+            return json.loads(p.stdout).get("data", {}).get("value")
+        except (ValueError, AttributeError):
+            return None
+
+    def settle(self, url, elements):
+        """Waits until the tab shows the whole page (as many elements as the floor's tab): a
+        large page can outlast `goto`'s load wait, and a snapshot of a half-parsed document, or
+        one queued behind the parser, measures neither."""
+        end = time.time() + 600
+        while time.time() < end:
+            got = self.eval("document.readyState == 'complete' ? document.getElementsByTagName('*').length : -1")
+            if got == elements:
+                return
+            if isinstance(got, int) and got >= 0:
+                # Loaded, but not all of it (a load that was stopped): load it again, unhurried.
+                self.eval(f"location.href = {json.dumps(url)}; 0")
+            time.sleep(2)
+        print(f"  warning: {url} did not settle in our tab", flush=True)
 
     def snapshot(self, interactive):
         pid = self.pid()
@@ -367,9 +392,9 @@ def main():
         for name in a.pages.split(","):
             url = f"http://127.0.0.1:{port}/{name}.html"
             floor.goto(url)
-            ours.goto(url)
+            ours.goto(url, floor.elements)
             if base:
-                base.goto(url)
+                base.goto(url, floor.elements)
             if playwright:
                 playwright.goto(url)
             if ab:

@@ -252,6 +252,16 @@ pub enum CliError {
         /// The frame limit.
         limit: usize,
     },
+    /// A snapshot would print more lines than the snapshot line limit allows.
+    #[error(
+        "the snapshot has {lines} lines, over the limit of {limit} lines a snapshot prints (ACTIONBOOK_SNAPSHOT_MAX_LINES)"
+    )]
+    SnapshotTooLarge {
+        /// Lines the snapshot would print.
+        lines: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Local I/O failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -292,9 +302,9 @@ impl CliError {
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
-            CliError::Unsupported(_) | CliError::ReplyTooLarge { .. } => {
-                ErrorCode::UnsupportedOperation
-            }
+            CliError::Unsupported(_)
+            | CliError::ReplyTooLarge { .. }
+            | CliError::SnapshotTooLarge { .. } => ErrorCode::UnsupportedOperation,
             // The home, like a profile, is in use by someone else: the caller must use another one
             // or go through its holder (the spec has no closer code; INTERNAL_ERROR would say "a
             // bug").
@@ -384,6 +394,9 @@ impl CliError {
             })),
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
+            }
+            CliError::SnapshotTooLarge { lines, limit } => {
+                Some(serde_json::json!({ "lines": lines, "limit": limit }))
             }
             CliError::OptionNotFound {
                 selector,
@@ -494,6 +507,9 @@ impl CliError {
             CliError::IndexOutOfRange { .. } => {
                 Some("use 'query count' to check the number of matches first")
             }
+            CliError::SnapshotTooLarge { .. } => Some(
+                "narrow it: --interactive, --depth N or --selector SEL (a subtree), or cut it into pages with --max-bytes N",
+            ),
             CliError::HomeInUse { .. } => Some(
                 "send commands through the `actionbook` CLI (its daemon owns this home), or use another ACTIONBOOK_HOME",
             ),

@@ -333,6 +333,30 @@ impl Snapshot {
     }
 }
 
+/// Most lines a snapshot prints whole, unless `ACTIONBOOK_SNAPSHOT_MAX_LINES` says otherwise: twice
+/// what a 100,000-element page prints (a 300,000-element page prints about 300,000, 11 MB of text
+/// and as much again of `data.nodes`, more than an agent can read; its `--interactive` 128,000).
+/// A larger answer is refused before it is rendered, naming the ways to narrow it; a diff or a
+/// `--max-bytes` cut is never refused.
+pub(crate) const MAX_LINES: usize = 200_000;
+
+/// The snapshot line limit in force ([`MAX_LINES`] or the environment's, at least 1).
+fn max_lines() -> usize {
+    std::env::var("ACTIONBOOK_SNAPSHOT_MAX_LINES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(MAX_LINES, |n| n.max(1))
+}
+
+/// Refuses an answer of `lines` lines over the limit.
+fn check_lines(lines: usize) -> Result<()> {
+    let limit = max_lines();
+    if lines > limit {
+        return Err(CliError::SnapshotTooLarge { lines, limit });
+    }
+    Ok(())
+}
+
 /// Writes the snapshot file; the data around it.
 fn write_answer(
     cx: &TabCx<'_>,
@@ -447,6 +471,7 @@ impl TabCommand for Snapshot {
         let mut warnings = Vec::new();
         if !self.extended() {
             // The spec's answer, unchanged.
+            check_lines(outline.len())?;
             let text = outline.render();
             let (nodes, stats) = node_list(&snap, &opts);
             drop(snap);
@@ -477,6 +502,10 @@ impl TabCommand for Snapshot {
         }
         let (scope, view) = scoped(&outline, self.scope()?, &mut warnings);
         let budget = self.budget()?;
+        // A diff prints what changed and a cut prints pages: only a whole view can be too long.
+        if !self.is_diff() && budget.is_none() {
+            check_lines(view.len())?;
+        }
         let base = if self.is_diff() || self.mark_new {
             base(cx, self.since, &document)?
         } else {
