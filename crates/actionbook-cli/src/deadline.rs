@@ -23,8 +23,6 @@ pub(crate) const SLOW_CALL: Duration = Duration::from_secs(10);
 pub(crate) const PROBE: Duration = Duration::from_secs(2);
 /// Reconnecting to a recorded browser endpoint.
 pub(crate) const RECONNECT: Duration = Duration::from_secs(5);
-/// Attaching the frame graph to a page (every frame, OOPIFs included).
-pub(crate) const TRACK_FRAMES: Duration = Duration::from_secs(20);
 /// Resolving a selector in every frame.
 pub(crate) const RESOLVE: Duration = Duration::from_secs(10);
 /// Reading `(location.href, document.title)`: at least this long even when the command's time is

@@ -5,7 +5,7 @@ use a11y_snapshot::{CaptureOptions, RefTable, Snapshot, SnapshotError};
 use cdp_protocol::{CdpError, Session};
 use frame_graph::{FrameGraph, FrameGraphError, FrameGraphOptions};
 
-use crate::deadline::{self, Deadline};
+use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 
 /// What a snapshot that ran out of time was doing, and the one limit there is: `--selector`,
@@ -50,8 +50,15 @@ impl TabFrames {
         if let Some((_, old)) = self.graph.take() {
             old.shutdown();
         }
-        let attach = FrameGraph::attach(page.clone(), FrameGraphOptions::default());
-        let g = tokio::time::timeout(deadline.capped(deadline::TRACK_FRAMES), attach)
+        // The whole of what `--timeout` leaves, for the attach and for each of its calls: on a
+        // page still parsing, `Page.enable` alone can outlast the graph's default 10 s, and a
+        // fixed cap would fail every command there whatever `--timeout` says.
+        let budget = deadline.remaining();
+        let mut options = FrameGraphOptions::default();
+        options.command_timeout = budget.max(options.command_timeout);
+        options.init_timeout = budget.max(options.init_timeout);
+        let attach = FrameGraph::attach(page.clone(), options);
+        let g = tokio::time::timeout(budget, attach)
             .await
             .map_err(|_| deadline.timeout("tracking the page's frames"))??;
         self.graph = Some((key, g.clone()));
