@@ -924,10 +924,12 @@ async fn apply_routes(
 ) -> Result<Vec<String>> {
     let tab = cx.tab_id.clone();
     let kept = routes.clone();
-    cx.session.update(|r| {
-        r.network_routes.retain(|x| x.tab_id != tab);
-        r.network_routes.extend(kept);
-    })?;
+    cx.session
+        .update(|r| {
+            r.network_routes.retain(|x| x.tab_id != tab);
+            r.network_routes.extend(kept);
+        })
+        .await?;
     let mut warnings = recorder_warnings(recorder);
     if let Err(e) = recorder
         .set_routes(routes, cx.deadline.capped(deadline::QUICK_CALL))
