@@ -202,22 +202,24 @@ async fn first_tab(
     let native_window = targets::window_of_target(conn, &target.target_id, deadline)
         .await
         .ok();
-    let tab_id = slot.update(|r| {
-        let id = r.alloc_tab_id();
-        let window_id = native_window.map(|n| r.window_for_native(n));
-        r.tabs.push(TabRecord {
-            tab_id: id.clone(),
-            target_id: target.target_id.clone(),
-            url: target.url.clone(),
-            title: target.title.clone(),
-            window_id,
-            cursor: None,
-        });
-        id
-    })?;
+    let tab_id = slot
+        .update(|r| {
+            let id = r.alloc_tab_id();
+            let window_id = native_window.map(|n| r.window_for_native(n));
+            r.tabs.push(TabRecord {
+                tab_id: id.clone(),
+                target_id: target.target_id.clone(),
+                url: target.url.clone(),
+                title: target.title.clone(),
+                window_id,
+                cursor: None,
+            });
+            id
+        })
+        .await?;
     fault::step(env.abort_at.as_deref(), &format!("{command}.tab_recorded"));
     // A working session with its tab: what is left (loading a URL) is an ordinary tab command.
-    store::clear_intent(&slot.dir)?;
+    store::clear_intent(&slot.dir).await?;
     let mut info = TabInfo {
         tab_id: tab_id.clone(),
         url: target.url.clone(),
@@ -269,7 +271,8 @@ async fn load_in_tab(
             t.url.clone_from(&url);
             t.title.clone_from(&title);
         }
-    })?;
+    })
+    .await?;
     Ok((url, title))
 }
 
@@ -435,7 +438,7 @@ impl GlobalCommand for Start {
             browser: None,
         };
         store::ensure_private_dir(&session_dir)?;
-        store::write_intent(&session_dir, &intent)?;
+        store::write_intent(&session_dir, &intent).await?;
         fault::step(cx.env.abort_at.as_deref(), "start.intent");
 
         let made = match &profile {
@@ -459,11 +462,14 @@ impl GlobalCommand for Start {
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
         record.max_tracked_requests = max_tracked_requests;
 
-        let recorded = match auto_number {
-            Some(n) => sessions.commit_session_id(n),
+        let committed = match auto_number {
+            Some(n) => sessions.commit_session_id(n).await,
             None => Ok(()),
-        }
-        .and_then(|()| sessions.new_session(record));
+        };
+        let recorded = match committed {
+            Ok(()) => sessions.new_session(record).await,
+            Err(e) => Err(e),
+        };
         let slot = match recorded {
             Ok(slot) => slot,
             Err(e) => {
@@ -614,7 +620,7 @@ async fn launch_new(
         auto_profile: !profile.named,
         browser: launched.identity.clone(),
     };
-    if let Err(e) = store::write_intent(session_dir, &intent) {
+    if let Err(e) = store::write_intent(session_dir, &intent).await {
         let _ = tokio::time::timeout(deadline::BROWSER_CLOSE, launched.browser.close()).await;
         return Err(e);
     }
@@ -740,7 +746,7 @@ impl SessionCommand for Close {
         let intent = Intent::Close { purge: self.purge };
         // A session whose directory is gone (a removed home) is closed all the same.
         if slot.dir.exists() {
-            store::write_intent(&slot.dir, &intent)?;
+            store::write_intent(&slot.dir, &intent).await?;
         }
         let rec = slot.record();
         shutdown_browser(slot, &rec).await;
@@ -799,11 +805,12 @@ async fn restart_browser(
         &Intent::Restart {
             from_endpoint: rec.cdp_endpoint.clone(),
         },
-    )?;
+    )
+    .await?;
     let result = restart_steps(sessions, slot, &rec, env, deadline).await;
     if result.is_err() {
         // Failed, not cut off: the session stays as the failure left it (crashed, restartable).
-        let _ = store::clear_intent(&slot.dir);
+        let _ = store::clear_intent(&slot.dir).await;
     }
     result
 }
@@ -867,7 +874,8 @@ async fn restart_steps(
         // A new browser: its windows start again at w0, like its tabs at t1.
         r.windows.clear();
         r.next_window = 0;
-    })?;
+    })
+    .await?;
     slot.set_conn(Some(conn.clone()));
     slot.set_owned(owned);
     fault::step(env.abort_at.as_deref(), "restart.recorded");
@@ -906,7 +914,7 @@ pub(crate) async fn recover(sessions: &Sessions) {
                         "actionbook: ignoring {}: {e}",
                         store::intent_file(&dir).display()
                     );
-                    let _ = store::clear_intent(&dir);
+                    let _ = std::fs::remove_file(store::intent_file(&dir));
                 }
             }
         }
@@ -936,7 +944,7 @@ async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
         .as_ref()
         .is_some_and(|s| s.with_record(|r| !r.tabs.is_empty()));
     let settled = match (intent, &slot) {
-        (Intent::Start { .. }, Some(_)) if has_tabs => store::clear_intent(dir),
+        (Intent::Start { .. }, Some(_)) if has_tabs => store::clear_intent(dir).await,
         (Intent::Start { .. }, slot) => {
             if let Some(s) = slot {
                 sessions.remove(&s.id);
@@ -956,14 +964,14 @@ async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
             if let Ok(conn) = s.connect(&deadline).await {
                 let _ = targets::close_stray_targets(&conn, &s.record(), &deadline).await;
             }
-            store::clear_intent(dir)
+            store::clear_intent(dir).await
         }
         (Intent::Restart { from_endpoint }, Some(s)) => {
             let done = s.with_record(|r| &r.cdp_endpoint != from_endpoint) && has_tabs;
             if !done {
                 let _ = restart_browser(sessions, s, &ClientEnv::default(), &deadline).await;
             }
-            store::clear_intent(dir)
+            store::clear_intent(dir).await
         }
         (Intent::Close { purge }, slot) => {
             let keep = if *purge {
@@ -987,7 +995,7 @@ async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
             Ok(())
         }
         // No record: nothing owns what the command did (its browser's tabs went with it).
-        (Intent::NewTab | Intent::Restart { .. }, None) => store::clear_intent(dir),
+        (Intent::NewTab | Intent::Restart { .. }, None) => store::clear_intent(dir).await,
     };
     if let Err(e) = settled {
         eprintln!(

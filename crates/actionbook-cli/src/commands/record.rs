@@ -70,7 +70,7 @@ impl TabCommand for AreasRecord {
         )
         .await
         .map_err(|_| deadline.timeout("areas record"))??;
-        cx.save_refs()?;
+        cx.save_refs().await?;
         let graph = cx.state.frames.graph(&page, &deadline).await?;
         let elements = tokio::time::timeout(
             deadline.remaining(),

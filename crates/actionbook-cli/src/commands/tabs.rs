@@ -159,7 +159,7 @@ impl SessionCommand for NewTab {
         }
         // Targets this command creates are recorded as tabs, or closed by the next engine if this
         // one dies first.
-        store::write_intent(&slot.dir, &Intent::NewTab)?;
+        store::write_intent(&slot.dir, &Intent::NewTab).await?;
         let result = self
             .open_all(slot, &conn, into_window, cx.env, deadline)
             .await;
@@ -167,7 +167,7 @@ impl SessionCommand for NewTab {
             // A target created but not recorded must not outlive the command.
             let _ = targets::close_stray_targets(&conn, &slot.record(), deadline).await;
         }
-        store::clear_intent(&slot.dir)?;
+        store::clear_intent(&slot.dir).await?;
         let (opened, failed) = result?;
         if !failed.is_empty() {
             return Err(CliError::OpenFailed { opened, failed });
@@ -222,7 +222,7 @@ impl NewTab {
                     // One lookup per new tab; an endpoint without the Browser domain leaves it unknown.
                     let window_id =
                         match targets::window_of_target(conn, &target_id, deadline).await {
-                            Ok(native) => Some(slot.update(|r| r.window_for_native(native))?),
+                            Ok(native) => Some(slot.update(|r| r.window_for_native(native)).await?),
                             Err(_) => None,
                         };
                     if self.new_window {
@@ -231,21 +231,23 @@ impl NewTab {
                     (target_id, window_id)
                 }
             };
-            let tab_id = slot.update(|r| {
-                let id = match self.tab_ids.get(i) {
-                    Some(id) => id.to_string(),
-                    None => r.alloc_tab_id(),
-                };
-                r.tabs.push(TabRecord {
-                    tab_id: id.clone(),
-                    target_id: target_id.clone(),
-                    url: "about:blank".into(),
-                    title: String::new(),
-                    window_id,
-                    cursor: None,
-                });
-                id
-            })?;
+            let tab_id = slot
+                .update(|r| {
+                    let id = match self.tab_ids.get(i) {
+                        Some(id) => id.to_string(),
+                        None => r.alloc_tab_id(),
+                    };
+                    r.tabs.push(TabRecord {
+                        tab_id: id.clone(),
+                        target_id: target_id.clone(),
+                        url: "about:blank".into(),
+                        title: String::new(),
+                        window_id,
+                        cursor: None,
+                    });
+                    id
+                })
+                .await?;
             fault::step(env.abort_at.as_deref(), "new_tab.tab_recorded");
             let Some(tab_slot) = slot.tab_slot(&tab_id) else {
                 continue;
@@ -268,7 +270,8 @@ impl NewTab {
                             rec.url = u.clone();
                             rec.title = t.clone();
                         }
-                    })?;
+                    })
+                    .await?;
                     opened.push(TabInfo {
                         tab_id,
                         url: u,
@@ -315,7 +318,7 @@ impl SessionCommand for CloseTab {
             Err(CliError::Cdp(cdp_protocol::CdpError::Protocol { .. })) => {}
             Err(e) => return Err(e),
         }
-        slot.update(|r| r.remove_tab(&tab))?;
+        slot.update(|r| r.remove_tab(&tab)).await?;
         slot.drop_tab_slot(&tab);
         artifacts::remove_refs(&slot.dir, &tab);
         Ok(Done::with_context(

@@ -298,7 +298,7 @@ impl TabCommand for WaitNavigation {
                     // A new document: the old one's refs are gone (numbering goes on, so an old
                     // ref reads as stale).
                     cx.state.frames.drop_refs_keep_numbering();
-                    cx.save_refs()?;
+                    cx.save_refs().await?;
                 }
                 let url = info.as_ref().map(|(u, _)| u.clone());
                 if let Some((u, t)) = info {

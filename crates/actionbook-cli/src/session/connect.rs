@@ -67,7 +67,10 @@ impl<T: Default> SessionSlot<T> {
             return None;
         }
         self.set_conn(None);
-        let _ = self.update(|r| r.status = SessionStatus::Crashed);
+        self.update_soon(|r| {
+            r.status = SessionStatus::Crashed;
+            true
+        });
         Some(CliError::BrowserGone {
             session: self.id.clone(),
             detail: format!("process {pid} is gone"),
@@ -101,7 +104,7 @@ impl<T: Default> SessionSlot<T> {
             Err(e) => {
                 let gone = rec.launched && rec.knows_browser() && !browser_running(&rec);
                 if gone {
-                    let _ = self.update(|r| r.status = SessionStatus::Crashed);
+                    let _ = self.update(|r| r.status = SessionStatus::Crashed).await;
                     Err(CliError::BrowserGone {
                         session: self.id.clone(),
                         detail: format!("process {} is gone", rec.browser_pid.unwrap_or_default()),

@@ -63,7 +63,10 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) struct SessionSlot<T> {
     /// The session id.
     pub id: String,
-    record: Mutex<SessionRecord>,
+    record: Arc<Mutex<SessionRecord>>,
+    /// Record writes, one at a time; each writes the record as it is when its turn comes (so the
+    /// file always ends with the newest state). Held by the blocking thread doing the write.
+    writing: Arc<tokio::sync::Mutex<()>>,
     conn: Mutex<Option<BrowserConn>>,
     tabs: Mutex<BTreeMap<String, Arc<T>>>,
     /// Structural changes (new-tab, close-tab, restart, close) run one at a time.
@@ -83,7 +86,8 @@ impl<T: Default> SessionSlot<T> {
     pub fn new(record: SessionRecord, dir: PathBuf) -> SessionSlot<T> {
         SessionSlot {
             id: record.session_id.clone(),
-            record: Mutex::new(record),
+            record: Arc::new(Mutex::new(record)),
+            writing: Arc::new(tokio::sync::Mutex::new(())),
             conn: Mutex::new(None),
             tabs: Mutex::new(BTreeMap::new()),
             structure: tokio::sync::Mutex::new(()),
@@ -132,22 +136,54 @@ impl<T: Default> SessionSlot<T> {
         self.dir.join(crate::store::SESSION_FILE)
     }
 
-    /// Changes the record and writes it to disk atomically (under the record lock, so writes never
-    /// reorder).
-    pub fn update<R>(&self, f: impl FnOnce(&mut SessionRecord) -> R) -> Result<R> {
-        let mut rec = lock(&self.record);
-        let r = f(&mut rec);
-        store::write_json(&self.record_file(), &*rec)?;
+    /// Changes the record and writes it to disk atomically. The change is made under the record
+    /// lock; the write (an fsync) runs on a blocking thread with no std lock held, after the
+    /// writes before it.
+    pub async fn update<R>(&self, f: impl FnOnce(&mut SessionRecord) -> R) -> Result<R> {
+        let r = f(&mut lock(&self.record));
+        self.persist().await?;
         Ok(r)
     }
 
     /// Like [`SessionSlot::update`], but writes only when `f` reports a change.
-    pub fn update_if(&self, f: impl FnOnce(&mut SessionRecord) -> bool) -> Result<()> {
-        let mut rec = lock(&self.record);
-        if f(&mut rec) {
-            store::write_json(&self.record_file(), &*rec)?;
+    pub async fn update_if(&self, f: impl FnOnce(&mut SessionRecord) -> bool) -> Result<()> {
+        if f(&mut lock(&self.record)) {
+            self.persist().await?;
         }
         Ok(())
+    }
+
+    /// Like [`SessionSlot::update_if`] for callers that cannot wait: the write happens in the
+    /// background, still in order with the others (a failed write is caught up by the next).
+    pub fn update_soon(&self, f: impl FnOnce(&mut SessionRecord) -> bool) {
+        if !f(&mut lock(&self.record)) {
+            return;
+        }
+        let writer = self.writer();
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(async move {
+                    let _ = writer.write().await;
+                });
+            }
+            // No runtime (not reached by the engine): write here.
+            Err(_) => {
+                let _ = writer.write_blocking();
+            }
+        }
+    }
+
+    /// Writes the record as it is now, after every write queued before.
+    async fn persist(&self) -> Result<()> {
+        self.writer().write().await
+    }
+
+    fn writer(&self) -> RecordWriter {
+        RecordWriter {
+            record: self.record.clone(),
+            writing: self.writing.clone(),
+            file: self.record_file(),
+        }
     }
 
     /// The tab's slot, if the tab exists.
@@ -189,5 +225,31 @@ impl<T: Default> SessionSlot<T> {
     /// Replaces the connection.
     pub fn set_conn(&self, conn: Option<BrowserConn>) {
         *lock(&self.conn) = conn;
+    }
+}
+
+/// What writing a session's record needs, owned (so a write can outlive the command that asked).
+struct RecordWriter {
+    record: Arc<Mutex<SessionRecord>>,
+    writing: Arc<tokio::sync::Mutex<()>>,
+    file: PathBuf,
+}
+
+impl RecordWriter {
+    /// Waits its turn, then writes on a blocking thread that keeps the turn until it is done
+    /// (so a cancelled caller never lets a later write overtake this one).
+    async fn write(self) -> Result<()> {
+        let turn = self.writing.clone().lock_owned().await;
+        store::off_worker(move || {
+            let _turn = turn;
+            self.write_blocking()
+        })
+        .await?
+    }
+
+    /// Writes the record as it is now (blocking; the record lock is held only to copy it).
+    fn write_blocking(&self) -> Result<()> {
+        let rec = lock(&self.record).clone();
+        store::write_json(&self.file, &rec)
     }
 }

@@ -85,11 +85,11 @@ impl<T: Default> Registry<T> {
 
     /// A new session over `record`, its directory created and its record written (not yet
     /// registered: [`Registry::insert`] does that).
-    pub fn new_session(&self, record: SessionRecord) -> Result<Arc<SessionSlot<T>>> {
+    pub async fn new_session(&self, record: SessionRecord) -> Result<Arc<SessionSlot<T>>> {
         let dir = self.home.session_dir(&record.session_id);
         store::ensure_private_dir(&dir)?;
         let slot = Arc::new(SessionSlot::new(record, dir));
-        slot.update(|_| ())?;
+        slot.update(|_| ()).await?;
         Ok(slot)
     }
 
@@ -114,13 +114,11 @@ impl<T: Default> Registry<T> {
     }
 
     /// Uses up auto session number `n`.
-    pub fn commit_session_id(&self, n: u64) -> Result<()> {
-        store::write_json(
-            &self.home.counters_file(),
-            &Counters {
-                next_session: n + 1,
-            },
-        )
+    pub async fn commit_session_id(&self, n: u64) -> Result<()> {
+        let next = Counters {
+            next_session: n + 1,
+        };
+        store::write_json_off(self.home.counters_file(), next).await
     }
 
     /// Forgets every live connection without closing any browser (daemon shutdown).

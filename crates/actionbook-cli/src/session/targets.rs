@@ -315,7 +315,8 @@ pub(crate) async fn record_windows<T: Default>(
             if let Some(t) = r.tabs.iter_mut().find(|t| t.target_id == target_id) {
                 t.window_id = Some(w);
             }
-        })?;
+        })
+        .await?;
     }
     Ok(())
 }
@@ -354,19 +355,21 @@ pub(crate) async fn refresh_tabs<T: Default>(
     if let Some(conn) = slot.conn()
         && let Ok(targets) = page_targets(&conn, deadline).await
     {
-        let _ = slot.update(|r| {
-            r.tabs
-                .retain(|t| targets.iter().any(|p| p.target_id == t.target_id));
-            // A tab that closed itself takes its network routes with it.
-            r.prune_routes();
-            for t in &mut r.tabs {
-                if let Some(p) = targets.iter().find(|p| p.target_id == t.target_id) {
-                    t.url = p.url.clone();
-                    t.title = p.title.clone();
+        let _ = slot
+            .update(|r| {
+                r.tabs
+                    .retain(|t| targets.iter().any(|p| p.target_id == t.target_id));
+                // A tab that closed itself takes its network routes with it.
+                r.prune_routes();
+                for t in &mut r.tabs {
+                    if let Some(p) = targets.iter().find(|p| p.target_id == t.target_id) {
+                        t.url = p.url.clone();
+                        t.title = p.title.clone();
+                    }
                 }
-            }
-            adopt_popups(r, &targets);
-        });
+                adopt_popups(r, &targets);
+            })
+            .await;
     }
     slot.with_record(|r| r.tabs.iter().map(TabInfo::from).collect())
 }

@@ -1,7 +1,7 @@
 //! Atomic writes: a reader or a crash never sees half a file.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +20,18 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
         .map_err(|e| CliError::internal(format!("cannot encode {}: {e}", path.display())))?;
     write_atomic(path, &bytes)?;
     Ok(())
+}
+
+/// Runs blocking file work (fsync, deletes) on a blocking thread, off the async workers.
+pub async fn off_worker<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| CliError::Io(std::io::Error::other(e)))
+}
+
+/// [`write_json`] off the async workers.
+pub async fn write_json_off<T: Serialize + Send + 'static>(path: PathBuf, value: T) -> Result<()> {
+    off_worker(move || write_json(&path, &value)).await?
 }
 
 /// Reads JSON; `Ok(None)` when the file does not exist.

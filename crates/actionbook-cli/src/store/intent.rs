@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::store::{read_json, write_json};
+use crate::store::{off_worker, read_json, write_json_off};
 
 /// The file of a session's intent record, in its directory under `sessions/`.
 pub const INTENT_FILE: &str = "intent.json";
@@ -57,9 +57,10 @@ pub fn intent_file(session_dir: &Path) -> PathBuf {
     session_dir.join(INTENT_FILE)
 }
 
-/// Writes the intent (atomically, synced) before the side effects it announces.
-pub fn write_intent(session_dir: &Path, intent: &Intent) -> Result<()> {
-    write_json(&intent_file(session_dir), intent)
+/// Writes the intent (atomically, synced, off the async workers) before the side effects it
+/// announces.
+pub async fn write_intent(session_dir: &Path, intent: &Intent) -> Result<()> {
+    write_json_off(intent_file(session_dir), intent.clone()).await
 }
 
 /// The intent left in a session directory, if any (`Err` when it does not decode).
@@ -67,9 +68,11 @@ pub fn read_intent(session_dir: &Path) -> Result<Option<Intent>> {
     read_json(&intent_file(session_dir))
 }
 
-/// Settles the command: its effects are all in the record.
-pub fn clear_intent(session_dir: &Path) -> Result<()> {
-    match std::fs::remove_file(intent_file(session_dir)) {
+/// Settles the command: its effects are all in the record (off the async workers: a remove
+/// waits on the directory's journal like a write).
+pub async fn clear_intent(session_dir: &Path) -> Result<()> {
+    let file = intent_file(session_dir);
+    match off_worker(move || std::fs::remove_file(file)).await? {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e.into()),
@@ -80,8 +83,8 @@ pub fn clear_intent(session_dir: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn intents_round_trip_and_clearing_twice_is_fine() -> Result<()> {
+    #[tokio::test]
+    async fn intents_round_trip_and_clearing_twice_is_fine() -> Result<()> {
         let dir = tempfile::tempdir()?;
         assert_eq!(read_intent(dir.path())?, None);
         let start = Intent::Start {
@@ -89,12 +92,12 @@ mod tests {
             auto_profile: true,
             browser: None,
         };
-        write_intent(dir.path(), &start)?;
+        write_intent(dir.path(), &start).await?;
         assert_eq!(read_intent(dir.path())?, Some(start));
-        write_intent(dir.path(), &Intent::NewTab)?;
+        write_intent(dir.path(), &Intent::NewTab).await?;
         assert_eq!(read_intent(dir.path())?, Some(Intent::NewTab));
-        clear_intent(dir.path())?;
-        clear_intent(dir.path())?;
+        clear_intent(dir.path()).await?;
+        clear_intent(dir.path()).await?;
         assert_eq!(read_intent(dir.path())?, None);
         Ok(())
     }

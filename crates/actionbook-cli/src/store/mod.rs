@@ -32,7 +32,9 @@ mod intent;
 mod lock;
 mod record;
 
-pub use atomic::{read_json, write_atomic, write_file_whole, write_json};
+pub use atomic::{
+    off_worker, read_json, write_atomic, write_file_whole, write_json, write_json_off,
+};
 pub use intent::{
     INTENT_FILE, Intent, MARKER_URL_PREFIX, clear_intent, intent_file, read_intent, write_intent,
 };

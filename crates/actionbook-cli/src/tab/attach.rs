@@ -57,7 +57,7 @@ pub(crate) async fn attach(
         Ok(Ok(s)) => s,
         Ok(Err(e)) if e.kind() == ErrorKind::NoTarget => {
             // The page closed itself (window.close, crash): forget the tab.
-            let _ = slot.update(|r| r.remove_tab(tab_id));
+            let _ = slot.update(|r| r.remove_tab(tab_id)).await;
             return Err(CliError::TabNotFound {
                 session: slot.id.clone(),
                 tab: tab_id.to_string(),

@@ -185,15 +185,14 @@ impl TabCx<'_> {
 
     /// Writes the tab's ref table to disk; not once the tab was replaced (a late snapshot of the
     /// old browser's page never lands on the new tab with the same id).
-    pub fn save_refs(&self) -> Result<()> {
+    pub async fn save_refs(&self) -> Result<()> {
         if !self.is_current() {
             return Ok(());
         }
         if let Some(refs) = &self.state.frames.refs {
-            store::write_atomic(
-                &artifacts::refs_file(&self.session.dir, &self.tab_id),
-                &refs.to_json(),
-            )?;
+            let file = artifacts::refs_file(&self.session.dir, &self.tab_id);
+            let json = refs.to_json();
+            store::off_worker(move || store::write_atomic(&file, &json)).await??;
         }
         Ok(())
     }

@@ -230,16 +230,19 @@ async fn finish<D: Into<envelope::Data>>(
             // A tab replaced meanwhile (restart, close-tab): its old page's URL and title are
             // not the new tab's.
             let current = cx.is_current();
-            let _ = cx.session.update_if(|r| {
-                match r.tabs.iter_mut().find(|t| current && t.tab_id == *tab) {
-                    Some(t) if t.url != url || t.title != title => {
-                        t.url = url.clone();
-                        t.title = title.clone();
-                        true
-                    }
-                    _ => false,
-                }
-            });
+            let _ = cx
+                .session
+                .update_if(
+                    |r| match r.tabs.iter_mut().find(|t| current && t.tab_id == *tab) {
+                        Some(t) if t.url != url || t.title != title => {
+                            t.url = url.clone();
+                            t.title = title.clone();
+                            true
+                        }
+                        _ => false,
+                    },
+                )
+                .await;
             Context {
                 session_id: cx.session.id.clone(),
                 tab_id: Some(cx.tab_id.clone()),

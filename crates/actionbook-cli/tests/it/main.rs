@@ -24,6 +24,7 @@ mod ownership;
 mod page;
 mod parallel;
 mod pointer;
+mod runtime;
 mod snapshot_diff;
 mod snapshot_limits;
 mod storage;

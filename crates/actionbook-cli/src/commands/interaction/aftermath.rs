@@ -247,7 +247,7 @@ impl Before {
         };
         if new_document {
             cx.state.frames.drop_refs_keep_numbering();
-            cx.save_refs()?;
+            cx.save_refs().await?;
         }
         // Across documents: focus changed unless nothing was focused on either page (as the
         // reference CLI reports a plain link click).

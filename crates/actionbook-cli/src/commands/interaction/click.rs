@@ -217,19 +217,22 @@ async fn open_link_in_new_tab(cx: &mut TabCx<'_>, spot: &Spot) -> Result<Option<
     let native = targets::window_of_target(&cx.conn, &target_id, &deadline)
         .await
         .ok();
-    let tab_id = cx.session.update(|r| {
-        let window_id = native.map(|n| r.window_for_native(n));
-        let id = r.alloc_tab_id();
-        r.tabs.push(TabRecord {
-            tab_id: id.clone(),
-            target_id,
-            url: href.clone(),
-            title: String::new(),
-            window_id,
-            cursor: None,
-        });
-        id
-    })?;
+    let tab_id = cx
+        .session
+        .update(|r| {
+            let window_id = native.map(|n| r.window_for_native(n));
+            let id = r.alloc_tab_id();
+            r.tabs.push(TabRecord {
+                tab_id: id.clone(),
+                target_id,
+                url: href.clone(),
+                title: String::new(),
+                window_id,
+                cursor: None,
+            });
+            id
+        })
+        .await?;
     Ok(Some(tab_id))
 }
 

@@ -102,14 +102,12 @@ pub(crate) fn record_cursor(cx: &mut TabCx<'_>, x: f64, y: f64) {
     cx.state.cursor = Some((x, y));
     let session = cx.session.clone();
     let tab = cx.tab_id.clone();
-    tokio::task::spawn_blocking(move || {
-        let _ = session.update_if(|r| match r.tabs.iter_mut().find(|t| t.tab_id == tab) {
-            Some(t) if t.cursor != Some([x, y]) => {
-                t.cursor = Some([x, y]);
-                true
-            }
-            _ => false,
-        });
+    session.update_soon(|r| match r.tabs.iter_mut().find(|t| t.tab_id == tab) {
+        Some(t) if t.cursor != Some([x, y]) => {
+            t.cursor = Some([x, y]);
+            true
+        }
+        _ => false,
     });
 }
 

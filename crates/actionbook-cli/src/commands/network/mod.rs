@@ -932,11 +932,13 @@ async fn apply_routes(
 ) -> Result<Vec<String>> {
     let tab = cx.tab_id.clone();
     let kept = routes.clone();
-    cx.session.update(|r| {
-        r.network_routes.retain(|x| x.tab_id != tab);
-        r.network_routes.extend(kept);
-        r.prune_routes();
-    })?;
+    cx.session
+        .update(|r| {
+            r.network_routes.retain(|x| x.tab_id != tab);
+            r.network_routes.extend(kept);
+            r.prune_routes();
+        })
+        .await?;
     let mut warnings = recorder_warnings(recorder);
     if let Err(e) = recorder
         .set_routes(routes, cx.deadline.capped(deadline::QUICK_CALL))

@@ -120,7 +120,7 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
         )
         .await
         .map_err(|_| deadline.timeout("the snapshot for --annotate"))??;
-        cx.save_refs()?;
+        cx.save_refs().await?;
     }
     let g = cx.state.frames.graph(&page, deadline).await?;
     let entries: Vec<_> = cx

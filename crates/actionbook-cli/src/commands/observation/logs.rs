@@ -210,7 +210,7 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
         changed = true;
     }
     if changed {
-        store::write_json(&artifacts::logs_file(&dir, &cx.tab_id), &cursor)?;
+        store::write_json_off(artifacts::logs_file(&dir, &cx.tab_id), cursor.clone()).await?;
     }
     let mut done = Done::data(LogsData {
         items,

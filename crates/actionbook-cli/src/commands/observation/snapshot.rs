@@ -287,7 +287,7 @@ fn page_answer(
 
 impl Snapshot {
     /// `--page N`: a page of the tab's newest revision, from memory.
-    fn serve_page(self, cx: &mut TabCx<'_>, page: usize) -> Result<Done<SnapshotData>> {
+    async fn serve_page(self, cx: &mut TabCx<'_>, page: usize) -> Result<Done<SnapshotData>> {
         let budget = self.budget()?;
         let scope = self.scope()?;
         let mut warnings = Vec::new();
@@ -322,7 +322,7 @@ impl Snapshot {
             )));
         };
         let (text, nodes, stats, pagination, pages) = page_answer(number, outline, paging, page)?;
-        let mut data = write_answer(cx, &text, nodes, stats)?;
+        let mut data = write_answer(cx, &text, nodes, stats).await?;
         data.revision = Some(number);
         data.pages = Some(pages);
         let mut done = Done::data(data);
@@ -358,18 +358,26 @@ fn check_lines(lines: usize) -> Result<()> {
 }
 
 /// Writes the snapshot file; the data around it.
-fn write_answer(
+async fn write_answer(
     cx: &TabCx<'_>,
     text: &str,
     nodes: Vec<SnapshotNode>,
     stats: SnapshotStats,
 ) -> Result<SnapshotData> {
     let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
-    store::write_atomic(&path, text.as_bytes()).map_err(|source| CliError::ArtifactWrite {
+    // An fsync and a directory scan: off the async workers.
+    let (file, bytes) = (path.clone(), text.as_bytes().to_vec());
+    let (dir, tab) = (cx.session.dir.clone(), cx.tab_id.clone());
+    store::off_worker(move || {
+        store::write_atomic(&file, &bytes)?;
+        artifacts::prune_snapshots(&dir, &tab, artifacts::snapshots_per_tab());
+        Ok(())
+    })
+    .await?
+    .map_err(|source| CliError::ArtifactWrite {
         path: path.display().to_string(),
         source,
     })?;
-    artifacts::prune_snapshots(&cx.session.dir, &cx.tab_id, artifacts::snapshots_per_tab());
     Ok(SnapshotData::new(path.display().to_string(), nodes, stats))
 }
 
@@ -432,7 +440,7 @@ impl TabCommand for Snapshot {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<SnapshotData>> {
         self.check()?;
         if let Some(page) = self.page {
-            return self.serve_page(cx, page);
+            return self.serve_page(cx, page).await;
         }
         cx.load_refs();
         let page = cx.page.clone();
@@ -449,7 +457,7 @@ impl TabCommand for Snapshot {
             &cx.session.dir,
         )
         .await;
-        cx.save_refs()?;
+        cx.save_refs().await?;
         let subtree = match &self.selector {
             Some(sel) => {
                 let found = locate::locate(&mut cx.state.frames, &page, sel, &deadline).await?;
@@ -492,7 +500,8 @@ impl TabCommand for Snapshot {
                     node_count: stats.node_count as u64,
                     interactive_count: stats.interactive_count as u64,
                 },
-            )?;
+            )
+            .await?;
             cx.state.snapshots.push(document, lens, outline, None);
             return Ok(Done::data(data));
         }
@@ -580,7 +589,7 @@ impl TabCommand for Snapshot {
             let (nodes, stats) = summaries_of(&view, |_| true);
             (view.render(), nodes, stats, None, None, None, None)
         };
-        let mut data = write_answer(cx, &text, nodes, stats)?;
+        let mut data = write_answer(cx, &text, nodes, stats).await?;
         let paging = paging.map(|p| (scope, owned(view), p));
         let number = cx.state.snapshots.push(document, lens, outline, paging);
         data.revision = Some(number);

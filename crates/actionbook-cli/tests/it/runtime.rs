@@ -1,0 +1,96 @@
+//! Nothing blocks the runtime (issue 11, item 6): closing two sessions at once (browser exits,
+//! profile deletion, record syncs) does not stall commands on a third.
+
+use std::time::{Duration, Instant};
+
+use crate::need_chromium;
+use crate::support::{Env, on, site};
+
+/// The `q` quantile of sorted samples.
+fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
+
+#[test]
+fn two_closes_do_not_stall_a_title_loop() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let index = f.url("/index.html");
+    let a = env.start(&["--open-url", &index]);
+    let b = env.start(&["--open-url", &index]);
+    let c = env.start(&["--open-url", &index]);
+    let t = ["--session", c.as_str(), "--tab", "t1"];
+    let title = |env: &Env| {
+        let at = Instant::now();
+        let v = on(env, &t, &["title"]);
+        assert_eq!(v["ok"], true, "{v}");
+        at.elapsed()
+    };
+    // Warm up (daemon connection, the tab's session), then a baseline.
+    for _ in 0..5 {
+        title(&env);
+    }
+    let mut quiet: Vec<Duration> = (0..30).map(|_| title(&env)).collect();
+
+    let mut during = Vec::new();
+    let closes = std::thread::scope(|s| {
+        let closing: Vec<_> = [&a, &b]
+            .into_iter()
+            .map(|sid| {
+                let env = &env;
+                s.spawn(move || {
+                    let at = Instant::now();
+                    let v = env.json(&["browser", "close", "--session", sid]);
+                    (v, at.elapsed())
+                })
+            })
+            .collect();
+        while !closing.iter().all(|h| h.is_finished()) {
+            during.push(title(&env));
+        }
+        // A few more while the last files go.
+        for _ in 0..5 {
+            during.push(title(&env));
+        }
+        closing
+            .into_iter()
+            .map(|h| h.join().expect("close thread"))
+            .collect::<Vec<_>>()
+    });
+    for (v, _) in &closes {
+        assert_eq!(v["ok"], true, "close: {v}");
+    }
+
+    quiet.sort();
+    let mut all = during.clone();
+    all.extend_from_slice(&quiet);
+    all.sort();
+    during.sort();
+    let median = quantile(&all, 0.5);
+    let p99 = quantile(&all, 0.99);
+    let worst_during = during.last().copied().unwrap_or_default();
+    eprintln!(
+        "title loop: {} calls ({} during the closes); quiet median {:?}, overall median {:?}, \
+         p99 {:?}, worst during closes {:?}; closes took {:?}",
+        all.len(),
+        during.len(),
+        quantile(&quiet, 0.5),
+        median,
+        p99,
+        worst_during,
+        closes.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
+    );
+    // Generous: a title is one CLI process and one CDP round trip; a stalled runtime shows up as
+    // calls waiting out a browser's exit or a profile's deletion (hundreds of ms to seconds).
+    let bound = (median * 20).max(Duration::from_millis(750));
+    assert!(
+        p99 <= bound,
+        "p99 {p99:?} over {bound:?} (median {median:?})"
+    );
+    assert!(
+        !during.is_empty(),
+        "the closes ended before any title ran beside them"
+    );
+}
