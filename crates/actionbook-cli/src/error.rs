@@ -273,6 +273,17 @@ pub enum CliError {
         /// The pid recorded by the holder, if readable.
         holder: Option<u32>,
     },
+    /// `session.json` of this session id is on disk but does not decode: it is kept, and the
+    /// id is not reused until someone looks at it.
+    #[error("session '{session}' has a record that cannot be read ({}: {reason}); nothing was started", path.display())]
+    RecordUnreadable {
+        /// The session id (its folder's name).
+        session: String,
+        /// The record file.
+        path: std::path::PathBuf,
+        /// Why it does not decode.
+        reason: String,
+    },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
@@ -308,9 +319,9 @@ impl CliError {
             // The home, like a profile, is in use by someone else: the caller must use another one
             // or go through its holder (the spec has no closer code; INTERNAL_ERROR would say "a
             // bug").
-            CliError::ProfileInUse { .. } | CliError::HomeInUse { .. } => {
-                ErrorCode::SessionAlreadyExists
-            }
+            CliError::ProfileInUse { .. }
+            | CliError::HomeInUse { .. }
+            | CliError::RecordUnreadable { .. } => ErrorCode::SessionAlreadyExists,
             CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
                 ErrorCode::CdpConnectionFailed
             }
@@ -512,6 +523,9 @@ impl CliError {
             ),
             CliError::HomeInUse { .. } => Some(
                 "send commands through the `actionbook` CLI (its daemon owns this home), or use another ACTIONBOOK_HOME",
+            ),
+            CliError::RecordUnreadable { .. } => Some(
+                "look at the file, then move it aside or delete the session's folder; or pick another --set-session-id",
             ),
             _ => None,
         }

@@ -389,6 +389,15 @@ impl GlobalCommand for Start {
         {
             return self.reuse(id, slot, warnings, deadline).await;
         }
+        if let Some(id) = &self.set_session_id
+            && let Some(bad) = sessions.unreadable_record(id)
+        {
+            return Err(CliError::RecordUnreadable {
+                session: id.clone(),
+                path: bad.path,
+                reason: bad.reason,
+            });
+        }
 
         let (session_id, auto_number) = match &self.set_session_id {
             Some(id) => (id.clone(), None),
@@ -684,10 +693,19 @@ impl GlobalCommand for ListSessions {
     async fn run(self, cx: &Cx<'_>) -> Result<Done<SessionListData>> {
         let sessions: Vec<SessionInfo> =
             cx.sessions.all().iter().map(|s| session_info(s)).collect();
-        Ok(Done::data(SessionListData {
+        let mut done = Done::data(SessionListData {
             total_sessions: sessions.len() as u64,
             sessions,
-        }))
+        });
+        // Records that do not decode are not sessions, but they are not forgotten either.
+        for (id, bad) in cx.sessions.unreadable() {
+            done.warnings.push(format!(
+                "session '{id}' is unreadable: {}: {}",
+                bad.path.display(),
+                bad.reason
+            ));
+        }
+        Ok(done)
     }
 }
 

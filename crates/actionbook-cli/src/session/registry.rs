@@ -2,17 +2,29 @@
 //! the allocation of auto session ids (`s1`, `s2`, ... from a counter on disk).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::session::{SessionSlot, lock};
 use crate::store::{self, Counters, Home, HomeLock, SessionRecord};
 
+/// A `session.json` that did not decode.
+#[derive(Debug, Clone)]
+pub(crate) struct UnreadableRecord {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it did not decode.
+    pub reason: String,
+}
+
 /// The sessions of a home; `T` is what the tab layer keeps per tab.
 #[derive(Debug)]
 pub(crate) struct Registry<T> {
     home: Home,
     sessions: Mutex<BTreeMap<String, Arc<SessionSlot<T>>>>,
+    /// Records on disk that did not decode at start, by session id: kept, reported, never reused.
+    unreadable: Mutex<BTreeMap<String, UnreadableRecord>>,
     /// Creating sessions (id allocation, profile checks) runs one at a time.
     creating: tokio::sync::Mutex<()>,
     /// This engine owns the home (no other engine allocates ids or touches its sessions).
@@ -30,6 +42,7 @@ impl<T: Default> Registry<T> {
         let registry = Registry {
             home,
             sessions: Mutex::new(BTreeMap::new()),
+            unreadable: Mutex::new(BTreeMap::new()),
             creating: tokio::sync::Mutex::new(()),
             _lock: lock,
         };
@@ -52,10 +65,33 @@ impl<T: Default> Registry<T> {
                     lock(&self.sessions).insert(slot.id.clone(), Arc::new(slot));
                 }
                 Ok(None) => {}
-                Err(e) => eprintln!("actionbook: skipping {}: {e}", path.display()),
+                Err(e) => {
+                    eprintln!("actionbook: cannot read {}: {e} (kept)", path.display());
+                    let id = entry.file_name().to_string_lossy().into_owned();
+                    lock(&self.unreadable).insert(
+                        id,
+                        UnreadableRecord {
+                            path,
+                            reason: e.to_string(),
+                        },
+                    );
+                }
             }
         }
         Ok(())
+    }
+
+    /// Records that did not decode when the engine started, by session id.
+    pub fn unreadable(&self) -> Vec<(String, UnreadableRecord)> {
+        lock(&self.unreadable)
+            .iter()
+            .map(|(id, r)| (id.clone(), r.clone()))
+            .collect()
+    }
+
+    /// The record of `id` that did not decode, if it is one.
+    pub fn unreadable_record(&self, id: &str) -> Option<UnreadableRecord> {
+        lock(&self.unreadable).get(id).cloned()
     }
 
     /// The home directory.

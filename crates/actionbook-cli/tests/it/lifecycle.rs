@@ -578,3 +578,39 @@ fn a_command_finishing_after_restart_never_writes_onto_the_new_tab() {
         &late[..late.len().min(300)]
     );
 }
+
+/// A `session.json` that does not decode is kept and reported, and its id is not reused: an
+/// auto id skips it and `start --set-session-id` with it refuses before starting anything.
+#[test]
+fn an_unreadable_record_is_kept_reported_and_never_overwritten() {
+    need_chromium!();
+    let env = Env::new();
+    let dir = env.home.join("sessions").join("xy");
+    std::fs::create_dir_all(&dir).expect("session dir");
+    let garbage = b"{\"session_id\": \"xy\", truncated";
+    std::fs::write(dir.join("session.json"), garbage).expect("write record");
+
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("session 'xy' is unreadable") && warnings.contains("session.json"),
+        "{v}"
+    );
+
+    let v = env.json(&["browser", "start", "--headless", "--set-session-id", "xy"]);
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "SESSION_ALREADY_EXISTS", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot be read") && m.contains("nothing was started")),
+        "{v}"
+    );
+    assert!(env.browser_pids().is_empty(), "a browser was started");
+    assert_eq!(
+        std::fs::read(dir.join("session.json")).expect("record kept"),
+        garbage
+    );
+}
