@@ -10,7 +10,7 @@
 
 use actionbook_cli::commands::interaction::{Click, Eval, Fill};
 use actionbook_cli::commands::lifecycle::{Close, Start};
-use actionbook_cli::commands::observation::{Snapshot, Title};
+use actionbook_cli::commands::observation::{Snapshot, SnapshotFilters, Title};
 use actionbook_cli::{
     ClientEnv, Command, Engine, EngineConfig, Home, Request, SessionTarget, TabTarget,
 };
@@ -41,7 +41,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
         (Title { target: tab() }.into(), None),
         (
             Snapshot {
-                interactive: true,
+                filters: SnapshotFilters {
+                    interactive: true,
+                    ..SnapshotFilters::default()
+                },
                 ..Snapshot::of(tab())
             }
             .into(),

@@ -12,7 +12,7 @@ use envelope::{
 use serde::{Deserialize, Serialize};
 
 use super::interaction::Click;
-use super::observation::Snapshot;
+use super::observation::{Snapshot, SnapshotFilters};
 use super::tabs::NewTab;
 use super::{CommandSpec, Cx, SessionCommand};
 use crate::error::{CliError, FailedOpen, Result};
@@ -122,41 +122,17 @@ pub struct BatchSnapshot {
         arg(long, required = true, num_args = 1.., value_name = "TID")
     )]
     pub tabs: Vec<TabId>,
-    /// Include only interactive elements.
-    #[cfg_attr(feature = "cli", arg(short = 'i', long))]
-    #[serde(default)]
-    pub interactive: bool,
-    /// Include cursor-interactive custom elements (cursor:pointer, onclick, tabindex, ...): on
-    /// unless `--cursor false`.
-    #[cfg_attr(
-        feature = "cli",
-        arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")
-    )]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<bool>,
-    /// Remove empty structural nodes.
-    #[cfg_attr(feature = "cli", arg(short = 'c', long))]
-    #[serde(default)]
-    pub compact: bool,
-    /// Limit the tree depth.
-    #[cfg_attr(feature = "cli", arg(short = 'd', long, value_name = "N"))]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<usize>,
-    /// Limit to the subtree of this element (in every tab).
-    #[cfg_attr(feature = "cli", arg(short = 's', long, value_name = "SELECTOR"))]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<String>,
+    /// What each tab's tree includes.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub filters: SnapshotFilters,
 }
 
 impl BatchSnapshot {
     /// The `browser snapshot` request for one of the tabs.
     fn for_tab(&self, tab: &TabId) -> Snapshot {
         Snapshot {
-            interactive: self.interactive,
-            cursor: self.cursor,
-            compact: self.compact,
-            depth: self.depth,
-            selector: self.selector.clone(),
+            filters: self.filters.clone(),
             ..Snapshot::of(TabTarget::new(self.target.session.clone(), tab.clone()))
         }
     }

@@ -24,7 +24,7 @@ pub use read::{
     Attr, Attrs, Describe, ElementBox, Html, InspectPoint, State, Styles, Text, TextKind, Value,
     Viewport,
 };
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, SnapshotFilters};
 
 tab_only! {
     /// `browser title`.

@@ -20,14 +20,10 @@ use crate::store::{self, artifacts};
 use crate::tab::revisions::{DocumentKey, Lens, Revision, Scope};
 use crate::tab::{TabCommand, TabCx};
 
-/// `browser snapshot`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+/// What a snapshot's tree includes (`browser snapshot` and `batch-snapshot` share them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct Snapshot {
-    /// The session and tab.
-    #[serde(flatten)]
-    #[cfg_attr(feature = "cli", command(flatten))]
-    pub target: TabTarget,
+pub struct SnapshotFilters {
     /// Include only interactive elements.
     #[cfg_attr(feature = "cli", arg(short = 'i', long))]
     #[serde(default)]
@@ -48,10 +44,24 @@ pub struct Snapshot {
     #[cfg_attr(feature = "cli", arg(short = 'd', long, value_name = "N"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
-    /// Limit to the subtree of this element.
+    /// Limit to the subtree of this element (in each tab).
     #[cfg_attr(feature = "cli", arg(short = 's', long, value_name = "SELECTOR"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+}
+
+/// `browser snapshot`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct Snapshot {
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+    /// What the tree includes.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub filters: SnapshotFilters,
     /// Only what changed since the tab's previous snapshot: lines marked `+` (added), `-`
     /// (removed), `~` (changed) under their unmarked ancestors.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -93,11 +103,7 @@ impl Snapshot {
     pub fn of(target: TabTarget) -> Snapshot {
         Snapshot {
             target,
-            interactive: false,
-            cursor: None,
-            compact: false,
-            depth: None,
-            selector: None,
+            filters: SnapshotFilters::default(),
             diff: false,
             since: None,
             mark_new: false,
@@ -151,12 +157,13 @@ impl Snapshot {
     }
 
     fn lens(&self) -> Lens {
+        let f = &self.filters;
         Lens {
-            interactive: self.interactive,
-            cursor: self.cursor.unwrap_or(true),
-            compact: self.compact,
-            depth: self.depth,
-            selector: self.selector.clone(),
+            interactive: f.interactive,
+            cursor: f.cursor.unwrap_or(true),
+            compact: f.compact,
+            depth: f.depth,
+            selector: f.selector.clone(),
         }
     }
 
@@ -458,7 +465,8 @@ impl TabCommand for Snapshot {
         )
         .await;
         cx.save_refs().await?;
-        let subtree = match &self.selector {
+        let f = &self.filters;
+        let subtree = match &f.selector {
             Some(sel) => {
                 let found = locate::locate(&mut cx.state.frames, &page, sel, &deadline).await?;
                 Some(found.encoded)
@@ -466,10 +474,10 @@ impl TabCommand for Snapshot {
             None => None,
         };
         let opts = SnapshotOptions {
-            interactive_only: self.interactive,
-            cursor: self.cursor.unwrap_or(true),
-            compact: self.compact,
-            max_depth: self.depth,
+            interactive_only: f.interactive,
+            cursor: f.cursor.unwrap_or(true),
+            compact: f.compact,
+            max_depth: f.depth,
             subtree,
         };
         let outline = Outline::build(&snap, &opts);
