@@ -284,6 +284,16 @@ pub enum CliError {
         /// Why it does not decode.
         reason: String,
     },
+    /// `session.json` was written by a newer build (its schema is above this build's): not used,
+    /// kept as it is.
+    #[error(
+        "written by a newer actionbook (record schema {schema}; this build reads up to {})",
+        crate::store::RECORD_SCHEMA
+    )]
+    RecordFromNewerBuild {
+        /// The schema it carries.
+        schema: u32,
+    },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
@@ -321,7 +331,8 @@ impl CliError {
             // bug").
             CliError::ProfileInUse { .. }
             | CliError::HomeInUse { .. }
-            | CliError::RecordUnreadable { .. } => ErrorCode::SessionAlreadyExists,
+            | CliError::RecordUnreadable { .. }
+            | CliError::RecordFromNewerBuild { .. } => ErrorCode::SessionAlreadyExists,
             CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
                 ErrorCode::CdpConnectionFailed
             }

@@ -574,6 +574,7 @@ impl Start {
         )
         .await?;
         let record = SessionRecord {
+            schema: store::RECORD_SCHEMA,
             session_id: session_id.to_string(),
             mode,
             profile: None,
@@ -634,6 +635,7 @@ async fn launch_new(
         return Err(e);
     }
     let record = SessionRecord {
+        schema: store::RECORD_SCHEMA,
         session_id: session_id.to_string(),
         mode,
         profile: Some(profile.name.clone()),
@@ -916,23 +918,32 @@ const RECOVER_MS: u64 = 30_000;
 /// first tab is undone (its browser ended, its own profile and files removed) and one with a tab
 /// is kept; targets an interrupted `new-tab` opened but no tab records are closed; an interrupted
 /// `restart` is done again, and an interrupted `close` finished.
+/// A session whose record is unreadable (a newer build's, or damaged) is left alone, intent and
+/// all: settling it could end or delete what this build does not understand.
 pub(crate) async fn recover(sessions: &Sessions) {
     let dir = sessions.home().sessions_dir();
+    let unreadable: Vec<String> = sessions
+        .unreadable()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
     let pending = tokio::task::spawn_blocking(move || {
         let mut pending = Vec::new();
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if unreadable.contains(&entry.file_name().to_string_lossy().into_owned()) {
+                continue;
+            }
             let dir = entry.path();
             match store::read_intent(&dir) {
                 Ok(Some(intent)) => pending.push((dir, intent)),
                 Ok(None) => {}
-                // Unreadable (cut off while written is impossible: writes are atomic): nothing
-                // to act on.
+                // Unreadable (writes are atomic, so not a torn write: another build's, or
+                // damaged): nothing to act on, and kept for whoever can read it.
                 Err(e) => {
                     eprintln!(
                         "actionbook: ignoring {}: {e}",
                         store::intent_file(&dir).display()
                     );
-                    let _ = std::fs::remove_file(store::intent_file(&dir));
                 }
             }
         }

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use cdp_protocol::{Browser, Connection, Session};
 
 use crate::error::Result;
-use crate::store::{self, SessionRecord};
+use crate::store::{self, SessionRecord, TabRecord};
 
 pub(crate) mod connect;
 pub(crate) mod launch;
@@ -200,6 +200,42 @@ impl<T: Default> SessionSlot<T> {
         lock(&self.tabs)
             .get(tab_id)
             .is_some_and(|s| Arc::ptr_eq(s, slot))
+    }
+
+    /// Changes tab `tab_id`'s entry of the record while `slot` is still its slot (checked under
+    /// the record lock), written in the background like [`SessionSlot::update_soon`]: a command
+    /// finishing after a `restart` or `close-tab` leaves the tab now at that id alone.
+    pub fn update_tab_soon(
+        &self,
+        tab_id: &str,
+        slot: &Arc<T>,
+        f: impl FnOnce(&mut TabRecord) -> bool,
+    ) {
+        self.update_soon(|r| self.held_tab(r, tab_id, slot).is_some_and(f));
+    }
+
+    /// [`SessionSlot::update_tab_soon`], written before it returns.
+    pub async fn update_tab_if(
+        &self,
+        tab_id: &str,
+        slot: &Arc<T>,
+        f: impl FnOnce(&mut TabRecord) -> bool,
+    ) -> Result<()> {
+        self.update_if(|r| self.held_tab(r, tab_id, slot).is_some_and(f))
+            .await
+    }
+
+    /// The tab's entry of `record` while `slot` is still the tab's slot.
+    fn held_tab<'r>(
+        &self,
+        record: &'r mut SessionRecord,
+        tab_id: &str,
+        slot: &Arc<T>,
+    ) -> Option<&'r mut TabRecord> {
+        if !self.holds_tab_slot(tab_id, slot) {
+            return None;
+        }
+        record.tabs.iter_mut().find(|t| t.tab_id == tab_id)
     }
 
     /// Forgets a tab's slot.

@@ -59,7 +59,7 @@ impl<T: Default> Registry<T> {
         };
         for entry in entries.flatten() {
             let path = entry.path().join(store::SESSION_FILE);
-            match store::read_json::<SessionRecord>(&path) {
+            match store::read_session_record(&path) {
                 Ok(Some(rec)) => {
                     let slot = SessionSlot::new(rec, entry.path());
                     lock(&self.sessions).insert(slot.id.clone(), Arc::new(slot));

@@ -1,9 +1,10 @@
 //! The durable records: one per session (with its tabs and windows), and the global counters.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{CliError, Result};
 use crate::model::{Mode, SessionStatus};
 
 /// One tab's durable facts.
@@ -36,9 +37,50 @@ pub struct WindowRecord {
     pub native_window_id: i64,
 }
 
+/// The layout of `session.json` this build writes. Raise it when a change would make an older
+/// build misread a record (a field whose absence means something else, a changed meaning); a
+/// record of a higher schema is kept and reported, never used or overwritten.
+pub const RECORD_SCHEMA: u32 = 1;
+
+/// The schema of records written before the field existed.
+fn schema_before_versions() -> u32 {
+    1
+}
+
+/// Just the schema of a record, read before the rest (a newer build's record may not decode).
+#[derive(Debug, Deserialize)]
+struct RecordSchema {
+    #[serde(default = "schema_before_versions")]
+    schema: u32,
+}
+
+/// Reads a session's record: `Ok(None)` when there is none; an error when it does not decode or
+/// a newer build wrote it (its schema above [`RECORD_SCHEMA`]: its fields may mean what this
+/// build cannot know, so it is not used even when it decodes).
+pub fn read_session_record(path: &Path) -> Result<Option<SessionRecord>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if let Ok(RecordSchema { schema }) = serde_json::from_slice(&bytes)
+        && schema > RECORD_SCHEMA
+    {
+        return Err(CliError::RecordFromNewerBuild { schema });
+    }
+    let mut record: SessionRecord = serde_json::from_slice(&bytes)
+        .map_err(|e| CliError::internal(format!("corrupt state file {}: {e}", path.display())))?;
+    // Older layouts need no change yet; the next write is in this build's.
+    record.schema = RECORD_SCHEMA;
+    Ok(Some(record))
+}
+
 /// One session's durable facts (`sessions/<sid>/session.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRecord {
+    /// The layout of the record ([`RECORD_SCHEMA`] when this build wrote it).
+    #[serde(default = "schema_before_versions")]
+    pub schema: u32,
     /// The session id.
     pub session_id: String,
     /// Browser mode.
@@ -250,6 +292,7 @@ mod tests {
     #[test]
     fn tab_ids_never_reused() {
         let mut r = SessionRecord {
+            schema: RECORD_SCHEMA,
             session_id: "s1".into(),
             mode: Mode::Local,
             profile: None,
@@ -294,6 +337,38 @@ mod tests {
             "window ids are never reused"
         );
         assert_eq!(r.context_window("t3"), None);
+    }
+
+    #[test]
+    fn records_of_older_layouts_load_and_newer_ones_are_refused() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("session.json");
+        assert!(read_session_record(&path)?.is_none());
+        let mut old = serde_json::json!({
+            "session_id": "s1", "mode": "local", "headless": true, "launched": true,
+            "cdp_endpoint": "ws://x", "status": "running", "next_tab": 1,
+        });
+        std::fs::write(&path, old.to_string())?;
+        let rec = read_session_record(&path)?.ok_or_else(|| CliError::internal("no record"))?;
+        assert_eq!(rec.schema, RECORD_SCHEMA);
+        old["schema"] = (RECORD_SCHEMA + 1).into();
+        std::fs::write(&path, old.to_string())?;
+        assert!(matches!(
+            read_session_record(&path),
+            Err(CliError::RecordFromNewerBuild { schema }) if schema == RECORD_SCHEMA + 1
+        ));
+        // A newer build's record that does not even decode here is still named as newer.
+        std::fs::write(&path, r#"{"schema": 7, "session_id": 5}"#)?;
+        assert!(matches!(
+            read_session_record(&path),
+            Err(CliError::RecordFromNewerBuild { schema: 7 })
+        ));
+        std::fs::write(&path, b"{garbage")?;
+        assert!(matches!(
+            read_session_record(&path),
+            Err(CliError::Internal(_))
+        ));
+        Ok(())
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::page::eval;
 use crate::page::frames::TabFrames;
 use crate::reply::Done;
 use crate::session::{BrowserConn, Registry, SessionSlot};
-use crate::store::{self, artifacts};
+use crate::store::{self, TabRecord, artifacts};
 
 pub(crate) mod attach;
 pub(crate) mod info;
@@ -159,6 +159,20 @@ impl TabCx<'_> {
     /// [`SessionSlot::holds_tab_slot`]): false once a `restart` or `close-tab` replaced it.
     pub fn is_current(&self) -> bool {
         self.session.holds_tab_slot(&self.tab_id, &self.tab_slot)
+    }
+
+    /// Changes the tab's entry of the session record (written in the background) while the tab
+    /// is current: a late command never writes onto the tab a `restart` put at its id.
+    pub fn update_tab_soon(&self, f: impl FnOnce(&mut TabRecord) -> bool) {
+        self.session
+            .update_tab_soon(&self.tab_id, &self.tab_slot, f);
+    }
+
+    /// [`TabCx::update_tab_soon`], written before it returns.
+    pub async fn update_tab_if(&self, f: impl FnOnce(&mut TabRecord) -> bool) -> Result<()> {
+        self.session
+            .update_tab_if(&self.tab_id, &self.tab_slot, f)
+            .await
     }
 
     /// Drops the tab's ref table (the document changed); on disk only while the tab is current

@@ -226,22 +226,16 @@ async fn finish<D: Into<envelope::Data>>(
                 (Some(u), Some(t)) => (u, t),
                 _ => cx.page_info().await?,
             };
-            let tab = &cx.tab_id;
-            // A tab replaced meanwhile (restart, close-tab): its old page's URL and title are
-            // not the new tab's.
-            let current = cx.is_current();
+            // A tab replaced meanwhile (restart, close-tab) keeps its own URL and title.
             let _ = cx
-                .session
-                .update_if(
-                    |r| match r.tabs.iter_mut().find(|t| current && t.tab_id == *tab) {
-                        Some(t) if t.url != url || t.title != title => {
-                            t.url = url.clone();
-                            t.title = title.clone();
-                            true
-                        }
-                        _ => false,
-                    },
-                )
+                .update_tab_if(|t| {
+                    let changed = t.url != url || t.title != title;
+                    if changed {
+                        t.url = url.clone();
+                        t.title = title.clone();
+                    }
+                    changed
+                })
                 .await;
             Context {
                 session_id: cx.session.id.clone(),

@@ -532,7 +532,8 @@ fn wait_for_file(path: &std::path::Path) {
 
 /// A tab command that finishes after a `restart` replaced its tab (the new first tab has the
 /// same id) writes nothing onto the new tab: a `goto` held past the restart leaves the new t1's
-/// URL and title alone, and a held `snapshot` leaves it without the old page's refs.
+/// URL and title alone, a held `snapshot` leaves it without the old page's refs, and a held
+/// `mouse-move` leaves its cursor where it was.
 #[test]
 fn a_command_finishing_after_restart_never_writes_onto_the_new_tab() {
     need_chromium!();
@@ -576,6 +577,71 @@ fn a_command_finishing_after_restart_never_writes_onto_the_new_tab() {
         !dir.join("refs-t1.json").exists(),
         "the late snapshot ({}) left its refs on the new tab",
         &late[..late.len().min(300)]
+    );
+    // The pointer the old tab moved is not the new tab's.
+    let late = held("pointer.moved", &["mouse-move", "10,20"]);
+    let v = env.json(&[
+        "browser",
+        "cursor-position",
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        (v["data"]["x"].as_f64(), v["data"]["y"].as_f64()),
+        (Some(0.0), Some(0.0)),
+        "the late mouse-move ({late}) moved the new tab's cursor: {v}"
+    );
+}
+
+/// A `session.json` a newer build wrote (its `schema` above ours) is not used even though it
+/// decodes: it is reported, its id refused, its interrupted command (an `intent.json`) left for
+/// that build, and nothing is changed on disk.
+#[test]
+fn a_record_from_a_newer_build_is_kept_and_never_used() {
+    need_chromium!();
+    let env = Env::new();
+    let dir = env.home.join("sessions").join("xy");
+    std::fs::create_dir_all(&dir).expect("session dir");
+    let record = serde_json::json!({
+        "schema": 99, "session_id": "xy", "mode": "local", "headless": true, "launched": true,
+        "cdp_endpoint": "ws://127.0.0.1:9/devtools/browser/x", "status": "running", "next_tab": 2,
+        "tabs": [{"tab_id": "t1", "target_id": "A"}], "a_field_of_schema_99": true,
+    })
+    .to_string();
+    std::fs::write(dir.join("session.json"), &record).expect("write record");
+    let intent = br#"{"kind": "close", "purge": true}"#;
+    std::fs::write(dir.join("intent.json"), intent).expect("write intent");
+    std::fs::write(dir.join("snapshot_t1_1.yaml"), b"- a newer build's file").expect("file");
+
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("session 'xy' is unreadable")
+            && warnings.contains("written by a newer actionbook (record schema 99"),
+        "{v}"
+    );
+    let v = env.json(&["browser", "status", "--session", "xy"]);
+    assert_eq!(v["ok"], false, "{v}");
+    let v = env.json(&["browser", "start", "--headless", "--set-session-id", "xy"]);
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "SESSION_ALREADY_EXISTS", "{v}");
+    assert!(env.browser_pids().is_empty(), "a browser was started");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("session.json")).expect("record kept"),
+        record
+    );
+    assert_eq!(
+        std::fs::read(dir.join("intent.json")).expect("intent kept"),
+        intent
+    );
+    assert!(
+        dir.join("snapshot_t1_1.yaml").exists(),
+        "the newer build's file was removed"
     );
 }
 

@@ -100,15 +100,7 @@ fn not_actionable(action: &str, selector: &str, why: &NotReady, deadline: &Deadl
 /// at once, on disk off the command's path.
 pub(crate) fn record_cursor(cx: &mut TabCx<'_>, x: f64, y: f64) {
     cx.state.cursor = Some((x, y));
-    let session = cx.session.clone();
-    let tab = cx.tab_id.clone();
-    session.update_soon(|r| match r.tabs.iter_mut().find(|t| t.tab_id == tab) {
-        Some(t) if t.cursor != Some([x, y]) => {
-            t.cursor = Some([x, y]);
-            true
-        }
-        _ => false,
-    });
+    cx.update_tab_soon(|t| t.cursor.replace([x, y]) != Some([x, y]));
 }
 
 /// Waits until the spot passes `checks` and the pointer (moved there, `held` pressed) is on it;
@@ -217,6 +209,7 @@ async fn attempt(
         Err(why) => return Ok(Err(Some(why))),
     };
     mouse::move_to(&page, aim.x, aim.y, held, &deadline).await?;
+    crate::fault::hold(cx.env.abort_at.as_deref(), "pointer.moved", &cx.session.dir).await;
     record_cursor(cx, aim.x, aim.y);
     if !confirm {
         return Ok(Ok(Ready { node, aim }));
