@@ -1,5 +1,6 @@
 //! Nothing blocks the runtime (issue 11, item 6): closing two sessions at once (browser exits,
-//! profile deletion, record syncs) does not stall commands on a third.
+//! deleting profiles of 20,000 files, record syncs) does not stall commands on a third. With the
+//! deletions and syncs on the async workers this test fails (checked: p99 0.45-2.8 s).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,18 @@ fn two_closes_do_not_stall_a_title_loop() {
     let a = env.start(&["--open-url", &index]);
     let b = env.start(&["--open-url", &index]);
     let c = env.start(&["--open-url", &index]);
+    // Sizeable profiles, so deleting one on an async worker would stall the loop visibly (a
+    // fresh profile goes in tens of milliseconds).
+    for sid in [&a, &b] {
+        let bulk = env.home.join("auto-profiles").join(sid).join("bulk");
+        for d in 0..40 {
+            let sub = bulk.join(d.to_string());
+            std::fs::create_dir_all(&sub).expect("bulk dir");
+            for i in 0..500 {
+                std::fs::write(sub.join(i.to_string()), b"x").expect("bulk file");
+            }
+        }
+    }
     let t = ["--session", c.as_str(), "--tab", "t1"];
     let title = |env: &Env| {
         let at = Instant::now();
@@ -62,6 +75,12 @@ fn two_closes_do_not_stall_a_title_loop() {
     for (v, _) in &closes {
         assert_eq!(v["ok"], true, "close: {v}");
     }
+    for sid in [&a, &b] {
+        assert!(
+            !env.home.join("auto-profiles").join(sid).exists(),
+            "{sid}'s profile was not removed"
+        );
+    }
 
     quiet.sort();
     let mut all = during.clone();
@@ -84,7 +103,9 @@ fn two_closes_do_not_stall_a_title_loop() {
     );
     // Generous: a title is one CLI process and one CDP round trip; a stalled runtime shows up as
     // calls waiting out a browser's exit or a profile's deletion (hundreds of ms to seconds).
-    let bound = (median * 20).max(Duration::from_millis(750));
+    // Measured: 3-6x the median with the work off the workers, 15-30x (and stalls of 0.4-2.8 s)
+    // with profile deletion and syncs on them.
+    let bound = (median * 12).max(Duration::from_millis(250));
     assert!(
         p99 <= bound,
         "p99 {p99:?} over {bound:?} (median {median:?})"
