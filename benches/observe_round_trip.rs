@@ -8,12 +8,13 @@
 //! Read them as ratios. Run with `cargo bench -p actionbook-workspace --bench observe_round_trip`.
 
 use actionbook_cli::commands::observation::{Query, QueryMode, Screenshot, Text, Title};
-use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
+use actionbook_cli::{Request, TabTarget};
 use base64::Engine as _;
 use cdp_protocol::testing::FixtureServer;
 use cdp_protocol::{TargetId, page};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::Duration;
+use test_support::{Chromium, StartedEngine};
 
 const PAGE: &str = r#"<!doctype html><title>bench page</title><style>body{font:16px sans-serif}</style>
 <h1>Observation bench</h1><p id="intro">Hello <b>agent</b>, this is a bench page.</p>
@@ -21,51 +22,14 @@ const PAGE: &str = r#"<!doctype html><title>bench page</title><style>body{font:1
 <form><input id="name" placeholder="Your name"><button>Submit</button></form>"#;
 
 fn observe_round_trip(c: &mut Criterion) {
-    let rt = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => panic!("tokio runtime: {e}"),
-    };
+    let rt = test_support::runtime();
     let server = rt.block_on(FixtureServer::start());
     server.route("/page.html", "text/html", PAGE);
     let url = server.url("/page.html");
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    };
-    let engine = match Engine::new(EngineConfig {
-        home: Home::at(dir.path().join("home")),
-    }) {
-        Ok(e) => e,
-        Err(e) => panic!("engine: {e}"),
-    };
-    let request = |words: &[&str]| match Request::from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?}: {e}"),
-    };
-    let mut start = request(&[
-        "browser",
-        "start",
-        "--headless",
-        "--set-session-id",
-        "bench",
-        "--open-url",
-        &url,
-    ]);
-    start.env.browser_executable = Some("/usr/bin/chromium".into());
-    let started = rt.block_on(engine.execute(start));
-    assert!(started.ok(), "{}", started.to_json());
-    let started: serde_json::Value = match serde_json::from_str(&started.to_json()) {
-        Ok(v) => v,
-        Err(e) => panic!("start json: {e}"),
-    };
-    let endpoint = started["data"]["session"]["cdp_endpoint"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let target = started["data"]["tab"]["native_tab_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let bench = StartedEngine::start(&rt, &url, Chromium::Plain);
+    let (engine, dir) = (&bench.engine, &bench.dir);
+    let endpoint = bench.cdp_endpoint().to_string();
+    let target = bench.first_target().to_string();
 
     // The floor: a second client on the same tab.
     let floor = rt.block_on(async {
@@ -157,8 +121,7 @@ fn observe_round_trip(c: &mut Criterion) {
     });
     group.finish();
 
-    let closed = rt.block_on(engine.execute(request(&["browser", "close", "--session", "bench"])));
-    assert!(closed.ok(), "{}", closed.to_json());
+    bench.close(&rt);
 }
 
 criterion_group!(benches, observe_round_trip);

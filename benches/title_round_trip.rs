@@ -6,19 +6,17 @@
 //! `cargo run --release -p actionbook-cli --example cli_bench`.
 
 use actionbook_cli::commands::observation::Title;
-use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
+use actionbook_cli::{Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser};
 use cdp_protocol::{page, runtime, target};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::Duration;
+use test_support::{Chromium, StartedEngine};
 
 const PAGE: &str = "<!doctype html><title>bench page</title><p>hello</p>";
 
 fn title_round_trip(c: &mut Criterion) {
-    let rt = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => panic!("tokio runtime: {e}"),
-    };
+    let rt = test_support::runtime();
     let server = rt.block_on(FixtureServer::start());
     server.route("/page.html", "text/html", PAGE);
     let url = server.url("/page.html");
@@ -55,32 +53,8 @@ fn title_round_trip(c: &mut Criterion) {
     };
 
     // The engine, in-process, on its own browser.
-    let home = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    };
-    let engine = match Engine::new(EngineConfig {
-        home: Home::at(home.path().join("home")),
-    }) {
-        Ok(e) => e,
-        Err(e) => panic!("engine: {e}"),
-    };
-    let request = |words: &[&str]| match Request::from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?}: {e}"),
-    };
-    let mut start = request(&[
-        "browser",
-        "start",
-        "--headless",
-        "--set-session-id",
-        "bench",
-        "--open-url",
-        &url,
-    ]);
-    start.env.browser_executable = Some("/usr/bin/chromium".into());
-    let started = rt.block_on(engine.execute(start));
-    assert!(started.ok(), "{}", started.to_json());
+    let bench = StartedEngine::start(&rt, &url, Chromium::Plain);
+    let engine = &bench.engine;
     let title = Request::new(Title {
         target: TabTarget::new("bench", "t1"),
     });
@@ -104,8 +78,7 @@ fn title_round_trip(c: &mut Criterion) {
     });
     group.finish();
 
-    let closed = rt.block_on(engine.execute(request(&["browser", "close", "--session", "bench"])));
-    assert!(closed.ok(), "{}", closed.to_json());
+    bench.close(&rt);
     if let Err(e) = rt.block_on(browser.close()) {
         eprintln!("closing the floor browser: {e}");
     }

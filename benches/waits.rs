@@ -9,10 +9,11 @@
 use actionbook_cli::commands::interaction::Eval;
 use actionbook_cli::commands::observation::Title;
 use actionbook_cli::commands::waits::WaitElement;
-use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
+use actionbook_cli::{Request, TabTarget};
 use cdp_protocol::testing::FixtureServer;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use test_support::{Chromium, StartedEngine};
 
 const FRAME: &str = "<!doctype html><title>frame</title><script>\
   addEventListener('message', e => setTimeout(() => { const p = document.createElement('p'); \
@@ -39,10 +40,7 @@ fn now_ms() -> f64 {
 }
 
 fn waits(c: &mut Criterion) {
-    let rt = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => panic!("tokio runtime: {e}"),
-    };
+    let rt = test_support::runtime();
     let server = rt.block_on(FixtureServer::start());
     server.route("/frame.html", "text/html", FRAME);
     server.route(
@@ -51,42 +49,9 @@ fn waits(c: &mut Criterion) {
         page(&server.cross_site_url("/frame.html")),
     );
     let url = server.url("/page.html");
-    let home = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    };
-    let engine = match Engine::new(EngineConfig {
-        home: Home::at(home.path().join("home")),
-    }) {
-        Ok(e) => e,
-        Err(e) => panic!("engine: {e}"),
-    };
-    let request = |words: &[&str]| match Request::from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?}: {e}"),
-    };
-    let mut start = request(&[
-        "browser",
-        "start",
-        "--headless",
-        "--set-session-id",
-        "bench",
-        "--open-url",
-        &url,
-    ]);
-    // Site isolation, so the iframe is out of process: a wrapper adds the flag.
-    let wrapper = home.path().join("chromium.sh");
-    let script = "#!/bin/sh\nexec /usr/bin/chromium --site-per-process \"$@\"\n";
-    if let Err(e) = std::fs::write(&wrapper, script) {
-        panic!("wrapper: {e}");
-    }
-    use std::os::unix::fs::PermissionsExt;
-    if let Err(e) = std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)) {
-        panic!("wrapper: {e}");
-    }
-    start.env.browser_executable = Some(wrapper);
-    let started = rt.block_on(engine.execute(start));
-    assert!(started.ok(), "{}", started.to_json());
+    // Site isolation, so the iframe is out of process.
+    let bench = StartedEngine::start(&rt, &url, Chromium::SitePerProcess);
+    let engine = &bench.engine;
     let tab = || TabTarget::new("bench", "t1");
     let title = Request::new(Title { target: tab() });
     let wait = |selector: &str| {
@@ -146,8 +111,7 @@ fn waits(c: &mut Criterion) {
         );
     }
 
-    let closed = rt.block_on(engine.execute(request(&["browser", "close", "--session", "bench"])));
-    assert!(closed.ok(), "{}", closed.to_json());
+    bench.close(&rt);
 }
 
 criterion_group!(benches, waits);
