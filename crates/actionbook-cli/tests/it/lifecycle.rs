@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::need_chromium;
-use crate::support::{Env, site, wait_gone};
+use crate::support::{Env, site, wait_gone, write_script};
 
 #[test]
 fn ids_contexts_and_tabs() {
@@ -382,26 +382,11 @@ fn start_honours_timeout_for_the_launch() {
     need_chromium!();
     let env = Env::new();
     let slow = env.home.with_file_name("slow-chromium.sh");
-    std::fs::write(
+    write_script(
         &slow,
         "#!/bin/sh\nsleep 12\nexec /usr/bin/chromium \"$@\"\n",
-    )
-    .expect("write wrapper");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let out = env
-        .command(&[
-            "browser",
-            "start",
-            "--headless",
-            "--timeout",
-            "2000",
-            "--json",
-        ])
-        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &slow)
-        .output()
-        .expect("run");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    );
+    let v = env.start_with_browser(&slow, 2000);
     // The browser shows up after 12 s: a launch that waited a fixed cap (20 s before) instead of
     // the 2 s asked would have answered ok.
     assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
@@ -421,26 +406,11 @@ fn an_abandoned_start_leaves_no_child_of_a_wrapper() {
         env.home.to_string_lossy().len()
     );
     let wrapper = env.home.with_file_name("forking-browser.sh");
-    std::fs::write(
+    write_script(
         &wrapper,
-        format!("#!/bin/sh\n(sleep {arg} &)\nexec sleep 600\n"),
-    )
-    .expect("write wrapper");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let out = env
-        .command(&[
-            "browser",
-            "start",
-            "--headless",
-            "--timeout",
-            "1500",
-            "--json",
-        ])
-        .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", &wrapper)
-        .output()
-        .expect("run");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        &format!("#!/bin/sh\n(sleep {arg} &)\nexec sleep 600\n"),
+    );
+    let v = env.start_with_browser(&wrapper, 1500);
     assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
     let want = format!("sleep\0{arg}\0");
     let left = || -> Vec<String> {

@@ -458,16 +458,13 @@ fn setup_writes_the_config_that_browser_start_then_uses() {
     std::fs::create_dir_all(&dir).expect("dir");
     let marker = dir.join("launched");
     let wrapper = dir.join("my-chromium");
-    std::fs::write(
+    crate::support::write_script(
         &wrapper,
-        format!(
+        &format!(
             "#!/bin/sh\ntouch {}\nexec /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync \"$@\"\n",
             marker.display()
         ),
-    )
-    .expect("wrapper");
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    );
     let w = wrapper.display().to_string();
     let mut c = env.command(&[
         "setup",
@@ -487,6 +484,7 @@ fn setup_writes_the_config_that_browser_start_then_uses() {
     assert!(!r.to_string().contains("sk-test"));
     let config = std::fs::read_to_string(env.home.join("config.toml")).expect("config");
     assert!(config.contains(&w), "{config}");
+    use std::os::unix::fs::PermissionsExt as _;
     let mode =
         std::fs::metadata(env.home.join("config.toml")).map(|m| m.permissions().mode() & 0o777);
     assert_eq!(mode.ok(), Some(0o600));

@@ -119,17 +119,14 @@ impl Env {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let wrapper = dir.path().join("chromium-wrapper.sh");
-        std::fs::write(
+        write_script(
             &wrapper,
-            format!(
+            &format!(
                 "#!/bin/sh\nexec {CHROMIUM} --headless=new --no-sandbox --disable-gpu --disable-quic \
                  --disable-background-networking --disable-component-update --disable-sync \
                  --site-per-process \"$@\"\n"
             ),
-        )
-        .expect("write wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        );
         Env {
             _dir: dir,
             home,
@@ -181,6 +178,18 @@ impl Env {
             .as_str()
             .expect("session id")
             .to_string()
+    }
+
+    /// `browser start --headless --timeout <ms> --json` launching `executable` instead of the
+    /// test Chromium: its envelope.
+    pub fn start_with_browser(&self, executable: &std::path::Path, timeout_ms: u64) -> Value {
+        let ms = timeout_ms.to_string();
+        let out = self
+            .command(&["browser", "start", "--headless", "--timeout", &ms, "--json"])
+            .env("ACTIONBOOK_BROWSER_EXECUTABLE_PATH", executable)
+            .output()
+            .expect("run");
+        serde_json::from_slice(&out.stdout).expect("json")
     }
 
     /// The daemon's pid, if one is recorded.
@@ -262,6 +271,13 @@ impl Drop for Env {
             kill(pid);
         }
     }
+}
+
+/// Writes an executable script.
+pub fn write_script(path: &std::path::Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).expect("write script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
 /// Whether a process is alive (not a zombie).
