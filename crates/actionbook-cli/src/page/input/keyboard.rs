@@ -4,7 +4,7 @@
 
 use cdp_protocol::Session;
 use cdp_protocol::input::{self, DispatchKeyEvent, KeyEventType};
-use futures::StreamExt;
+use futures::future::try_join_all;
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
@@ -361,22 +361,16 @@ pub(crate) fn keystrokes(text: &str) -> usize {
 /// typed exactly.
 const KEY_EVENTS_IN_FLIGHT: usize = 32;
 
-/// Sends key events in order without waiting for each answer in turn (a session's input is
-/// handled in the order sent), never more than [`KEY_EVENTS_IN_FLIGHT`] unanswered: the next goes
-/// out as soon as the oldest is answered, so the pipe stays full without being overfilled.
+/// Sends key events in order, [`KEY_EVENTS_IN_FLIGHT`] at a time without waiting for each
+/// answer in turn (a session's input is handled in the order sent), then waits for all.
 pub(crate) async fn send_keys(
     page: &Session,
     events: &[DispatchKeyEvent],
     deadline: &Deadline,
 ) -> Result<()> {
     let cap = deadline.remaining().max(deadline::INSERT_TEXT_MIN);
-    // `buffered` starts the sends in order and keeps at most that many running.
-    // (Made up front: a closure in the stream's type would keep the command future from being
-    // `Send` for every lifetime.)
-    let sends: Vec<_> = events.iter().map(|e| page.send_timeout(e, cap)).collect();
-    let mut answers = futures::stream::iter(sends).buffered(KEY_EVENTS_IN_FLIGHT);
-    while let Some(answer) = answers.next().await {
-        answer?;
+    for batch in events.chunks(KEY_EVENTS_IN_FLIGHT) {
+        try_join_all(batch.iter().map(|e| page.send_timeout(e, cap))).await?;
     }
     Ok(())
 }
