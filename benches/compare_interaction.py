@@ -11,6 +11,7 @@ agent-browser's and the reference's are what those tools do.
 Measured, per page (`login.html`, 31 elements, and `large20k.html`, about 20k elements, of
 `../shared/bench/gen_fixtures.py`):
   click  a button by CSS selector (its handler counts clicks; the counts are checked at the end);
+  ref    the same button by its ref (`@eN` from one untimed `snapshot` of each tool first);
   type   200 characters into a text field (the field is emptied, untimed, before each call).
 
     cargo build-cli                                   # target/release/actionbook
@@ -28,6 +29,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -41,10 +43,18 @@ SHARED = os.environ.get("SHARED", os.path.join(HERE, "..", "..", "..", "shared")
 WRAPPER = os.environ.get("BROWSER", os.path.join(SHARED, "bench", "chromium-wrap"))
 TEXT = ("The quick brown fox jumps over the lazy dog, again and again. " * 4)[:200]
 PAGES = {
-    # page: (button, text field)
-    "login.html": ("#submit", "#email"),
-    "large20k.html": ("#target-btn", "#target-input"),
+    # page: (button, its accessible name in a snapshot, text field)
+    "login.html": ("#submit", r"Sign in", "#email"),
+    "large20k.html": ("#target-btn", r"Click me|Clicked \d+", "#target-input"),
 }
+
+
+def ref_in(snapshot, name):
+    """The ref (`@eN`) of the button named `name` (a regex) in a text snapshot."""
+    m = re.search(r'button "(?:' + name + r')"[^\n]*?\[ref=(e\d+)\]', snapshot)
+    if not m:
+        raise RuntimeError(f"no button {name!r} with a ref in the snapshot: {snapshot[:400]}")
+    return "@" + m.group(1)
 
 
 def run(args, env, timeout=120):
@@ -91,6 +101,13 @@ class Ours(Tool):
     def click(self, sel):
         return self.timed(["browser", "click", sel, *self.t])
 
+    def ref(self, name):
+        out = run([self.binary, "browser", "snapshot", *self.t, "--json"], self.env).stdout
+        for n in json.loads(out)["data"]["nodes"]:
+            if n.get("role") == "button" and re.fullmatch(name, n.get("name", "")) and n.get("ref"):
+                return "@" + n["ref"]
+        raise RuntimeError(f"no button {name!r} with a ref in {self.name}'s snapshot")
+
     def type(self, sel, text):
         return self.timed(["browser", "type", sel, text, *self.t])
 
@@ -122,6 +139,9 @@ class AgentBrowser(Tool):
 
     def click(self, sel):
         return self.timed(["click", sel])
+
+    def ref(self, name):
+        return ref_in(run([self.binary, "snapshot"], self.env).stdout, name)
 
     def type(self, sel, text):
         return self.timed(["type", sel, text])
@@ -173,7 +193,7 @@ def main():
         if os.environ.get("REFERENCE"):
             tools.append(Reference(os.environ["REFERENCE"]))
         print(f"load average at start: {os.getloadavg()[0]:.1f}; {a.calls} calls per tool and measure")
-        for page, (button, field) in PAGES.items():
+        for page, (button, name, field) in PAGES.items():
             for tool in tools:
                 tool.goto(f"{base}/{page}")
             time.sleep(a.settle)
@@ -181,13 +201,17 @@ def main():
                      ".addEventListener('click', () => window.__n++); 1")
             for tool in tools:
                 tool.eval(count)
-            for kind in ("click", "type"):
+            for kind in ("click", "ref", "type"):
+                if kind == "ref":
+                    refs = {t.name: t.ref(name) for t in tools}
                 times = {t.name: [] for t in tools}
                 for i in range(a.calls):
                     order = tools[i % len(tools):] + tools[:i % len(tools)]
                     for tool in order:
                         if kind == "click":
                             times[tool.name].append(tool.click(button))
+                        elif kind == "ref":
+                            times[tool.name].append(tool.click(refs[tool.name]))
                         else:
                             tool.eval(f"document.querySelector('{field}').value = ''; 1")
                             times[tool.name].append(tool.type(field, TEXT))
@@ -202,8 +226,8 @@ def main():
             for tool in tools:
                 got = tool.eval("window.__n")
                 typed = tool.eval(f"document.querySelector('{field}').value")
-                if got != a.calls or typed != TEXT:
-                    print(f"  check {tool.name}: {got!r} of {a.calls} clicks seen, "
+                if got != 2 * a.calls or typed != TEXT:
+                    print(f"  check {tool.name}: {got!r} of {2 * a.calls} clicks seen, "
                           f"the field holds {len(typed or '')} of {len(TEXT)} characters")
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:

@@ -11,16 +11,22 @@
 //   peek()      what the listeners saw so far;
 //   finish()    stops the listeners and answers what they saw;
 //   after()     (a quick aim's element) after the input: one task and one 0 ms timer of the page,
-//               then the listeners stopped, with the page's URL, title and whether focus moved.
-// A quick aim (`arg.quick`, for an element of the top document found by the caller's expression)
+//               then the listeners stopped, with the page's URL, title and whether focus moved
+//               (or the report already made, see below).
+// A quick aim (`arg.quick`, for an element whose frames up to the top this script can reach)
 // also refuses an element that a running animation moves (the caller then takes the careful
-// path), reads the page before the action (URL, title, the focused element, kept for after(),
+// path), reads the top page before the action (URL, title, the focused element, kept for after(),
 // the document's time origin, which tells it from the next document, and its visibility)
 // and remembers the element on its window, so the later operations need no object handle.
+// With `arg.report` ({name, token, ups}), the listeners report by themselves what after() would
+// answer, through the page binding `name`, once the `ups`-th mouseup has been handled (one task
+// and one 0 ms timer later, as after() waits): the engine need not ask after the input, and
+// waits for no re-render the input's handlers cause.
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
   const AIMED = Symbol.for('actionbook.aimed');
+  const REPORTED = Symbol.for('actionbook.reported');
   const el = this;
   const doc = el && el.ownerDocument;
   const win = doc && doc.defaultView;
@@ -138,18 +144,6 @@ async function (op, arg) {
     if (up.fail) return up;
     return { local: p, up };
   };
-  // The deepest focused element of this document (through open shadow roots and same-origin
-  // frames), as DEEP_ACTIVE_JS of locate.rs finds it.
-  const deepActive = () => {
-    let a = doc.activeElement;
-    for (let i = 0; i < 64 && a; i++) {
-      if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
-      let d = null; try { d = a.contentDocument; } catch (e) { d = null; }
-      if (d && d.activeElement) { a = d.activeElement; continue; }
-      break;
-    }
-    return a;
-  };
   // Whether a running animation (CSS animation or transition, Web Animation) moves the element
   // or one of its ancestors.
   const animating = () => {
@@ -160,24 +154,64 @@ async function (op, arg) {
     }
     return false;
   };
-  const listen = (events, expire) => {
+  // After the input's own task, and a 0 ms timer (not waited for in a hidden page, whose timers
+  // are throttled): a navigation the input scheduled has started by then.
+  const barrier = async () => {
+    await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+    if (doc.visibilityState === 'visible') await new Promise((r) => setTimeout(r, 0));
+  };
+  // The top page (a quick aim has reached it through same-origin frames).
+  const topWin = () => { try { return win.top.document ? win.top : win; } catch (e) { return win; } };
+  // The deepest focused element of the top page (through open shadow roots and same-origin
+  // frames), as DEEP_ACTIVE_JS of locate.rs finds it.
+  const deepActive = () => {
+    let a = topWin().document.activeElement;
+    for (let i = 0; i < 64 && a; i++) {
+      if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      let d = null; try { d = a.contentDocument; } catch (e) { d = null; }
+      if (d && d.activeElement) { a = d.activeElement; continue; }
+      break;
+    }
+    return a;
+  };
+  // What the input did, for after() and for the report.
+  const outcome = (probe, seen) => {
+    const tw = topWin();
+    return {
+      status: 'ok', seen, url: String(tw.location.href), title: String(tw.document.title),
+      focusChanged: deepActive() !== probe.focusBefore, token: probe.token,
+    };
+  };
+  const listen = (events, expire, report) => {
     const old = el[KEY];
     if (old) old.stop();
+    delete el[REPORTED];
     const seen = [];
+    let ups = 0;
     const on = (e) => {
       if (!e.isTrusted) return;
       const path = e.composedPath();
       if (path.includes(el)) seen.push([e.type, 1]);
       else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
+      if (report && e.type === 'mouseup' && ++ups === report.ups) {
+        barrier().then(() => {
+          if (el[KEY] !== probe) return;
+          const out = outcome(probe, probe.stop(true));
+          // Kept for after(), should the binding not carry it (the page replaced the function).
+          Object.defineProperty(el, REPORTED, { value: out, configurable: true, writable: true });
+          try { win[report.name](JSON.stringify(out)); } catch (x) { /* after() answers */ }
+        });
+      }
     };
     for (const t of events) win.addEventListener(t, on, true);
     const probe = {
       seen,
-      stop() {
+      token: report ? report.token : undefined,
+      stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
         clearTimeout(timer);
         if (el[KEY] === probe) delete el[KEY];
-        if (win[AIMED] === el) delete win[AIMED];
+        if (!keepAimed && win[AIMED] === el) delete win[AIMED];
         return seen;
       },
     };
@@ -203,7 +237,7 @@ async function (op, arg) {
     }
     if (m.fail) return { status: m.fail, by: m.by, scrolled };
     if (arg.quick && !scrolled && animating()) return { status: 'animating' };
-    const probe = listen(arg.events, arg.expire);
+    const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined);
     probe.checks = checks;
     probe.at = arg.at;
     probe.local = m.local;
@@ -211,11 +245,13 @@ async function (op, arg) {
     let before;
     if (arg.quick) {
       const a = deepActive();
+      const tw = topWin();
       probe.focusBefore = a;
       Object.defineProperty(win, AIMED, { value: el, configurable: true, writable: true });
       before = {
-        url: String(win.location.href), title: String(doc.title), idle: !a || a === doc.body,
-        document: String(win.performance.timeOrigin), visible: doc.visibilityState === 'visible',
+        url: String(tw.location.href), title: String(tw.document.title),
+        idle: !a || a === tw.document.body, document: String(tw.performance.timeOrigin),
+        visible: tw.document.visibilityState === 'visible',
       };
     }
     return { status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels, scrolled, before };
@@ -264,18 +300,16 @@ async function (op, arg) {
   }
   if (op === 'after') {
     // A navigation the input scheduled as a task (a form submitted by Enter) has started after
-    // one task of the page; one a handler starts from a 0 ms timer, after one such timer (not
-    // waited for in a hidden page, whose timers are throttled).
-    await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
-    if (doc.visibilityState === 'visible') await new Promise((r) => setTimeout(r, 0));
+    // one task of the page; one a handler starts from a 0 ms timer, after one such timer.
+    await barrier();
     const probe = el[KEY];
-    if (!probe) return { status: 'lost' };
-    const seen = probe.stop();
-    const a = deepActive();
-    return {
-      status: 'ok', seen, url: String(win.location.href), title: String(doc.title),
-      focusChanged: a !== probe.focusBefore, idle: !a || a === doc.body,
-    };
+    if (!probe) {
+      const done = el[REPORTED];
+      delete el[REPORTED];
+      if (win[AIMED] === el) delete win[AIMED];
+      return done || { status: 'lost' };
+    }
+    return outcome(probe, probe.stop());
   }
   return { status: 'unknown op' };
 }

@@ -1,20 +1,26 @@
-//! The quick aim: an element of the top document found by a CSS selector, checked, aimed at and
-//! listened on in one `Runtime.evaluate` that also reads the page before the action; after the
-//! input, one more evaluate stops the listeners and reads the page after it. No object handle is
-//! made (the page keeps the element on its window until [`after`]), so nothing is left to
-//! release. Whatever the quick aim does not handle itself (no match in the top document, a check
-//! that does not pass, an animation, a scroll, out-of-process frames) is answered
+//! The quick aim: an element found by a CSS selector in the top document, or by a handle (a ref)
+//! in the top document or a same-process frame below it, checked, aimed at and listened on in
+//! one call that also reads the page before the action. After the input the listeners report by
+//! themselves, through a page binding ([`Reports`]), what they saw and the page after it, so the
+//! engine awaits that report beside the input's own acknowledgements instead of asking after
+//! them (an ask would wait behind the re-render the input's handlers cause). Should no report come
+//! (the press went elsewhere, the page replaced the binding), one more call ([`after`]) stops the
+//! listeners and reads the page. Without a handle the page keeps the element on its window until
+//! then, so nothing is left to release. Whatever the quick aim does not handle itself (no match,
+//! a check that does not pass, an animation, a scroll, a frame it cannot see through) is answered
 //! [`Aimed::Careful`]: the caller takes the careful path of `actionability`, which waits, names
 //! the check and confirms the hover before pressing.
 
-use cdp_protocol::{Session, runtime};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cdp_protocol::{Event as _, EventStream, Session, runtime};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::actionability::{self, Checks, POINTER_EVENTS, SCRIPT, Seen};
-use crate::page::eval;
+use crate::page::eval::{self, ObjectHandle};
 
 /// The page before the action, as the quick aim read it.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -103,6 +109,93 @@ struct AfterReply {
     title: String,
     #[serde(default)]
     focus_changed: bool,
+    #[serde(default)]
+    token: Option<String>,
+}
+
+impl AfterReply {
+    /// The page after the action, from a reply that is `ok`; `None` otherwise.
+    fn page_after(self) -> Option<PageAfter> {
+        (self.status == "ok").then(|| PageAfter {
+            seen: Seen::from_values(self.seen),
+            info: Some((self.url, self.title)),
+            focus_changed: self.focus_changed,
+        })
+    }
+}
+
+/// The page binding the listeners report through (a global function of every document of the
+/// tab: named so no page has one of its own).
+const BINDING: &str = "__actionbook_landed";
+
+/// Where a quick aim's element is: found by an expression in the top document, or held.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reach<'a> {
+    /// A CSS selector, matched in the top document.
+    Css(&'a str),
+    /// A handle (a resolved ref), in the page's own session.
+    Handle(&'a ObjectHandle),
+}
+
+/// The reports of the listeners of one quick aim, through the page binding.
+#[derive(Debug)]
+pub(crate) struct Reports {
+    events: EventStream,
+    token: String,
+}
+
+impl Reports {
+    /// Listens for the report of the next quick aim (call it before the aim).
+    pub fn listen(page: &Session) -> Reports {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        // Unique across daemons too: a report left over from another daemon's aim is not ours.
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        Reports {
+            events: page.events(&[runtime::BindingCalled::METHOD]),
+            token: format!("{started:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+
+    /// What the aim hands the page: the binding, the token, the mouseups that end the input.
+    fn arg(&self, ups: u32) -> Value {
+        json!({ "name": BINDING, "token": self.token, "ups": ups })
+    }
+
+    /// The page after the input, when its report is in.
+    fn decode(&self, ev: &cdp_protocol::RawEvent) -> Option<PageAfter> {
+        let called = ev.decode::<runtime::BindingCalled>().ok()?;
+        if called.name != BINDING {
+            return None;
+        }
+        let reply: AfterReply = serde_json::from_str(&called.payload).ok()?;
+        if reply.token.as_deref() != Some(self.token.as_str()) {
+            return None;
+        }
+        reply.page_after()
+    }
+
+    /// The report, if it has come.
+    pub fn ready(&mut self) -> Option<PageAfter> {
+        while let Some(ev) = self.events.try_recv() {
+            if let Some(after) = self.decode(&ev) {
+                return Some(after);
+            }
+        }
+        None
+    }
+
+    /// Waits for the report (`None`: the connection closed).
+    pub async fn next(&mut self) -> Option<PageAfter> {
+        loop {
+            let ev = self.events.recv().await?;
+            if let Some(after) = self.decode(&ev) {
+                return Some(after);
+            }
+        }
+    }
 }
 
 /// The page's script run on the element it names first.
@@ -117,40 +210,99 @@ fn expression(element: &str, op: &str, arg: &Value) -> String {
 /// The element a quick aim left on its window.
 const AIMED_JS: &str = "window[Symbol.for('actionbook.aimed')]";
 
-async fn evaluate<T: serde::de::DeserializeOwned>(
+/// The element an operation of the script runs on.
+#[derive(Debug, Clone, Copy)]
+enum On<'a> {
+    /// The element an expression of the top document evaluates to.
+    Expression(&'a str),
+    /// A held element.
+    Handle(&'a ObjectHandle),
+}
+
+impl<'a> Reach<'a> {
+    /// The element to aim at.
+    fn element(self, find: &'a str) -> On<'a> {
+        match self {
+            Reach::Css(_) => On::Expression(find),
+            Reach::Handle(h) => On::Handle(h),
+        }
+    }
+
+    /// The element aimed at, after the aim.
+    fn aimed(self) -> On<'a> {
+        match self {
+            Reach::Css(_) => On::Expression(AIMED_JS),
+            Reach::Handle(h) => On::Handle(h),
+        }
+    }
+}
+
+/// Runs one operation of the script on an element, its promise awaited; `None` for a throw or an
+/// answer of another shape.
+async fn run<T: serde::de::DeserializeOwned>(
     page: &Session,
-    expression: String,
-    deadline: &Deadline,
+    on: On<'_>,
+    op: &str,
+    arg: Value,
+    timeout: std::time::Duration,
 ) -> std::result::Result<Option<T>, cdp_protocol::CdpError> {
-    let r = page
-        .send_timeout(
-            &runtime::Evaluate {
-                expression,
-                await_promise: Some(true),
-                return_by_value: Some(true),
-                silent: Some(true),
-                ..Default::default()
-            },
-            deadline.capped(deadline::QUICK_CALL),
-        )
-        .await?;
+    let r = match on {
+        On::Expression(find) => {
+            page.send_timeout(
+                &runtime::Evaluate {
+                    expression: expression(find, op, &arg),
+                    await_promise: Some(true),
+                    return_by_value: Some(true),
+                    silent: Some(true),
+                    ..Default::default()
+                },
+                timeout,
+            )
+            .await?
+        }
+        On::Handle(handle) => {
+            handle
+                .session()
+                .send_timeout(
+                    &runtime::CallFunctionOn {
+                        object_id: Some(handle.object_id().clone()),
+                        function_declaration: SCRIPT.to_string(),
+                        arguments: Some(
+                            [Value::String(op.to_string()), arg]
+                                .into_iter()
+                                .map(|value| runtime::CallArgument {
+                                    value: Some(value),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                        ),
+                        return_by_value: Some(true),
+                        await_promise: Some(true),
+                        silent: Some(true),
+                        ..Default::default()
+                    },
+                    timeout,
+                )
+                .await?
+        }
+    };
     if r.exception_details.is_some() {
         return Ok(None);
     }
     Ok(r.result.value.and_then(|v| serde_json::from_value(v).ok()))
 }
 
-/// Aims at the first match of the CSS selector `css` in the top document (see the module doc).
+/// Aims at the element `reach` names (see the module doc); the listeners report through
+/// `reports` once `ups` mouseups have been handled. The binding they report through is added
+/// beside the aim (in order on the page's session, so it is there before any input).
 pub(crate) async fn aim(
     page: &Session,
-    css: &str,
+    reach: Reach<'_>,
     checks: Checks,
+    reports: &Reports,
+    ups: u32,
     deadline: &Deadline,
 ) -> Result<Aimed> {
-    let find = format!(
-        "document.querySelector({})",
-        serde_json::to_string(css).map_err(|e| CliError::internal(e.to_string()))?
-    );
     let arg = json!({
         "checks": checks,
         "at": null,
@@ -158,10 +310,27 @@ pub(crate) async fn aim(
         "events": POINTER_EVENTS,
         "expire": actionability::expire_ms(deadline),
         "quick": true,
+        "report": reports.arg(ups),
     });
+    let timeout = deadline.capped(deadline::QUICK_CALL);
+    let find = match reach {
+        Reach::Css(css) => format!(
+            "document.querySelector({})",
+            serde_json::to_string(css).map_err(|e| CliError::internal(e.to_string()))?
+        ),
+        Reach::Handle(_) => String::new(),
+    };
+    let binding = runtime::AddBinding {
+        name: BINDING.to_string(),
+    };
+    let bind = page.send_timeout(&binding, timeout);
+    // A binding that could not be added only means no report: after() asks instead.
+    let (_, aimed) = tokio::join!(
+        bind,
+        run::<AimReply>(page, reach.element(&find), "aim", arg, timeout)
+    );
     // A throw (a selector the page refuses) or any other answer: the careful path says why.
-    let Some(r) = evaluate::<AimReply>(page, expression(&find, "aim", &arg), deadline).await?
-    else {
+    let Some(r) = aimed? else {
         return Ok(Aimed::Careful);
     };
     match (r.status.as_str(), r.before) {
@@ -171,8 +340,9 @@ pub(crate) async fn aim(
             before,
         })),
         ("ok", _) => {
-            // Scrolled first: the careful path confirms the pointer reaches it before pressing.
-            cancel(page).await;
+            // Scrolled first, or not reaching the top: the careful path confirms the pointer
+            // reaches it before pressing.
+            cancel(page, reach).await;
             Ok(Aimed::Careful)
         }
         _ => Ok(Aimed::Careful),
@@ -180,18 +350,58 @@ pub(crate) async fn aim(
 }
 
 /// Stops the listeners of a quick aim that is not followed by input.
-pub(crate) async fn cancel(page: &Session) {
-    let _ = evaluate::<Value>(
+pub(crate) async fn cancel(page: &Session, reach: Reach<'_>) {
+    let _ = run::<Value>(
         page,
-        expression(AIMED_JS, "finish", &Value::Null),
-        &Deadline::after_ms(deadline::CLEANUP.as_millis() as u64),
+        reach.aimed(),
+        "finish",
+        Value::Null,
+        deadline::CLEANUP,
     )
     .await;
 }
 
-/// After the input: stops the listeners of the quick aim and reads the page (see the module doc).
-/// A document that was replaced meanwhile answers `seen.gone`.
-pub(crate) async fn after(page: &Session, deadline: &Deadline) -> Result<PageAfter> {
+/// After the input `input` (sending it, its acknowledgements awaited): the listeners' report,
+/// awaited beside the acknowledgements, or (none came by then) [`after`].
+pub(crate) async fn landed(
+    page: &Session,
+    reach: Reach<'_>,
+    reports: &mut Reports,
+    input: impl std::future::Future<Output = Result<()>>,
+    deadline: &Deadline,
+) -> Result<PageAfter> {
+    tokio::pin!(input);
+    let mut report = None;
+    let sent = loop {
+        tokio::select! {
+            sent = &mut input => break sent,
+            Some(after) = reports.next(), if report.is_none() => report = Some(after),
+        }
+    };
+    if let Err(e) = sent {
+        cancel(page, reach).await;
+        return Err(e);
+    }
+    if let Some(after) = report.or_else(|| reports.ready()) {
+        return Ok(after);
+    }
+    // The report comes a task and a timer after the input was handled, which its
+    // acknowledgements say: wait for it a while; none by then (the press went to another
+    // document, the page replaced the binding), ask.
+    let grace = deadline.capped(REPORT_GRACE);
+    match tokio::time::timeout(grace, reports.next()).await {
+        Ok(Some(after)) => Ok(after),
+        _ => after(page, reach, deadline).await,
+    }
+}
+
+/// How long the report of the listeners is waited for after the input was acknowledged.
+const REPORT_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// After the input: stops the listeners of the quick aim (or takes the report they made) and
+/// reads the page (see the module doc). A document that was replaced meanwhile answers
+/// `seen.gone`.
+async fn after(page: &Session, reach: Reach<'_>, deadline: &Deadline) -> Result<PageAfter> {
     let gone = PageAfter {
         seen: Seen {
             events: Vec::new(),
@@ -200,22 +410,12 @@ pub(crate) async fn after(page: &Session, deadline: &Deadline) -> Result<PageAft
         info: None,
         focus_changed: false,
     };
-    let r =
-        match evaluate::<AfterReply>(page, expression(AIMED_JS, "after", &Value::Null), deadline)
-            .await
-        {
-            Ok(Some(r)) => r,
-            Ok(None) => return Ok(gone),
-            // The context went away with the document (a navigation the input started).
-            Err(cdp_protocol::CdpError::Protocol { .. }) => return Ok(gone),
-            Err(e) => return Err(e.into()),
-        };
-    if r.status != "ok" {
-        return Ok(gone);
+    let timeout = deadline.capped(deadline::QUICK_CALL);
+    match run::<AfterReply>(page, reach.aimed(), "after", Value::Null, timeout).await {
+        Ok(Some(r)) => Ok(r.page_after().unwrap_or(gone)),
+        Ok(None) => Ok(gone),
+        // The context went away with the document (a navigation the input started).
+        Err(cdp_protocol::CdpError::Protocol { .. }) => Ok(gone),
+        Err(e) => Err(e.into()),
     }
-    Ok(PageAfter {
-        seen: Seen::from_values(r.seen),
-        info: Some((r.url, r.title)),
-        focus_changed: r.focus_changed,
-    })
 }

@@ -452,3 +452,28 @@ pub struct ExceptionRevoked {
     pub exception_id: i64,
 }
 event!(ExceptionRevoked, "Runtime.exceptionRevoked");
+
+/// `Runtime.addBinding`: a function `name` on the global object of every context of the target
+/// (and of those created later); each call reports [`BindingCalled`] with its string argument.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddBinding {
+    /// The global function's name.
+    pub name: String,
+}
+command!(AddBinding, "Runtime.addBinding");
+
+/// Event `Runtime.bindingCalled`: page script called a function added by [`AddBinding`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingCalled {
+    /// The binding's name.
+    pub name: String,
+    /// The string the page passed.
+    #[serde(default)]
+    pub payload: String,
+    /// The context it was called in.
+    #[serde(default)]
+    pub execution_context_id: ExecutionContextId,
+}
+event!(BindingCalled, "Runtime.bindingCalled");

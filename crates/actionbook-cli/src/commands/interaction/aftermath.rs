@@ -187,9 +187,10 @@ impl Before {
             .await
     }
 
-    /// After an action whose page was read after the input by the quick aim ([`quick_aim::after`],
-    /// itself a barrier for the navigations the input started): waits for a navigation, drops the
-    /// refs of a replaced document, sets the context's URL and title.
+    /// After an action whose page was read after the input by the quick aim's listeners
+    /// ([`quick_aim::landed`]: a task and a timer of the page after the input, a barrier for the
+    /// navigations it started): waits for a navigation, drops the refs of a replaced document,
+    /// sets the context's URL and title.
     pub async fn after_quick(mut self, cx: &mut TabCx<'_>, read: &PageAfter) -> Result<After> {
         let page = cx.page.clone();
         let main = self.main.clone();

@@ -1,9 +1,11 @@
-//! The quick click: the common case of `click <css>` (an element of the top document, in a page
-//! without out-of-process frames) in three round trips: the quick aim (checks, point, listeners,
-//! the page before; `Page.bringToFront` after it only when the page is hidden); the move and the
-//! presses sent together; the after-read (what the listeners saw, the page after). Anything else, and anything the quick aim
-//! does not pass, goes the careful way of [`pointer::click`], which waits, names the check that
-//! failed and confirms the hover before pressing.
+//! The quick click: the common cases of `click <css>` (an element of the top document) and
+//! `click @eN` (a ref in the top document or a same-process frame), in a page without
+//! out-of-process frames, in two round trips (three for a ref, resolved first): the quick aim
+//! (checks, point, listeners, the page before; `Page.bringToFront` after it only when the page
+//! is hidden); the move and the presses sent together, the listeners' report of what they saw
+//! and of the page after awaited beside their acknowledgements (see `quick_aim`). Anything else,
+//! and anything the quick aim does not pass, goes the careful way of [`pointer::click`], which
+//! waits, names the check that failed and confirms the hover before pressing.
 //!
 //! Why pressing without a confirmed hover is safe here: the careful path confirms the hover
 //! because the browser routes input between frames by the hit-test data of the last frame the
@@ -19,7 +21,8 @@ use super::pointer::{pressed_on_target, record_cursor};
 use crate::error::Result;
 use crate::page::actionability::{Checks, NotReady};
 use crate::page::input::mouse::{self, Button};
-use crate::page::quick_aim::{self, Aimed};
+use crate::page::locate;
+use crate::page::quick_aim::{self, Aimed, Reach, Reports};
 use crate::tab::TabCx;
 
 /// How a quick click went.
@@ -40,8 +43,9 @@ pub(crate) async fn click(
     button: Button,
     count: u32,
 ) -> Result<QuickClick> {
-    let Ok(Target::Css(css)) = Target::parse(selector) else {
-        return Ok(QuickClick::Careful);
+    let target = match Target::parse(selector) {
+        Ok(t @ (Target::Css(_) | Target::Ref(_))) => t,
+        _ => return Ok(QuickClick::Careful),
     };
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
@@ -49,26 +53,41 @@ pub(crate) async fn click(
     if graph.frames().iter().any(|f| f.is_out_of_process) {
         return Ok(QuickClick::Careful);
     }
+    let held = match &target {
+        // A ref that does not resolve (stale, unknown) is the careful path's to report.
+        Target::Ref(_) => {
+            match locate::locate(&mut cx.state.frames, &page, selector, &deadline).await {
+                Ok(node) if node.session().id() == page.id() => Some(node),
+                _ => return Ok(QuickClick::Careful),
+            }
+        }
+        _ => None,
+    };
+    let reach = match (&target, &held) {
+        (_, Some(node)) => Reach::Handle(&node.handle),
+        (Target::Css(css), None) => Reach::Css(css),
+        _ => return Ok(QuickClick::Careful),
+    };
     let main = cx.main_frame();
-    let Aimed::Ready(aim) = quick_aim::aim(&page, &css, Checks::ALL, &deadline).await? else {
+    let mut reports = Reports::listen(&page);
+    let Aimed::Ready(aim) =
+        quick_aim::aim(&page, reach, Checks::ALL, &reports, count.max(1), &deadline).await?
+    else {
         return Ok(QuickClick::Careful);
     };
     // Input to a hidden page is never acknowledged: a tab in the background is shown first.
     if !aim.before.visible
         && let Err(e) = mouse::bring_to_front(&page, &deadline).await
     {
-        quick_aim::cancel(&page).await;
+        quick_aim::cancel(&page, reach).await;
         return Err(e);
     }
     let mut before = Before::quick(&aim.before, main);
     before.arm(&page);
-    let sent = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline).await;
     record_cursor(cx, aim.x, aim.y);
-    if let Err(e) = sent {
-        quick_aim::cancel(&page).await;
-        return Err(e);
-    }
-    let read = quick_aim::after(&page, &deadline).await?;
+    let input = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline);
+    let read = quick_aim::landed(&page, reach, &mut reports, input, &deadline).await?;
+    drop(held);
     if let Err(why) = pressed_on_target(&read.seen) {
         return Ok(QuickClick::Missed(why));
     }
