@@ -104,9 +104,11 @@ impl LoadWaiter {
             match ready_state(&self.page, deadline).await {
                 Ok(s) if s == "complete" => return Ok(()),
                 Ok(_) => {}
-                Err(CliError::Cdp(e)) if e.kind() == ErrorKind::Timeout => {
-                    return Err(deadline.timeout(what));
-                }
+                // A read that outlasts its cap means the renderer's main thread is busy (parsing,
+                // laying out or running a big page's script), not that the load is lost: only the
+                // command's deadline ends the wait. Giving up here answered TIMEOUT "after
+                // --timeout ms" seconds before that time had passed.
+                Err(CliError::Cdp(e)) if e.kind() == ErrorKind::Timeout => {}
                 // The context may be swapped mid-navigation (or not answer the read yet): again.
                 Err(CliError::Cdp(CdpError::Protocol { .. }) | CliError::Internal(_)) => {}
                 Err(e) => return Err(e),

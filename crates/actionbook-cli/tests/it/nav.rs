@@ -152,3 +152,43 @@ fn typed_urls_are_normalized_and_dangerous_ones_refused() {
         "an upper-case scheme is a scheme: {v}"
     );
 }
+
+/// A page whose renderer stays busy longer than one quick CDP read (a big page parsing and laying
+/// out; here a script that holds the main thread for 7 s) still loads within `--timeout`: the
+/// readyState read that cannot answer meanwhile is not the command's deadline. The old waiter
+/// answered "browser goto timed out after 30000ms" about 5 s in, leaving the page half loaded.
+#[test]
+fn goto_waits_out_a_busy_renderer_within_its_timeout() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/busy.html",
+        "<!doctype html><title>Busy</title><p>parsed</p>\
+         <script>const end = Date.now() + 7000; while (Date.now() < end) {}</script>\
+         <p>after</p>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let busy = f.url("/busy.html");
+    let started = std::time::Instant::now();
+    let v = env.json(&[&["browser", "goto", &busy, "--timeout", "60000"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(7),
+        "answered before the page's script let it load: {v}"
+    );
+    assert_eq!(v["data"]["to_url"], busy.as_str(), "{v}");
+    assert_eq!(v["context"]["title"], "Busy", "{v}");
+    let v = env.json(&[&["browser", "eval", "document.readyState"][..], &t].concat());
+    assert_eq!(v["data"]["value"], "complete", "{v}");
+
+    // A deadline shorter than the busy spell is still a TIMEOUT, and the tab works after it.
+    let v = env.json(&[&["browser", "goto", &busy, "--timeout", "2000"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let v = env.json(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
+    assert_eq!(
+        v["context"]["title"], "Page Two",
+        "tab unusable after the timeout: {v}"
+    );
+}
