@@ -87,6 +87,34 @@ fn settle(env: &Env, t: &[&str]) {
     ok(&v);
 }
 
+/// A new home whose one session's tab (t1) opens `url` (blank for `None`), `more` added to
+/// `start`; the session id. [`tab`] gives the tab's `--session S --tab t1`.
+fn open(url: Option<&str>, more: &[&str]) -> (Env, String) {
+    let env = Env::new();
+    let mut args = more.to_vec();
+    if let Some(url) = url {
+        args.extend(["--open-url", url]);
+    }
+    let sid = env.start(&args);
+    (env, sid)
+}
+
+/// `--session <sid> --tab t1`.
+fn tab(sid: &str) -> [&str; 4] {
+    ["--session", sid, "--tab", "t1"]
+}
+
+/// Waits for the index page to be done: its OOPIF reported its fetch, and the network is idle.
+fn index_loaded(env: &Env, t: &[&str]) {
+    value_until(
+        env,
+        t,
+        "document.getElementById('frame').textContent",
+        &json!("frame:frame-real"),
+    );
+    settle(env, t);
+}
+
 fn requests(env: &Env, t: &[&str], extra: &[&str]) -> Value {
     let v = on(env, t, &[&["network", "requests"][..], extra].concat());
     ok(&v).clone()
@@ -114,16 +142,9 @@ fn urls(data: &Value) -> Vec<String> {
 fn requests_of_every_frame_are_listed_filtered_and_shown_one_by_one() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
-    value_until(
-        &env,
-        &t,
-        "document.getElementById('frame').textContent",
-        &json!("frame:frame-real"),
-    );
-    settle(&env, &t);
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
+    index_loaded(&env, &t);
 
     let all = requests(&env, &t, &[]);
     assert_eq!(all["total"], all["filtered"], "{all}");
@@ -330,9 +351,8 @@ fn har_schema() -> Value {
 fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
     settle(&env, &t);
 
     let v = on(&env, &t, &["network", "har", "start", "--content", "text"]);
@@ -340,13 +360,7 @@ fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     let v = on(&env, &t, &["network", "har", "start"]);
     assert_failure(&v, "INVALID_ARGUMENT", "already");
     ok(&on(&env, &t, &["reload"]));
-    value_until(
-        &env,
-        &t,
-        "document.getElementById('frame').textContent",
-        &json!("frame:frame-real"),
-    );
-    settle(&env, &t);
+    index_loaded(&env, &t);
 
     // An unwritable path fails as screenshots do, and the recording goes on.
     let v = on(
@@ -438,9 +452,8 @@ fn shown(env: &Env, t: &[&str], id: &str) -> String {
 fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
     assert_eq!(shown(&env, &t, "api"), "name:real");
 
     // Abort: the page's fetch fails and the page takes its error path.
@@ -592,9 +605,8 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
 </script></body></html>"#,
     );
     f.route("/n/item", "text/plain", "item", Duration::ZERO);
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/many.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/many.html")), &[]);
+    let t = tab(&sid);
     assert_eq!(shown(&env, &t, "done"), "done");
     settle(&env, &t);
     let v = on(&env, &t, &["network", "requests", "--filter", "/n/item"]);
@@ -627,7 +639,7 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
         "--open-url",
         &f.url("/n/many.html"),
     ]);
-    let t = ["--session", small.as_str(), "--tab", "t1"];
+    let t = tab(&small);
     assert_eq!(shown(&env, &t, "done"), "done");
     settle(&env, &t);
     let v = on(&env, &t, &["network", "requests"]);
@@ -660,9 +672,8 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     need_chromium!();
     let f = fixture();
     login_fixture(&f);
-    let env = Env::new();
-    let sid = env.start(&[]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(None, &[]);
+    let t = tab(&sid);
     ok(&on(
         &env,
         &t,
@@ -824,9 +835,8 @@ fn raw_headers_go_to_the_hop_chromium_reports_them_for_across_a_redirect_chain()
         "/n/hop-end.html",
         "<!doctype html><html><head><title>End</title></head><body>end</body></html>",
     );
-    let env = Env::new();
-    let sid = env.start(&[]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(None, &[]);
+    let t = tab(&sid);
     let location = format!("Location: {}", f.url("/n/hop-c"));
     ok(&on(
         &env,
@@ -918,8 +928,7 @@ fn recorded_routes(env: &Env, sid: &str) -> Vec<String> {
 fn routes_of_a_closed_tab_leave_the_session_record() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let s = ["--session", sid.as_str()];
     let v = env.json(&[&["browser", "new-tab", &f.url("/n/index.html")][..], &s].concat());
     assert_eq!(v["context"]["tab_id"], "t2", "{v}");
@@ -987,7 +996,7 @@ fn a_child_target_the_recorder_cannot_watch_is_a_warning() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["ok"], true, "{v}");
     let sid = v["context"]["session_id"].as_str().expect("session id");
-    let t = ["--session", sid, "--tab", "t1"];
+    let t = tab(sid);
     // The OOPIF still runs (it was resumed), and the page's own requests are recorded.
     value_until(
         &env,

@@ -241,7 +241,9 @@ struct Ledger {
     /// Parent of each child session (to drop a subtree when a session detaches).
     parents: HashMap<SessionId, SessionId>,
     in_flight: HashMap<String, RequestRecord>,
-    done: VecDeque<RequestRecord>,
+    /// The finished ones, oldest first; shared, so a listing takes them without copying (a late
+    /// ExtraInfo merge copies one that is being listed).
+    done: VecDeque<Arc<RequestRecord>>,
     capacity: usize,
     dropped_records: u64,
     lost_events: u64,
@@ -385,7 +387,7 @@ impl Ledger {
             self.done.pop_front();
             self.dropped_records += 1;
         }
-        self.done.push_back(r);
+        self.done.push_back(Arc::new(r));
     }
 
     /// A hop starts (a new request, or the next hop of a redirect); true for a new request.
@@ -572,14 +574,14 @@ impl Ledger {
             merge_raw(r, response, raw);
             return;
         }
-        let is_it = |r: &&mut RequestRecord| r.cdp_id == id && r.hop == hop;
+        let is_it = |r: &RequestRecord| r.cdp_id == id && r.hop == hop;
         let mut ended = self.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-        if let Some(r) = ended.find(is_it) {
-            merge_raw(r, response, raw);
+        if let Some(r) = ended.find(|r| is_it(r)) {
+            merge_raw(Arc::make_mut(r), response, raw);
         }
         if let Some(har) = self.har.as_mut() {
             let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-            if let Some(r) = kept.find(is_it) {
+            if let Some(r) = kept.find(|r| is_it(r)) {
                 merge_raw(r, response, raw);
             }
         }
@@ -729,9 +731,13 @@ impl NetworkRecorder {
 
     /// Every request kept: the finished ones (oldest first, at most the ring's size), then those
     /// in flight (by start).
-    pub fn requests(&self) -> Vec<RequestRecord> {
+    pub fn requests(&self) -> Vec<Arc<RequestRecord>> {
         let ledger = self.shared.lock();
-        let mut live: Vec<RequestRecord> = ledger.in_flight.values().cloned().collect();
+        let mut live: Vec<Arc<RequestRecord>> = ledger
+            .in_flight
+            .values()
+            .map(|r| Arc::new(r.clone()))
+            .collect();
         live.sort_by_key(|r| r.seq);
         ledger.done.iter().cloned().chain(live).collect()
     }
@@ -742,7 +748,7 @@ impl NetworkRecorder {
         ledger
             .in_flight
             .get(id)
-            .or_else(|| ledger.done.iter().rev().find(|r| r.id == id))
+            .or_else(|| ledger.done.iter().rev().find(|r| r.id == id).map(|r| &**r))
             .cloned()
     }
 
@@ -1595,6 +1601,7 @@ mod tests {
         let mut all: Vec<RequestRecord> = l
             .done
             .iter()
+            .map(|r| &**r)
             .chain(l.in_flight.values())
             .filter(|r| r.cdp_id == id)
             .cloned()
