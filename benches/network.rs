@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use actionbook_cli::bench_support::RecorderProbe;
+use actionbook_cli::bench_support::{RecorderProbe, network_enable};
 use actionbook_cli::commands::network::Requests;
 use actionbook_cli::commands::observation::Title;
 use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
@@ -28,7 +28,13 @@ const GIF: &[u8] = &[
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
-const ROUNDS: usize = 16;
+/// Rounds per mode (`NETWORK_BENCH_ROUNDS` overrides).
+fn rounds() -> usize {
+    std::env::var("NETWORK_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(16)
+}
 
 fn heavy_page(round: usize) -> String {
     let imgs: String = (0..200)
@@ -52,6 +58,13 @@ enum Mode {
     EnableOnly,
     /// `Network.enable` (Chromium's defaults) on the page's own session, no one reading.
     EnableOwn,
+    /// A second session attached, nothing enabled on it (what a session alone costs).
+    AttachOnly,
+    /// `Network.enable` with the recorder's buffer limits on a second session, no one reading.
+    EnableOurs,
+    /// `Network.enable` with no body buffer (`maxTotalBufferSize` 0) on a second session, no one
+    /// reading.
+    EnableNoBuffer,
 }
 
 impl Mode {
@@ -62,12 +75,16 @@ impl Mode {
             "enable-count" => Mode::EnableCount,
             "enable-only" => Mode::EnableOnly,
             "enable-own" => Mode::EnableOwn,
+            "attach-only" => Mode::AttachOnly,
+            "enable-ours" => Mode::EnableOurs,
+            "enable-nobuf" => Mode::EnableNoBuffer,
             _ => return None,
         })
     }
 }
 
-type Counts = Arc<Mutex<BTreeMap<String, u64>>>;
+/// Events per method: `(count, bytes of params)`.
+type Counts = Arc<Mutex<BTreeMap<String, (u64, u64)>>>;
 
 /// Loads `url` in a fresh tab with `mode` set up first (not timed); the load time in ms.
 async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts: &Counts) -> f64 {
@@ -90,7 +107,11 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
                 panic!("Network.enable: {e}");
             }
         }
-        Mode::EnableOnly | Mode::EnableCount => {
+        Mode::EnableOnly
+        | Mode::EnableCount
+        | Mode::AttachOnly
+        | Mode::EnableOurs
+        | Mode::EnableNoBuffer => {
             let w = match conn.browser().attach_to_target(&target_id).await {
                 Ok(s) => s,
                 Err(e) => panic!("attach: {e}"),
@@ -108,11 +129,26 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
                 counter = Some(tokio::spawn(async move {
                     while let Some(ev) = events.recv().await {
                         let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                        *c.entry(ev.method).or_default() += 1;
+                        let bytes = ev.params.get().len() as u64;
+                        let entry = c.entry(ev.method).or_default();
+                        entry.0 += 1;
+                        entry.1 += bytes;
                     }
                 }));
             }
-            if let Err(e) = w.send(&network::Enable::default()).await {
+            let enable = match mode {
+                Mode::EnableOurs => Some(network_enable()),
+                Mode::EnableNoBuffer => Some(network::Enable {
+                    max_total_buffer_size: Some(0),
+                    max_resource_buffer_size: Some(0),
+                    max_post_data_size: Some(0),
+                }),
+                Mode::AttachOnly => None,
+                _ => Some(network::Enable::default()),
+            };
+            if let Some(enable) = enable
+                && let Err(e) = w.send(&enable).await
+            {
                 panic!("Network.enable: {e}");
             }
             watcher = Some(w);
@@ -171,10 +207,6 @@ fn network(c: &mut Criterion) {
     };
     let server = rt.block_on(FixtureServer::start());
     server.route("/img.gif", "image/gif", GIF.to_vec());
-    for r in 0..=5 * ROUNDS {
-        server.route(&format!("/heavy{r}.html"), "text/html", heavy_page(r));
-    }
-
     // 1. Page-load overhead, interleaved: the modes take turns, each round in another order.
     let modes: Vec<Mode> = match std::env::var("NETWORK_BENCH_MODES") {
         Ok(list) => list
@@ -183,6 +215,11 @@ fn network(c: &mut Criterion) {
             .collect(),
         Err(_) => vec![Mode::Plain, Mode::Recorder],
     };
+    let rounds = rounds();
+    for r in 0..=modes.len() * rounds {
+        server.route(&format!("/heavy{r}.html"), "text/html", heavy_page(r));
+    }
+
     let browser = rt.block_on(launch_test_browser());
     let counts: Counts = Arc::default();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
@@ -192,7 +229,7 @@ fn network(c: &mut Criterion) {
     }
     counts.lock().unwrap_or_else(|p| p.into_inner()).clear();
     let mut page = 0;
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         for k in 0..modes.len() {
             // Rotated each round, so no mode always runs first or after the same one.
             let i = (k + round) % modes.len();
@@ -206,14 +243,28 @@ fn network(c: &mut Criterion) {
     for (i, m) in modes.iter().enumerate() {
         let t = median(&mut times[i]);
         println!(
-            "page load with 200 requests, {ROUNDS} rounds interleaved: {m:?} median {t:.1} ms, ratio to {:?} {:.3}",
+            "page load with 200 requests, {rounds} rounds interleaved: {m:?} median {t:.1} ms, ratio to {:?} {:.3}",
             modes[0],
             t / base
         );
     }
     let counted = counts.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    for (method, n) in counted {
-        println!("  {method}: {:.1} per load", n as f64 / ROUNDS as f64);
+    let (mut all_n, mut all_bytes) = (0, 0);
+    for (method, (n, bytes)) in counted {
+        all_n += n;
+        all_bytes += bytes;
+        println!(
+            "  {method}: {:.1} per load, {:.1} KiB",
+            n as f64 / rounds as f64,
+            bytes as f64 / rounds as f64 / 1024.0
+        );
+    }
+    if all_n > 0 {
+        println!(
+            "  all: {:.1} events per load, {:.1} KiB",
+            all_n as f64 / rounds as f64,
+            all_bytes as f64 / rounds as f64 / 1024.0
+        );
     }
     drop(browser);
 

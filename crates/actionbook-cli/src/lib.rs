@@ -73,7 +73,7 @@ pub mod cli;
 /// Internals the benches measure directly (not a stable API).
 #[doc(hidden)]
 pub mod bench_support {
-    pub use crate::tab::services::network::RecorderProbe;
+    pub use crate::tab::services::network::{RecorderProbe, network_enable};
 }
 
 pub use commands::{COMMANDS, Command, CommandSpec, Stage};

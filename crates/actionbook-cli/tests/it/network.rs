@@ -87,6 +87,34 @@ fn settle(env: &Env, t: &[&str]) {
     ok(&v);
 }
 
+/// A new home whose one session's tab (t1) opens `url` (blank for `None`), `more` added to
+/// `start`; the session id. [`tab`] gives the tab's `--session S --tab t1`.
+fn open(url: Option<&str>, more: &[&str]) -> (Env, String) {
+    let env = Env::new();
+    let mut args = more.to_vec();
+    if let Some(url) = url {
+        args.extend(["--open-url", url]);
+    }
+    let sid = env.start(&args);
+    (env, sid)
+}
+
+/// `--session <sid> --tab t1`.
+fn tab(sid: &str) -> [&str; 4] {
+    ["--session", sid, "--tab", "t1"]
+}
+
+/// Waits for the index page to be done: its OOPIF reported its fetch, and the network is idle.
+fn index_loaded(env: &Env, t: &[&str]) {
+    value_until(
+        env,
+        t,
+        "document.getElementById('frame').textContent",
+        &json!("frame:frame-real"),
+    );
+    settle(env, t);
+}
+
 fn requests(env: &Env, t: &[&str], extra: &[&str]) -> Value {
     let v = on(env, t, &[&["network", "requests"][..], extra].concat());
     ok(&v).clone()
@@ -114,16 +142,9 @@ fn urls(data: &Value) -> Vec<String> {
 fn requests_of_every_frame_are_listed_filtered_and_shown_one_by_one() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
-    value_until(
-        &env,
-        &t,
-        "document.getElementById('frame').textContent",
-        &json!("frame:frame-real"),
-    );
-    settle(&env, &t);
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
+    index_loaded(&env, &t);
 
     let all = requests(&env, &t, &[]);
     assert_eq!(all["total"], all["filtered"], "{all}");
@@ -330,9 +351,8 @@ fn har_schema() -> Value {
 fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
     settle(&env, &t);
 
     let v = on(&env, &t, &["network", "har", "start", "--content", "text"]);
@@ -340,13 +360,7 @@ fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     let v = on(&env, &t, &["network", "har", "start"]);
     assert_failure(&v, "INVALID_ARGUMENT", "already");
     ok(&on(&env, &t, &["reload"]));
-    value_until(
-        &env,
-        &t,
-        "document.getElementById('frame').textContent",
-        &json!("frame:frame-real"),
-    );
-    settle(&env, &t);
+    index_loaded(&env, &t);
 
     // An unwritable path fails as screenshots do, and the recording goes on.
     let v = on(
@@ -438,9 +452,8 @@ fn shown(env: &Env, t: &[&str], id: &str) -> String {
 fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
     assert_eq!(shown(&env, &t, "api"), "name:real");
 
     // Abort: the page's fetch fails and the page takes its error path.
@@ -592,9 +605,8 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
 </script></body></html>"#,
     );
     f.route("/n/item", "text/plain", "item", Duration::ZERO);
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/many.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(Some(&f.url("/n/many.html")), &[]);
+    let t = tab(&sid);
     assert_eq!(shown(&env, &t, "done"), "done");
     settle(&env, &t);
     let v = on(&env, &t, &["network", "requests", "--filter", "/n/item"]);
@@ -627,7 +639,7 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
         "--open-url",
         &f.url("/n/many.html"),
     ]);
-    let t = ["--session", small.as_str(), "--tab", "t1"];
+    let t = tab(&small);
     assert_eq!(shown(&env, &t, "done"), "done");
     settle(&env, &t);
     let v = on(&env, &t, &["network", "requests"]);
@@ -660,9 +672,8 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     need_chromium!();
     let f = fixture();
     login_fixture(&f);
-    let env = Env::new();
-    let sid = env.start(&[]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (env, sid) = open(None, &[]);
+    let t = tab(&sid);
     ok(&on(
         &env,
         &t,
@@ -772,6 +783,134 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     );
 }
 
+/// The hops of one request id, first to last, by their `request_id` (`<id>:<hop>`, then `<id>`).
+fn chain<'a>(data: &'a Value, last_url_end: &str) -> Vec<&'a Value> {
+    let last = find(data, last_url_end);
+    let id = last["request_id"].as_str().unwrap_or("").to_string();
+    let mut hops: Vec<&Value> = data["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r["request_id"]
+                .as_str()
+                .is_some_and(|h| h.split(':').next() == Some(id.as_str()))
+        })
+        .collect();
+    let hop_no = |r: &Value| {
+        r["request_id"]
+            .as_str()
+            .and_then(|h| h.split_once(':'))
+            .and_then(|(_, n)| n.parse::<u32>().ok())
+            .unwrap_or(u32::MAX)
+    };
+    hops.sort_by_key(|r| hop_no(r));
+    hops
+}
+
+#[test]
+fn raw_headers_go_to_the_hop_chromium_reports_them_for_across_a_redirect_chain() {
+    need_chromium!();
+    let f = fixture();
+    // a (302, sets a=1) -> b (answered by a route with a 302: never on the network, so Chromium
+    // reports no raw headers for it) -> c (302, sets c=3) -> the page.
+    f.route_with(
+        "/n/hop-a",
+        "302 Found",
+        &[("Location", "/n/hop-b"), ("Set-Cookie", "a=1; Path=/")],
+        "text/plain",
+        "",
+    );
+    f.route_with(
+        "/n/hop-c",
+        "302 Found",
+        &[
+            ("Location", "/n/hop-end.html"),
+            ("Set-Cookie", "c=3; Path=/"),
+        ],
+        "text/plain",
+        "",
+    );
+    f.html(
+        "/n/hop-end.html",
+        "<!doctype html><html><head><title>End</title></head><body>end</body></html>",
+    );
+    let (env, sid) = open(None, &[]);
+    let t = tab(&sid);
+    let location = format!("Location: {}", f.url("/n/hop-c"));
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/hop-b",
+            "--fulfill",
+            "--status",
+            "302",
+            "--header",
+            &location,
+        ],
+    ));
+    ok(&on(&env, &t, &["goto", &f.url("/n/hop-a")]));
+    settle(&env, &t);
+
+    let all = requests(&env, &t, &[]);
+    let hops = chain(&all, "/n/hop-end.html");
+    let got: Vec<(&str, &Value)> = hops
+        .iter()
+        .map(|h| (h["url"].as_str().unwrap_or(""), &h["status"]))
+        .collect();
+    let want = [
+        f.url("/n/hop-a"),
+        f.url("/n/hop-b"),
+        f.url("/n/hop-c"),
+        f.url("/n/hop-end.html"),
+    ];
+    assert_eq!(
+        got.iter().map(|(u, _)| u.to_string()).collect::<Vec<_>>(),
+        want,
+        "{all}"
+    );
+    assert_eq!(
+        got.iter().map(|(_, s)| (*s).clone()).collect::<Vec<_>>(),
+        [json!(302), json!(302), json!(302), json!(200)],
+        "{all}"
+    );
+    let set_cookie = |h: &Value| {
+        h["response_headers"]["set-cookie"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let cookie = |h: &Value| h["request_headers"]["cookie"].as_str().map(str::to_string);
+    // Each hop its own raw headers, by the flags Chromium gives: the first hop's, none for the
+    // routed hop. Chromium 156 reports none for the hops after a routed one either (the rest of
+    // the chain runs through the interception), so theirs are shown only if some come, and then
+    // never another hop's.
+    assert_eq!(
+        set_cookie(hops[0]).as_deref(),
+        Some("a=1; Path=/"),
+        "{}",
+        hops[0]
+    );
+    assert_eq!(cookie(hops[0]), None, "{}", hops[0]);
+    assert_eq!(set_cookie(hops[1]), None, "{}", hops[1]);
+    assert_eq!(cookie(hops[1]), None, "{}", hops[1]);
+    let c = set_cookie(hops[2]);
+    assert!(
+        c.is_none() || c.as_deref() == Some("c=3; Path=/"),
+        "{}",
+        hops[2]
+    );
+    assert!(cookie(hops[2]).is_none_or(|c| c == "a=1"), "{}", hops[2]);
+    assert_eq!(set_cookie(hops[3]), None, "{}", hops[3]);
+    assert!(
+        cookie(hops[3]).is_none_or(|c| c == "a=1; c=3"),
+        "{}",
+        hops[3]
+    );
+}
+
 /// The session record's routes, by tab.
 fn recorded_routes(env: &Env, sid: &str) -> Vec<String> {
     let path = env.home.join("sessions").join(sid).join("session.json");
@@ -789,8 +928,7 @@ fn recorded_routes(env: &Env, sid: &str) -> Vec<String> {
 fn routes_of_a_closed_tab_leave_the_session_record() {
     need_chromium!();
     let f = fixture();
-    let env = Env::new();
-    let sid = env.start(&["--open-url", &f.url("/n/index.html")]);
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let s = ["--session", sid.as_str()];
     let v = env.json(&[&["browser", "new-tab", &f.url("/n/index.html")][..], &s].concat());
     assert_eq!(v["context"]["tab_id"], "t2", "{v}");
@@ -858,7 +996,7 @@ fn a_child_target_the_recorder_cannot_watch_is_a_warning() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["ok"], true, "{v}");
     let sid = v["context"]["session_id"].as_str().expect("session id");
-    let t = ["--session", sid, "--tab", "t1"];
+    let t = tab(sid);
     // The OOPIF still runs (it was resumed), and the page's own requests are recorded.
     value_until(
         &env,

@@ -330,6 +330,10 @@ pub struct RequestWillBeSent {
     /// Set for redirects: the response that redirected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect_response: Option<Response>,
+    /// With `redirect_response`: whether the hop that was redirected has (or had) its two
+    /// ExtraInfo events.
+    #[serde(default)]
+    pub redirect_has_extra_info: bool,
 }
 event!(RequestWillBeSent, "Network.requestWillBeSent");
 
@@ -350,6 +354,11 @@ pub struct ResponseReceived {
     pub r#type: String,
     /// The response.
     pub response: Response,
+    /// Whether this hop has (or had) its two ExtraInfo events (`requestWillBeSentExtraInfo`,
+    /// `responseReceivedExtraInfo`); false for one that never touched the network stack (memory
+    /// cache, `data:`, a service worker's answer).
+    #[serde(default)]
+    pub has_extra_info: bool,
     /// Frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_id: Option<FrameId>,
@@ -414,8 +423,9 @@ pub struct DataReceived {
 event!(DataReceived, "Network.dataReceived");
 
 /// Event `Network.requestWillBeSentExtraInfo`: the headers as sent on the wire (cookies included,
-/// which `requestWillBeSent` leaves out). One per hop of a request, in hop order; it may come
-/// before or after the hop's `requestWillBeSent`.
+/// which `requestWillBeSent` leaves out). One per hop that went to the network stack, in hop
+/// order; it may come before or after the hop's `requestWillBeSent`, and a hop whose response says
+/// `has_extra_info: false` has none.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestWillBeSentExtraInfo {
@@ -431,8 +441,9 @@ event!(
 );
 
 /// Event `Network.responseReceivedExtraInfo`: the response headers as received (`set-cookie`
-/// included, which `responseReceived` may leave out). One per hop that got a response (a
-/// redirect's response too), in hop order.
+/// included, which `responseReceived` may leave out). One per hop with `has_extra_info` (or
+/// `redirect_has_extra_info`) that got a response, in hop order, before or after its
+/// `responseReceived`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResponseReceivedExtraInfo {

@@ -171,85 +171,84 @@ pub struct Routes {
     pub target: TabTarget,
 }
 
-/// One request as `network requests` lists it (the reference's fields, sorted, plus ours).
-#[derive(Debug, Clone, Serialize)]
-struct RequestItem {
+/// One request as `network requests` lists it (the reference's fields, sorted, plus ours),
+/// borrowed from the recorder's record: a full ring is listed without copying it.
+#[derive(Debug, Serialize)]
+struct RequestItem<'a> {
     /// How long it took, in milliseconds (absent while in flight).
     #[serde(skip_serializing_if = "Option::is_none")]
     duration_ms: Option<u64>,
     /// Chromium's error text when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    failure: Option<String>,
-    method: String,
-    mime_type: String,
+    failure: Option<&'a str>,
+    method: &'a str,
+    mime_type: &'a str,
     /// Where this hop's redirect led (each hop of a redirect chain is a request of its own).
     #[serde(skip_serializing_if = "Option::is_none")]
-    redirect_url: Option<String>,
-    request_headers: BTreeMap<String, String>,
-    request_id: String,
-    resource_type: String,
-    response_headers: BTreeMap<String, String>,
+    redirect_url: Option<&'a str>,
+    request_headers: &'a BTreeMap<String, String>,
+    request_id: &'a str,
+    resource_type: &'a str,
+    response_headers: &'a BTreeMap<String, String>,
     /// Bytes received on the wire (absent until finished).
     #[serde(skip_serializing_if = "Option::is_none")]
     size: Option<u64>,
     status: Option<i64>,
     /// `page`, `iframe`, `worker`, `service_worker`: which target made it.
-    target_type: String,
+    target_type: &'a str,
     /// CDP monotonic time of its start, in milliseconds (as the reference).
     timestamp: u64,
-    url: String,
+    url: &'a str,
 }
 
-impl From<&RequestRecord> for RequestItem {
-    fn from(r: &RequestRecord) -> RequestItem {
+impl<'a> From<&'a RequestRecord> for RequestItem<'a> {
+    fn from(r: &'a RequestRecord) -> RequestItem<'a> {
         RequestItem {
             duration_ms: r.duration_ms().map(|d| d.round() as u64),
-            failure: r.failure.clone(),
-            method: r.method.clone(),
-            mime_type: r.mime_type.clone(),
-            redirect_url: r.redirect_url.clone(),
-            request_headers: r.request_headers.clone(),
-            request_id: r.id.clone(),
-            resource_type: r.resource_type.clone(),
-            response_headers: r.response_headers.clone(),
+            failure: r.failure.as_deref(),
+            method: &r.method,
+            mime_type: &r.mime_type,
+            redirect_url: r.redirect_url.as_deref(),
+            request_headers: &r.request_headers,
+            request_id: &r.id,
+            resource_type: &r.resource_type,
+            response_headers: &r.response_headers,
             size: r.encoded_data_length.map(|s| s.max(0.0) as u64),
             status: r.status,
-            target_type: r.target_type.clone(),
+            target_type: &r.target_type,
             timestamp: (r.timestamp * 1000.0).max(0.0) as u64,
-            url: r.url.clone(),
+            url: &r.url,
         }
     }
 }
 
-impl RequestItem {
-    /// `ID METHOD STATUS TYPE URL` (status: the code, the failure, or `-` in flight).
-    fn row(&self) -> String {
-        let status = match (&self.failure, self.status) {
-            (Some(f), _) => f.clone(),
-            (None, Some(s)) => s.to_string(),
-            (None, None) => "-".to_string(),
-        };
+/// The text row: `ID METHOD STATUS TYPE URL` (status: the code, the failure, or `-` in flight).
+impl std::fmt::Display for RequestItem<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.resource_type.is_empty() {
             "-"
         } else {
-            &self.resource_type
+            self.resource_type
         };
-        format!(
-            "{} {} {status} {kind} {}",
-            self.request_id, self.method, self.url
-        )
+        write!(f, "{} {} ", self.request_id, self.method)?;
+        match (self.failure, self.status) {
+            (Some(failure), _) => f.write_str(failure)?,
+            (None, Some(s)) => write!(f, "{s}")?,
+            (None, None) => f.write_str("-")?,
+        }
+        write!(f, " {kind} {}", self.url)
     }
 }
 
 /// `network requests` data: `{filtered, requests, total}` as the reference.
 #[derive(Debug, Serialize)]
-struct RequestsData {
+struct RequestsData<'a> {
     filtered: usize,
-    requests: Vec<RequestItem>,
+    requests: Vec<RequestItem<'a>>,
     total: usize,
 }
 
-impl RenderText for RequestsData {
+impl RenderText for RequestsData<'_> {
     fn render_body(&self, body: &mut TextBody<'_>) {
         if self.filtered == self.total {
             body.count(self.total, "request", "requests");
@@ -257,7 +256,7 @@ impl RenderText for RequestsData {
             body.line(format_args!("{} of {} requests", self.filtered, self.total));
         }
         for r in &self.requests {
-            body.line(r.row());
+            body.line(r);
         }
     }
 }
@@ -277,9 +276,9 @@ struct BodyData {
 
 /// `network request <id>` data.
 #[derive(Debug, Serialize)]
-struct RequestData {
+struct RequestData<'a> {
     #[serde(flatten)]
-    item: RequestItem,
+    item: RequestItem<'a>,
     /// The request body, when Chromium reported it.
     post_data: Option<String>,
     protocol: Option<String>,
@@ -289,20 +288,20 @@ struct RequestData {
     response_body: Option<BodyData>,
 }
 
-impl RenderText for RequestData {
+impl RenderText for RequestData<'_> {
     fn render_body(&self, body: &mut TextBody<'_>) {
-        body.line(self.item.row());
-        body.field("mime_type", &self.item.mime_type);
+        body.line(&self.item);
+        body.field("mime_type", self.item.mime_type);
         if let Some(d) = self.item.duration_ms {
             body.field("duration_ms", d);
         }
         if let Some(to) = &self.item.redirect_url {
             body.field("redirect_url", to);
         }
-        for (k, v) in &self.item.request_headers {
+        for (k, v) in self.item.request_headers {
             body.line(format_args!("> {k}: {v}"));
         }
-        for (k, v) in &self.item.response_headers {
+        for (k, v) in self.item.response_headers {
             body.line(format_args!("< {k}: {v}"));
         }
         if let Some(b) = &self.response_body {
@@ -603,7 +602,7 @@ impl TabCommand for Requests {
         let requests: Vec<RequestItem> = all
             .iter()
             .filter(|r| filter.keeps(r))
-            .map(RequestItem::from)
+            .map(|r| RequestItem::from(&**r))
             .collect();
         let data = RequestsData {
             filtered: requests.len(),

@@ -22,9 +22,15 @@
 //! A redirect is a new `requestWillBeSent` under the same id: the hop it ends becomes an entry of
 //! its own (its 3xx response, `redirect_url`, id `<cdp id>:<hop>`), and the last hop keeps the CDP
 //! id. The raw headers Chromium reports apart (`requestWillBeSentExtraInfo`,
-//! `responseReceivedExtraInfo`: `cookie` and `set-cookie` included) are matched to hops by order
-//! (the n-th of a kind for an id belongs to hop n) and merged into the hop's headers, whether they
-//! come before or after it. They are kept in memory and shown, never logged.
+//! `responseReceivedExtraInfo`: `cookie` and `set-cookie` included) are matched to hops as
+//! Chromium means them: a hop has them when its response says so (`hasExtraInfo`, or
+//! `redirectHasExtraInfo` on the request it was redirected to), and those of an id come in hop
+//! order, before or after the hop's own events, so the n-th of a kind belongs to the n-th hop that
+//! has them. One waits until the hops before it are known (a hop without them, such as an internal
+//! redirect or a memory-cache hit, takes none), and one of a hop that failed before any response
+//! (connection refused, CORS) is that hop's. So a request still waiting for its response shows
+//! the headers `requestWillBeSent` gave; the raw ones join it with the response. They are kept in
+//! memory and shown, never logged.
 //!
 //! Cost: the recorder is one more session with `Network.enable`, so Chromium builds about eight
 //! events per request (`dataReceived`, the most common, only moves the activity clock here: no
@@ -235,7 +241,9 @@ struct Ledger {
     /// Parent of each child session (to drop a subtree when a session detaches).
     parents: HashMap<SessionId, SessionId>,
     in_flight: HashMap<String, RequestRecord>,
-    done: VecDeque<RequestRecord>,
+    /// The finished ones, oldest first; shared, so a listing takes them without copying (a late
+    /// ExtraInfo merge copies one that is being listed).
+    done: VecDeque<Arc<RequestRecord>>,
     capacity: usize,
     dropped_records: u64,
     lost_events: u64,
@@ -250,27 +258,120 @@ struct Ledger {
     extra: HashMap<String, ExtraInfo>,
 }
 
-/// The raw headers Chromium reports apart (`requestWillBeSentExtraInfo`,
-/// `responseReceivedExtraInfo`) for one request id: one of each kind per hop, in hop order, so
-/// the n-th belongs to hop n. One that comes before its hop's `requestWillBeSent` waits here.
-#[derive(Debug, Default)]
-struct ExtraInfo {
-    /// Request ExtraInfo events seen (the next one is for this hop).
-    requests: u32,
-    /// Response ExtraInfo events seen.
-    responses: u32,
-    /// Those that came before their hop: `(hop, response?, headers)`.
-    early: Vec<(u32, bool, BTreeMap<String, String>)>,
+/// Raw headers of one ExtraInfo event.
+type RawHeaders = BTreeMap<String, String>;
+
+/// Whether a hop has ExtraInfo events, as far as known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Expect {
+    /// Not known yet: its response (which says) has not come.
+    #[default]
+    Unknown,
+    /// Its response said it has them, or it failed before any response came (what comes for it
+    /// then is its own: the request it sent, a CORS failure's response).
+    Yes,
+    /// Its response said it has none.
+    No,
 }
 
-/// Request ids whose ExtraInfo matching is remembered once they ended (a late ExtraInfo event
-/// still finds its hop); beyond this, only those in flight are kept.
+/// One hop of a request id, as the ExtraInfo matching sees it.
+#[derive(Debug, Clone, Copy, Default)]
+struct HopExtra {
+    expect: Expect,
+    /// It got its `requestWillBeSentExtraInfo`.
+    request: bool,
+    /// It got its `responseReceivedExtraInfo`.
+    response: bool,
+}
+
+/// The ExtraInfo matching of one request id (see the module docs): its hops, by hop number, and
+/// the events not matched yet, in the order they came.
+#[derive(Debug, Default)]
+struct ExtraInfo {
+    hops: Vec<HopExtra>,
+    requests: VecDeque<RawHeaders>,
+    responses: VecDeque<RawHeaders>,
+}
+
+impl ExtraInfo {
+    fn hop(&mut self, hop: u32) -> &mut HopExtra {
+        let i = hop as usize;
+        if self.hops.len() <= i {
+            self.hops.resize(i + 1, HopExtra::default());
+        }
+        &mut self.hops[i]
+    }
+
+    /// The next waiting event of a kind with the hop it belongs to, once that hop is known: the
+    /// first hop that has such events and did not get its own; `None` while a hop before it is
+    /// not known yet, or when it belongs to a hop still to come.
+    fn next_match(&mut self, response: bool) -> Option<(u32, RawHeaders)> {
+        let queue = if response {
+            &mut self.responses
+        } else {
+            &mut self.requests
+        };
+        if queue.is_empty() {
+            return None;
+        }
+        for (i, h) in self.hops.iter_mut().enumerate() {
+            let got = if response {
+                &mut h.response
+            } else {
+                &mut h.request
+            };
+            match h.expect {
+                _ if *got => {}
+                Expect::No => {}
+                Expect::Unknown => return None,
+                Expect::Yes => {
+                    *got = true;
+                    return queue.pop_front().map(|raw| (i as u32, raw));
+                }
+            }
+        }
+        None
+    }
+
+    /// Nothing waits and nothing more is to come for any hop.
+    fn complete(&self) -> bool {
+        self.requests.is_empty()
+            && self.responses.is_empty()
+            && self.hops.iter().all(|h| match h.expect {
+                Expect::No => true,
+                Expect::Yes => h.request && h.response,
+                Expect::Unknown => false,
+            })
+    }
+}
+
+/// Request ids whose ExtraInfo matching is remembered while something of it is still to come (a
+/// late ExtraInfo event still finds its hop); beyond this, only those in flight are kept.
 const EXTRA_KEPT: usize = 2048;
 
 /// How far back in the finished requests a late ExtraInfo event looks for its hop.
 const LATE_EXTRA_SEARCH: usize = 256;
 
 impl Ledger {
+    fn new() -> Ledger {
+        Ledger {
+            sessions: HashMap::new(),
+            parents: HashMap::new(),
+            in_flight: HashMap::new(),
+            done: VecDeque::new(),
+            capacity: KEPT_REQUESTS,
+            dropped_records: 0,
+            lost_events: 0,
+            next_seq: 0,
+            routes: Vec::new(),
+            har: None,
+            problems: Vec::new(),
+            problems_more: 0,
+            amended: HashMap::new(),
+            extra: HashMap::new(),
+        }
+    }
+
     /// Keeps a hop that ended: in the ring (the oldest dropped when full) and in the HAR capture.
     fn finish(&mut self, r: RequestRecord) {
         if let Some(har) = self.har.as_mut()
@@ -286,7 +387,204 @@ impl Ledger {
             self.done.pop_front();
             self.dropped_records += 1;
         }
-        self.done.push_back(r);
+        self.done.push_back(Arc::new(r));
+    }
+
+    /// A hop starts (a new request, or the next hop of a redirect); true for a new request.
+    fn request(
+        &mut self,
+        from: &SessionId,
+        target_type: &str,
+        e: network::RequestWillBeSent,
+    ) -> bool {
+        let ledger = self;
+        let id = e.request_id.as_str().to_string();
+        // A redirect comes as a new requestWillBeSent with the same id: the hop it ends is an
+        // entry of its own, with its 3xx response and where it led.
+        let mut hop = 0;
+        let mut redirected = None;
+        if let Some(mut prev) = ledger.in_flight.remove(&id) {
+            hop = prev.hop + 1;
+            // A hop ended without a response has no ExtraInfo flag: none is matched to it.
+            let mut expect = Expect::No;
+            if let Some(resp) = e.redirect_response {
+                prev.encoded_data_length = resp.encoded_data_length;
+                respond(&mut prev, resp);
+                if e.redirect_has_extra_info {
+                    expect = Expect::Yes;
+                }
+            }
+            prev.redirect_url = Some(e.request.url.clone());
+            prev.id = format!("{id}:{}", prev.hop);
+            prev.finished = Some(Instant::now());
+            prev.ended_at = Some(e.timestamp);
+            redirected = Some((prev.hop, expect));
+            ledger.finish(prev);
+        }
+        let seq = ledger.next_seq;
+        ledger.next_seq += 1;
+        let mut request_headers = headers(&e.request.headers);
+        if let Some(extra) = ledger.amended.remove(&id) {
+            for (k, v) in extra {
+                request_headers.insert(k.to_ascii_lowercase(), v);
+            }
+        }
+        let r = RequestRecord {
+            id: id.clone(),
+            cdp_id: id.clone(),
+            hop,
+            redirect_url: None,
+            method: e.request.method,
+            url: e.request.url,
+            resource_type: e.r#type.unwrap_or_default(),
+            frame_id: e.frame_id.map(|f| f.as_str().to_string()),
+            target_type: target_type.to_string(),
+            status: None,
+            status_text: String::new(),
+            mime_type: String::new(),
+            request_headers,
+            response_headers: BTreeMap::new(),
+            post_data: e.request.post_data,
+            protocol: None,
+            remote_ip: None,
+            timestamp: e.timestamp,
+            wall_time: e.wall_time.unwrap_or_else(wall_now),
+            ended_at: None,
+            timing: None,
+            encoded_data_length: None,
+            failure: None,
+            started: Instant::now(),
+            finished: None,
+            responded: false,
+            seq,
+            session: from.clone(),
+        };
+        ledger.in_flight.insert(id.clone(), r);
+        // With the new hop in flight, so the id's matching stays for it.
+        if let Some((prev, expect)) = redirected {
+            ledger.expect_extra(&id, prev, expect);
+        }
+        // Its own ExtraInfo events (come already or to come) are matched once its response says
+        // whether it has them.
+        if ledger.extra.contains_key(&id) {
+            ledger.extra_info(&id).hop(hop);
+        }
+        hop == 0
+    }
+
+    /// A hop's response: its status and headers, and whether it has ExtraInfo events; false when
+    /// the request is not in flight.
+    fn response(&mut self, e: network::ResponseReceived) -> bool {
+        let ledger = self;
+        let id = e.request_id.as_str();
+        let Some(r) = ledger.in_flight.get_mut(id) else {
+            return false;
+        };
+        respond(r, e.response);
+        let hop = r.hop;
+        let expect = if e.has_extra_info {
+            Expect::Yes
+        } else {
+            Expect::No
+        };
+        // The common case, a request without redirects whose ExtraInfo did not come yet, needs
+        // no matching entry until one comes.
+        if expect == Expect::Yes || ledger.extra.contains_key(id) {
+            ledger.expect_extra(id, hop, expect);
+        }
+        true
+    }
+
+    /// Raw headers (an ExtraInfo event) of request `id`: merged into the hop they belong to (the
+    /// one in flight, one that ended) once it is known, kept until then.
+    fn extra(&mut self, id: &str, response: bool, raw: RawHeaders) {
+        let ledger = self;
+        let info = ledger.extra_info(id);
+        if response {
+            info.responses.push_back(raw);
+        } else {
+            info.requests.push_back(raw);
+        }
+        ledger.match_extra(id);
+    }
+
+    /// A request ended (finished, or failed with Chromium's error text); false when it was not in
+    /// flight.
+    fn done(&mut self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) -> bool {
+        let ledger = self;
+        let Some(mut r) = ledger.in_flight.remove(id) else {
+            return false;
+        };
+        r.finished = Some(Instant::now());
+        r.ended_at = Some(at);
+        r.encoded_data_length = size;
+        r.failure = failure;
+        let (hop, responded) = (r.hop, r.responded);
+        ledger.finish(r);
+        if !responded {
+            // Ended before any response: what ExtraInfo comes for it is its own.
+            ledger.expect_extra(id, hop, Expect::Yes);
+        } else {
+            ledger.match_extra(id);
+        }
+        true
+    }
+
+    /// Notes whether hop `hop` of request `id` has ExtraInfo events, then matches what waits.
+    fn expect_extra(&mut self, id: &str, hop: u32, expect: Expect) {
+        self.extra_info(id).hop(hop).expect = expect;
+        self.match_extra(id);
+    }
+
+    /// The ExtraInfo matching of request `id`, made when new (the oldest forgotten when too many).
+    fn extra_info(&mut self, id: &str) -> &mut ExtraInfo {
+        if self.extra.len() >= EXTRA_KEPT && !self.extra.contains_key(id) {
+            let in_flight = &self.in_flight;
+            self.extra.retain(|k, _| in_flight.contains_key(k));
+        }
+        self.extra.entry(id.to_string()).or_default()
+    }
+
+    /// Merges the ExtraInfo events of request `id` whose hop is known into that hop; forgets the
+    /// id's matching once the request ended and nothing more is to come.
+    fn match_extra(&mut self, id: &str) {
+        let Some(info) = self.extra.get_mut(id) else {
+            return;
+        };
+        let mut matched = Vec::new();
+        for response in [false, true] {
+            while let Some((hop, raw)) = info.next_match(response) {
+                matched.push((hop, response, raw));
+            }
+        }
+        if info.complete() && !self.in_flight.contains_key(id) {
+            self.extra.remove(id);
+        }
+        for (hop, response, raw) in matched {
+            self.merge_extra(id, hop, response, &raw);
+        }
+    }
+
+    /// Merges raw headers into hop `hop` of request `id`: the one in flight, or one that ended
+    /// (in the ring and in the HAR capture).
+    fn merge_extra(&mut self, id: &str, hop: u32, response: bool, raw: &RawHeaders) {
+        if let Some(r) = self.in_flight.get_mut(id)
+            && r.hop == hop
+        {
+            merge_raw(r, response, raw);
+            return;
+        }
+        let is_it = |r: &RequestRecord| r.cdp_id == id && r.hop == hop;
+        let mut ended = self.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+        if let Some(r) = ended.find(|r| is_it(r)) {
+            merge_raw(Arc::make_mut(r), response, raw);
+        }
+        if let Some(har) = self.har.as_mut() {
+            let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+            if let Some(r) = kept.find(|r| is_it(r)) {
+                merge_raw(r, response, raw);
+            }
+        }
     }
 
     fn problem(&mut self, what: String) {
@@ -351,22 +649,7 @@ impl TabService for NetworkRecorder {
             shared: Arc::new(Shared {
                 conn: conn.clone(),
                 target: target.clone(),
-                ledger: Mutex::new(Ledger {
-                    sessions: HashMap::new(),
-                    parents: HashMap::new(),
-                    in_flight: HashMap::new(),
-                    done: VecDeque::new(),
-                    capacity: KEPT_REQUESTS,
-                    dropped_records: 0,
-                    lost_events: 0,
-                    next_seq: 0,
-                    routes: Vec::new(),
-                    har: None,
-                    problems: Vec::new(),
-                    problems_more: 0,
-                    amended: HashMap::new(),
-                    extra: HashMap::new(),
-                }),
+                ledger: Mutex::new(Ledger::new()),
                 state: watch::channel(RecorderState::Starting).0,
                 activity: watch::channel(Activity {
                     in_flight: 0,
@@ -448,9 +731,13 @@ impl NetworkRecorder {
 
     /// Every request kept: the finished ones (oldest first, at most the ring's size), then those
     /// in flight (by start).
-    pub fn requests(&self) -> Vec<RequestRecord> {
+    pub fn requests(&self) -> Vec<Arc<RequestRecord>> {
         let ledger = self.shared.lock();
-        let mut live: Vec<RequestRecord> = ledger.in_flight.values().cloned().collect();
+        let mut live: Vec<Arc<RequestRecord>> = ledger
+            .in_flight
+            .values()
+            .map(|r| Arc::new(r.clone()))
+            .collect();
         live.sort_by_key(|r| r.seq);
         ledger.done.iter().cloned().chain(live).collect()
     }
@@ -461,7 +748,7 @@ impl NetworkRecorder {
         ledger
             .in_flight
             .get(id)
-            .or_else(|| ledger.done.iter().rev().find(|r| r.id == id))
+            .or_else(|| ledger.done.iter().rev().find(|r| r.id == id).map(|r| &**r))
             .cloned()
     }
 
@@ -765,11 +1052,7 @@ impl Shared {
             }
             network::ResponseReceived::METHOD => {
                 if let Ok(e) = ev.decode::<network::ResponseReceived>() {
-                    let mut ledger = self.lock();
-                    if let Some(r) = ledger.in_flight.get_mut(e.request_id.as_str()) {
-                        respond(r, e.response);
-                        self.publish(&ledger, false);
-                    }
+                    self.on_response(e);
                 }
             }
             // The commonest event (one per chunk of a body), and it changes no count: only the
@@ -886,137 +1169,27 @@ impl Shared {
     }
 
     fn on_request(&self, from: &SessionId, target_type: &str, e: network::RequestWillBeSent) {
-        let mut guard = self.lock();
-        let ledger = &mut *guard;
-        let id = e.request_id.as_str().to_string();
-        // A redirect comes as a new requestWillBeSent with the same id: the hop it ends is an
-        // entry of its own, with its 3xx response and where it led.
-        let mut hop = 0;
-        if let Some(mut prev) = ledger.in_flight.remove(&id) {
-            hop = prev.hop + 1;
-            if let Some(resp) = e.redirect_response {
-                prev.encoded_data_length = resp.encoded_data_length;
-                respond(&mut prev, resp);
-            }
-            prev.redirect_url = Some(e.request.url.clone());
-            prev.id = format!("{id}:{}", prev.hop);
-            prev.finished = Some(Instant::now());
-            prev.ended_at = Some(e.timestamp);
-            ledger.finish(prev);
-        }
-        let seq = ledger.next_seq;
-        ledger.next_seq += 1;
-        let mut request_headers = headers(&e.request.headers);
-        if let Some(extra) = ledger.amended.remove(&id) {
-            for (k, v) in extra {
-                request_headers.insert(k.to_ascii_lowercase(), v);
-            }
-        }
-        let mut r = RequestRecord {
-            id: id.clone(),
-            cdp_id: id.clone(),
-            hop,
-            redirect_url: None,
-            method: e.request.method,
-            url: e.request.url,
-            resource_type: e.r#type.unwrap_or_default(),
-            frame_id: e.frame_id.map(|f| f.as_str().to_string()),
-            target_type: target_type.to_string(),
-            status: None,
-            status_text: String::new(),
-            mime_type: String::new(),
-            request_headers,
-            response_headers: BTreeMap::new(),
-            post_data: e.request.post_data,
-            protocol: None,
-            remote_ip: None,
-            timestamp: e.timestamp,
-            wall_time: e.wall_time.unwrap_or_else(wall_now),
-            ended_at: None,
-            timing: None,
-            encoded_data_length: None,
-            failure: None,
-            started: Instant::now(),
-            finished: None,
-            responded: false,
-            seq,
-            session: from.clone(),
-        };
-        // ExtraInfo of this hop that came before it.
-        if let Some(info) = ledger.extra.get_mut(&id) {
-            info.early.retain(|(h, response, raw)| {
-                if *h != hop {
-                    return true;
-                }
-                merge_raw(&mut r, *response, raw);
-                false
-            });
-        }
-        ledger.in_flight.insert(id, r);
-        self.publish(ledger, hop == 0);
+        let mut ledger = self.lock();
+        let started = ledger.request(from, target_type, e);
+        self.publish(&ledger, started);
     }
 
-    /// Raw headers (an ExtraInfo event) of request `id`: merged into the hop they belong to (the
-    /// one in flight, one that ended, or one still to come).
-    fn on_extra(&self, id: &str, response: bool, raw: BTreeMap<String, String>) {
-        let mut guard = self.lock();
-        let ledger = &mut *guard;
-        if ledger.extra.len() >= EXTRA_KEPT && !ledger.extra.contains_key(id) {
-            let in_flight = &ledger.in_flight;
-            ledger.extra.retain(|k, _| in_flight.contains_key(k));
+    fn on_response(&self, e: network::ResponseReceived) {
+        let mut ledger = self.lock();
+        if ledger.response(e) {
+            self.publish(&ledger, false);
         }
-        let info = ledger.extra.entry(id.to_string()).or_default();
-        let count = if response {
-            &mut info.responses
-        } else {
-            &mut info.requests
-        };
-        let hop = *count;
-        *count += 1;
-        let current = ledger.in_flight.get_mut(id);
-        match current {
-            Some(r) if r.hop == hop => {
-                merge_raw(r, response, &raw);
-                return;
-            }
-            // A hop to come (its requestWillBeSent is still on its way).
-            Some(r) if r.hop < hop => {
-                info.early.push((hop, response, raw));
-                return;
-            }
-            _ => {}
-        }
-        // An earlier hop: redirected, or it ended before its ExtraInfo came.
-        let mut found = false;
-        let mut ended = ledger.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-        if let Some(r) = ended.find(|r| r.cdp_id == id && r.hop == hop) {
-            merge_raw(r, response, &raw);
-            found = true;
-        }
-        if let Some(har) = ledger.har.as_mut() {
-            let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-            if let Some(r) = kept.find(|r| r.cdp_id == id && r.hop == hop) {
-                merge_raw(r, response, &raw);
-                found = true;
-            }
-        }
-        if !found && !ledger.in_flight.contains_key(id) {
-            // Before the request itself.
-            info.early.push((hop, response, raw));
-        }
+    }
+
+    fn on_extra(&self, id: &str, response: bool, raw: RawHeaders) {
+        self.lock().extra(id, response, raw);
     }
 
     fn on_done(&self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
         let mut ledger = self.lock();
-        let Some(mut r) = ledger.in_flight.remove(id) else {
-            return;
-        };
-        r.finished = Some(Instant::now());
-        r.ended_at = Some(at);
-        r.encoded_data_length = size;
-        r.failure = failure;
-        ledger.finish(r);
-        self.publish(&ledger, false);
+        if ledger.done(id, at, size, failure) {
+            self.publish(&ledger, false);
+        }
     }
 
     /// A request paused by `Fetch`: the first route of the tab that matches decides.
@@ -1148,10 +1321,8 @@ fn respond(r: &mut RequestRecord, resp: network::Response) {
     r.status = Some(resp.status);
     r.status_text = resp.status_text;
     r.mime_type = resp.mime_type;
-    // Raw headers (ExtraInfo) that came first win: they hold what Chromium filters out.
-    let mut h = headers(&resp.headers);
-    h.extend(std::mem::take(&mut r.response_headers));
-    r.response_headers = h;
+    // The raw ones (ExtraInfo) are merged over these once matched.
+    r.response_headers = headers(&resp.headers);
     r.protocol = resp.protocol;
     r.remote_ip = resp.remote_ip_address;
     r.timing = resp.timing;
@@ -1160,7 +1331,7 @@ fn respond(r: &mut RequestRecord, resp: network::Response) {
 
 /// Merges raw headers (an ExtraInfo event) into a hop's request or response headers: they are
 /// what went over the wire (`cookie`, `set-cookie` included), so they win.
-fn merge_raw(r: &mut RequestRecord, response: bool, raw: &BTreeMap<String, String>) {
+fn merge_raw(r: &mut RequestRecord, response: bool, raw: &RawHeaders) {
     let into = if response {
         &mut r.response_headers
     } else {
@@ -1315,7 +1486,7 @@ impl Drop for DetachOnDrop {
 /// The recorder's `Network.enable`. Chromium copies the bodies of the resources it keeps for
 /// `Network.getResponseBody` into a buffer per session (renderer memory, and time on the page's
 /// main thread); the limits keep that to what `network request <id>` and a HAR file can use.
-pub(crate) fn network_enable() -> network::Enable {
+pub fn network_enable() -> network::Enable {
     network::Enable {
         max_total_buffer_size: Some(TOTAL_BODY_BUFFER),
         max_resource_buffer_size: Some(RESOURCE_BODY_BUFFER),
@@ -1391,6 +1562,182 @@ async fn enable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn will_be_sent(id: &str, hop: u32, redirect: Option<bool>) -> network::RequestWillBeSent {
+        network::RequestWillBeSent {
+            request_id: id.into(),
+            request: network::Request {
+                url: format!("http://h/{hop}"),
+                method: "GET".into(),
+                ..Default::default()
+            },
+            redirect_response: redirect.map(|_| network::Response {
+                status: 302,
+                ..Default::default()
+            }),
+            redirect_has_extra_info: redirect.unwrap_or(false),
+            ..Default::default()
+        }
+    }
+
+    fn response(id: &str, has_extra_info: bool) -> network::ResponseReceived {
+        network::ResponseReceived {
+            request_id: id.into(),
+            response: network::Response {
+                status: 200,
+                ..Default::default()
+            },
+            has_extra_info,
+            ..Default::default()
+        }
+    }
+
+    fn raw(value: &str) -> RawHeaders {
+        BTreeMap::from([("x-hop".to_string(), value.to_string())])
+    }
+
+    /// Every hop of request `id` the ledger holds, by hop.
+    fn hops(l: &Ledger, id: &str) -> Vec<RequestRecord> {
+        let mut all: Vec<RequestRecord> = l
+            .done
+            .iter()
+            .map(|r| &**r)
+            .chain(l.in_flight.values())
+            .filter(|r| r.cdp_id == id)
+            .cloned()
+            .collect();
+        all.sort_by_key(|r| r.hop);
+        all
+    }
+
+    fn x_hop(h: &BTreeMap<String, String>) -> Option<&str> {
+        h.get("x-hop").map(String::as_str)
+    }
+
+    #[test]
+    fn raw_headers_that_come_before_or_after_their_hop_join_it() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        // The request's raw headers before the request itself, the response's after it ended.
+        l.extra("r", false, raw("req"));
+        l.request(&s, "page", will_be_sent("r", 0, None));
+        assert_eq!(
+            x_hop(&hops(&l, "r")[0].request_headers),
+            None,
+            "not known yet"
+        );
+        l.response(response("r", true));
+        assert_eq!(x_hop(&hops(&l, "r")[0].request_headers), Some("req"));
+        l.done("r", 1.0, Some(10.0), None);
+        l.extra("r", true, raw("resp"));
+        let h = hops(&l, "r");
+        assert_eq!(x_hop(&h[0].response_headers), Some("resp"));
+        assert!(l.extra.is_empty(), "nothing more to come: forgotten");
+    }
+
+    #[test]
+    fn a_hop_without_raw_headers_takes_none_of_the_next_hops() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.request(&s, "page", will_be_sent("r", 0, None));
+        // Hop 1's raw headers come while hop 0 is not known yet (an internal redirect: hop 0
+        // never reaches the network).
+        l.extra("r", false, raw("1"));
+        l.extra("r", true, raw("1"));
+        l.request(&s, "page", will_be_sent("r", 1, Some(false)));
+        l.response(response("r", true));
+        l.done("r", 1.0, None, None);
+        let h = hops(&l, "r");
+        assert_eq!(h.len(), 2);
+        assert_eq!(x_hop(&h[0].request_headers), None);
+        assert_eq!(x_hop(&h[0].response_headers), None);
+        assert_eq!(x_hop(&h[1].request_headers), Some("1"));
+        assert_eq!(x_hop(&h[1].response_headers), Some("1"));
+        assert!(l.extra.is_empty());
+    }
+
+    #[test]
+    fn a_response_without_raw_headers_leaves_no_matching_behind() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.request(&s, "page", will_be_sent("r", 0, None));
+        l.response(response("r", false));
+        l.done("r", 1.0, None, None);
+        assert!(l.extra.is_empty());
+        assert_eq!(x_hop(&hops(&l, "r")[0].request_headers), None);
+    }
+
+    #[test]
+    fn raw_headers_of_a_request_that_failed_before_any_response_are_its_own() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.request(&s, "page", will_be_sent("r", 0, None));
+        l.done("r", 1.0, None, Some("net::ERR_FAILED".into()));
+        l.extra("r", false, raw("req"));
+        l.extra("r", true, raw("cors"));
+        let h = hops(&l, "r");
+        assert_eq!(x_hop(&h[0].request_headers), Some("req"));
+        assert_eq!(x_hop(&h[0].response_headers), Some("cors"));
+    }
+
+    proptest::proptest! {
+        /// A redirect chain whose hops have raw headers or not (the flags), with the raw-header
+        /// events of each kind in hop order but placed anywhere among the hops' own events: every
+        /// hop with the flag gets its own, the others none, and nothing is left waiting.
+        #[test]
+        fn raw_headers_reach_their_own_hop_in_any_arrival_order(
+            flags in proptest::collection::vec(proptest::bool::ANY, 1..6),
+            picks in proptest::collection::vec(0usize..3, 0..40),
+        ) {
+            let mut l = Ledger::new();
+            let s = SessionId::new("s");
+            let n = flags.len();
+            // The hops' own events: requestWillBeSent of each (a redirect ends the one before),
+            // then the last one's response and its end.
+            #[derive(Debug)]
+            enum Main { Request(u32), Response, Done }
+            let mut main: VecDeque<Main> = (0..n as u32).map(Main::Request).collect();
+            main.push_back(Main::Response);
+            main.push_back(Main::Done);
+            let with: Vec<u32> = (0..n as u32).filter(|&k| flags[k as usize]).collect();
+            let mut requests: VecDeque<u32> = with.iter().copied().collect();
+            let mut responses: VecDeque<u32> = with.iter().copied().collect();
+            let mut picks = picks.into_iter();
+            while !(main.is_empty() && requests.is_empty() && responses.is_empty()) {
+                let mut pick = picks.next().unwrap_or(0);
+                loop {
+                    let empty = match pick { 0 => main.is_empty(), 1 => requests.is_empty(), _ => responses.is_empty() };
+                    if !empty { break; }
+                    pick = (pick + 1) % 3;
+                }
+                match pick {
+                    0 => match main.pop_front() {
+                        Some(Main::Request(k)) => {
+                            let redirect = (k > 0).then(|| flags[k as usize - 1]);
+                            l.request(&s, "page", will_be_sent("r", k, redirect));
+                        }
+                        Some(Main::Response) => {
+                            l.response(response("r", flags[n - 1]));
+                        }
+                        Some(Main::Done) => {
+                            l.done("r", 1.0, None, None);
+                        }
+                        None => {}
+                    },
+                    1 => if let Some(k) = requests.pop_front() { l.extra("r", false, raw(&k.to_string())); },
+                    _ => if let Some(k) = responses.pop_front() { l.extra("r", true, raw(&k.to_string())); },
+                }
+            }
+            let h = hops(&l, "r");
+            proptest::prop_assert_eq!(h.len(), n);
+            for (k, hop) in h.iter().enumerate() {
+                let want = flags[k].then(|| k.to_string());
+                proptest::prop_assert_eq!(x_hop(&hop.request_headers).map(str::to_string), want.clone(), "hop {}", k);
+                proptest::prop_assert_eq!(x_hop(&hop.response_headers).map(str::to_string), want, "hop {}", k);
+            }
+            proptest::prop_assert!(l.extra.is_empty(), "left waiting: {:?}", l.extra);
+        }
+    }
 
     #[test]
     fn patterns_match_whole_urls_with_wildcards() {
