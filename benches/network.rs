@@ -17,10 +17,11 @@ use std::time::{Duration, Instant};
 use actionbook_cli::bench_support::{RecorderProbe, network_enable};
 use actionbook_cli::commands::network::Requests;
 use actionbook_cli::commands::observation::Title;
-use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
+use actionbook_cli::{Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
 use cdp_protocol::{EventFilter, SessionFilter, network, page, target};
 use criterion::{Criterion, criterion_group, criterion_main};
+use test_support::{Chromium, StartedEngine};
 
 const GIF: &[u8] = &[
     0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0xff, 0xff,
@@ -201,10 +202,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn network(c: &mut Criterion) {
-    let rt = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => panic!("tokio runtime: {e}"),
-    };
+    let rt = test_support::runtime();
     let server = rt.block_on(FixtureServer::start());
     server.route("/img.gif", "image/gif", GIF.to_vec());
     // 1. Page-load overhead, interleaved: the modes take turns, each round in another order.
@@ -277,30 +275,8 @@ fn network(c: &mut Criterion) {
         "text/html",
         format!("<!doctype html><title>ring</title>{many}"),
     );
-    let home = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    };
-    let engine = match Engine::new(EngineConfig {
-        home: Home::at(home.path().join("home")),
-    }) {
-        Ok(e) => e,
-        Err(e) => panic!("engine: {e}"),
-    };
-    let start = match Request::from_args([
-        "browser",
-        "start",
-        "--headless",
-        "--set-session-id",
-        "bench",
-        "--open-url",
-        &server.url("/ring.html"),
-    ]) {
-        Ok(r) => r,
-        Err(e) => panic!("start: {e}"),
-    };
-    let started = rt.block_on(engine.execute(start));
-    assert!(started.ok(), "{}", started.to_json());
+    let bench = StartedEngine::start(&rt, &server.url("/ring.html"), Chromium::Plain);
+    let engine = &bench.engine;
     let tab = || TabTarget::new("bench", "t1");
     let list = Request::new(Requests {
         target: tab(),
@@ -344,11 +320,7 @@ fn network(c: &mut Criterion) {
         })
     });
     group.finish();
-    let close = match Request::from_args(["browser", "close", "--session", "bench"]) {
-        Ok(r) => r,
-        Err(e) => panic!("close: {e}"),
-    };
-    let _ = rt.block_on(engine.execute(close));
+    bench.close(&rt);
 }
 
 criterion_group!(benches, network);

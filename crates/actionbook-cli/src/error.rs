@@ -287,12 +287,13 @@ pub enum CliError {
     /// `session.json` was written by a newer build (its schema is above this build's): not used,
     /// kept as it is.
     #[error(
-        "written by a newer actionbook (record schema {schema}; this build reads up to {})",
-        crate::store::RECORD_SCHEMA
+        "written by a newer actionbook (record schema {schema}; this build reads up to {readable})"
     )]
     RecordFromNewerBuild {
         /// The schema it carries.
         schema: u32,
+        /// The highest schema this build reads.
+        readable: u32,
     },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]

@@ -47,7 +47,7 @@ impl ObjectHandle {
     }
 
     /// `Runtime.callFunctionOn` with the object as `this`, the result by value.
-    async fn call_on(
+    pub(crate) async fn call_on(
         &self,
         function: &str,
         arguments: Vec<Value>,

@@ -262,25 +262,10 @@ async fn run<T: serde::de::DeserializeOwned>(
         }
         On::Handle(handle) => {
             handle
-                .session()
-                .send_timeout(
-                    &runtime::CallFunctionOn {
-                        object_id: Some(handle.object_id().clone()),
-                        function_declaration: SCRIPT.to_string(),
-                        arguments: Some(
-                            [Value::String(op.to_string()), arg]
-                                .into_iter()
-                                .map(|value| runtime::CallArgument {
-                                    value: Some(value),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                        ),
-                        return_by_value: Some(true),
-                        await_promise: Some(true),
-                        silent: Some(true),
-                        ..Default::default()
-                    },
+                .call_on(
+                    SCRIPT,
+                    vec![Value::String(op.to_string()), arg],
+                    true,
                     timeout,
                 )
                 .await?

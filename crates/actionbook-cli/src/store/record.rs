@@ -66,7 +66,10 @@ pub fn read_session_record(path: &Path) -> Result<Option<SessionRecord>> {
     if let Ok(RecordSchema { schema }) = serde_json::from_slice(&bytes)
         && schema > RECORD_SCHEMA
     {
-        return Err(CliError::RecordFromNewerBuild { schema });
+        return Err(CliError::RecordFromNewerBuild {
+            schema,
+            readable: RECORD_SCHEMA,
+        });
     }
     let mut record: SessionRecord = serde_json::from_slice(&bytes)
         .map_err(|e| CliError::internal(format!("corrupt state file {}: {e}", path.display())))?;
@@ -355,13 +358,13 @@ mod tests {
         std::fs::write(&path, old.to_string())?;
         assert!(matches!(
             read_session_record(&path),
-            Err(CliError::RecordFromNewerBuild { schema }) if schema == RECORD_SCHEMA + 1
+            Err(CliError::RecordFromNewerBuild { schema, .. }) if schema == RECORD_SCHEMA + 1
         ));
         // A newer build's record that does not even decode here is still named as newer.
         std::fs::write(&path, r#"{"schema": 7, "session_id": 5}"#)?;
         assert!(matches!(
             read_session_record(&path),
-            Err(CliError::RecordFromNewerBuild { schema: 7 })
+            Err(CliError::RecordFromNewerBuild { schema: 7, .. })
         ));
         std::fs::write(&path, b"{garbage")?;
         assert!(matches!(
