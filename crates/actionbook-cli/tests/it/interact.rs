@@ -501,3 +501,31 @@ fn eventually(what: &str, mut seen: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A page whose listeners cannot send their report (here the page breaks `JSON.stringify` while
+/// a press is on) still gets clicks that are confirmed (the engine asks the listeners after the
+/// input), by CSS selector and by ref, each delivered once.
+#[test]
+fn a_click_is_confirmed_when_the_listeners_cannot_report() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/no-binding.html",
+        "<!doctype html><title>no binding</title>\
+         <button id=b onclick=\"window.clicks = (window.clicks || 0) + 1\">Go</button>\
+         <script>const keep = JSON.stringify; addEventListener('mousedown', () => { \
+           JSON.stringify = () => { throw new Error('no reports here'); }; \
+           setTimeout(() => { JSON.stringify = keep; }, 2000); }, true);</script>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/no-binding.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = crate::support::on(&env, &t, &["click", "#b"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(crate::support::value(&env, &t, "window.clicks"), 1);
+    let snap = crate::support::on(&env, &t, &["snapshot"]);
+    let r = ref_of(&snap, "button", "Go");
+    let v = crate::support::on(&env, &t, &["click", &r]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(crate::support::value(&env, &t, "window.clicks"), 2);
+}
