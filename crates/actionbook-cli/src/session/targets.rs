@@ -73,16 +73,27 @@ pub(crate) async fn create_target(
     new_window: bool,
     deadline: &Deadline,
 ) -> Result<String> {
+    send_create(
+        conn,
+        target::CreateTarget {
+            url: marker_url(),
+            new_window: Some(new_window),
+            ..Default::default()
+        },
+        deadline,
+    )
+    .await
+}
+
+/// Sends `Target.createTarget` on the browser session and returns the new target's id.
+async fn send_create(
+    conn: &BrowserConn,
+    create: target::CreateTarget,
+    deadline: &Deadline,
+) -> Result<String> {
     let r = conn
         .browser()
-        .send_timeout(
-            &target::CreateTarget {
-                url: marker_url(),
-                new_window: Some(new_window),
-                ..Default::default()
-            },
-            deadline.capped(deadline::SLOW_CALL),
-        )
+        .send_timeout(&create, deadline.capped(deadline::SLOW_CALL))
         .await?;
     Ok(r.target_id.into_inner())
 }
@@ -118,18 +129,16 @@ pub(crate) async fn open_page(
     url: &str,
     deadline: &Deadline,
 ) -> Result<String> {
-    let r = conn
-        .browser()
-        .send_timeout(
-            &target::CreateTarget {
-                url: url.to_string(),
-                background: Some(true),
-                ..Default::default()
-            },
-            deadline.capped(deadline::SLOW_CALL),
-        )
-        .await?;
-    Ok(r.target_id.into_inner())
+    send_create(
+        conn,
+        target::CreateTarget {
+            url: url.to_string(),
+            background: Some(true),
+            ..Default::default()
+        },
+        deadline,
+    )
+    .await
 }
 
 /// Closes a page target and waits (bounded) until the browser no longer lists it:
