@@ -21,7 +21,10 @@
 // With `arg.report` ({name, token, ups}), the listeners report by themselves what after() would
 // answer, through the page binding `name`, once the `ups`-th mouseup has been handled (one task
 // and one 0 ms timer later, as after() waits): the engine need not ask after the input, and
-// waits for no re-render the input's handlers cause.
+// waits for no re-render the input's handlers cause. A single left click whose handlers and
+// default action cannot have scheduled a navigation reports sooner, from a bubbling listener on
+// the window once the page's own click handlers ran (see `settled`): after an input, Chromium runs
+// no task of the page before its next frame, so the task barrier costs up to a frame.
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
@@ -182,33 +185,79 @@ async function (op, arg) {
       focusChanged: deepActive() !== probe.focusBefore, token: probe.token,
     };
   };
+  // What the default action of a click on this path may do, from the nearest element that has
+  // one: 'navigate' (a link), 'submit' (a submit button of a form), 'toggle' (a checkbox or radio,
+  // whose change event follows the click, or a label passing the click on), or '' (nothing that
+  // can start a navigation).
+  const activation = (path) => {
+    for (const n of path) {
+      if (!n || n.nodeType !== 1) continue;
+      const tag = String(n.localName || '').toLowerCase();
+      if ((tag === 'a' || tag === 'area') && n.hasAttribute('href')) return 'navigate';
+      if (tag === 'button') return (n.type === 'submit' && n.form) ? 'submit' : '';
+      if (tag === 'input') {
+        const type = String(n.type || '').toLowerCase();
+        if (type === 'submit' || type === 'image') return n.form ? 'submit' : '';
+        return (type === 'checkbox' || type === 'radio') ? 'toggle' : '';
+      }
+      if (tag === 'label') return 'toggle';
+    }
+    return '';
+  };
   const listen = (events, expire, report) => {
     const old = el[KEY];
     if (old) old.stop();
     delete el[REPORTED];
     const seen = [];
     let ups = 0;
+    // The last mouseup was handled (`armed`); its click's default action will submit a form
+    // unless a submit handler prevents it (`submitting`).
+    let armed = false, submitting = false;
+    const send = () => {
+      if (el[KEY] !== probe) return;
+      const out = outcome(probe, probe.stop(true));
+      // Kept for after(), should the binding not carry it (the page replaced the function).
+      Object.defineProperty(el, REPORTED, { value: out, configurable: true, writable: true });
+      try { win[report.name](JSON.stringify(out)); } catch (x) { /* after() answers */ }
+    };
     const on = (e) => {
       if (!e.isTrusted) return;
       const path = e.composedPath();
       if (path.includes(el)) seen.push([e.type, 1]);
       else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
       if (report && e.type === 'mouseup' && ++ups === report.ups) {
-        barrier().then(() => {
-          if (el[KEY] !== probe) return;
-          const out = outcome(probe, probe.stop(true));
-          // Kept for after(), should the binding not carry it (the page replaced the function).
-          Object.defineProperty(el, REPORTED, { value: out, configurable: true, writable: true });
-          try { win[report.name](JSON.stringify(out)); } catch (x) { /* after() answers */ }
-        });
+        armed = report.ups === 1 && e.button === 0;
+        barrier().then(send);
       }
     };
+    // The click's handlers ran (this listener bubbles on the window, registered after the page's
+    // own): a navigation they started or scheduled has been announced to the engine before this
+    // report (the renderer sends both in order). What the default action does comes after it: a
+    // link's navigation and a change event are left to the barrier; a form submission is waited
+    // for here, and reported at once if its handlers prevent it.
+    const settled = (e) => {
+      if (!armed || !e.isTrusted) return;
+      armed = false;
+      const next = e.defaultPrevented ? '' : activation(e.composedPath());
+      if (next === 'submit') submitting = true;
+      else if (next === '') send();
+    };
+    const submitted = (e) => {
+      if (submitting && e.defaultPrevented) send();
+      submitting = false;
+    };
     for (const t of events) win.addEventListener(t, on, true);
+    if (report) {
+      win.addEventListener('click', settled, false);
+      win.addEventListener('submit', submitted, false);
+    }
     const probe = {
       seen,
       token: report ? report.token : undefined,
       stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
+        win.removeEventListener('click', settled, false);
+        win.removeEventListener('submit', submitted, false);
         clearTimeout(timer);
         if (el[KEY] === probe) delete el[KEY];
         if (!keepAimed && win[AIMED] === el) delete win[AIMED];

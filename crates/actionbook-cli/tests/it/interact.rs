@@ -365,6 +365,55 @@ fn clicks_that_navigate_report_the_new_page() {
     }
 }
 
+/// A click answers with what its handlers and its default action did, wherever the page does it:
+/// a form submitted from a handler (`submit()`, `requestSubmit()`) is waited for like a submit
+/// button's; a submit handler that prevents the submission, a checkbox's change handler and a
+/// label passing the click on to its checkbox run before the answer (the click reports once the
+/// default action is done, not as soon as the click handlers ran). Each three times.
+#[test]
+fn clicks_report_what_their_default_action_did() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/actions.html",
+        r#"<!doctype html><title>Actions</title>
+<form id="go" action="/page2.html"><input name="q" value="1"></form>
+<button id="submit-call" type="button" onclick="document.forms.go.submit()">submit()</button>
+<button id="request-call" type="button" onclick="document.forms.go.requestSubmit()">requestSubmit()</button>
+<form id="kept" action="/page2.html" onsubmit="event.preventDefault(); document.title = 'Handled'">
+  <button id="kept-submit">kept</button></form>
+<input id="box" type="checkbox" onchange="document.title = 'Changed ' + this.checked">
+<input id="box2" type="checkbox" onchange="document.title = 'Labelled ' + this.checked">
+<label id="label" for="box2">the second box</label>
+<button id="plain" type="button" onclick="document.title = 'Plain'">plain</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/actions.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for _ in 0..3 {
+        for id in ["#submit-call", "#request-call"] {
+            on(&env, &t, &["goto", &f.url("/actions.html")]);
+            let v = on(&env, &t, &["click", id]);
+            assert_eq!(v["ok"], true, "{id}: {v}");
+            assert_eq!(v["context"]["title"], "Page Two", "{id}: {v}");
+            assert_eq!(v["data"]["changed"]["url_changed"], true, "{id}: {v}");
+        }
+        on(&env, &t, &["goto", &f.url("/actions.html")]);
+        for (id, title) in [
+            ("#kept-submit", "Handled"),
+            ("#box", "Changed true"),
+            ("#label", "Labelled true"),
+            ("#plain", "Plain"),
+            ("#box", "Changed false"),
+        ] {
+            let v = on(&env, &t, &["click", id]);
+            assert_eq!(v["ok"], true, "{id}: {v}");
+            assert_eq!(v["context"]["title"], title, "{id}: {v}");
+            assert_eq!(v["data"]["changed"]["url_changed"], false, "{id}: {v}");
+        }
+    }
+}
+
 /// A click in a tab that is not the frontmost one (a later new-tab hid it) lands like any other:
 /// Chromium does not acknowledge input sent to a hidden page.
 #[test]
