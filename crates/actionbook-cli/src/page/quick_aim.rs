@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::deadline::{self, Deadline};
-use crate::error::{CliError, Result};
+use crate::error::Result;
 use crate::page::actionability::{self, Checks, POINTER_EVENTS, SCRIPT, Seen};
 use crate::page::eval::{self, ObjectHandle};
 
@@ -128,11 +128,18 @@ impl AfterReply {
 /// tab: named so no page has one of its own).
 const BINDING: &str = "__actionbook_landed";
 
-/// Where a quick aim's element is: found by an expression in the top document, or held.
+/// Where a quick aim's element is: matched by a CSS selector in the top document, or held.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Reach<'a> {
-    /// A CSS selector, matched in the top document.
-    Css(&'a str),
+    /// A CSS selector, matched in the top document; `context` is that document's execution
+    /// context when the frame graph knows it (the script then runs from a source that never
+    /// changes, which V8 compiles once, instead of an expression built for each call).
+    Css {
+        /// The selector.
+        css: &'a str,
+        /// The top document's default-world context, if known.
+        context: Option<cdp_protocol::ExecutionContextId>,
+    },
     /// A handle (a resolved ref), in the page's own session.
     Handle(&'a ObjectHandle),
 }
@@ -198,7 +205,7 @@ impl Reports {
     }
 }
 
-/// The page's script run on the element it names first.
+/// The page's script run on the element an expression of the top document names.
 fn expression(element: &str, op: &str, arg: &Value) -> String {
     format!(
         "(async () => {{ const el = {element}; if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
@@ -210,20 +217,40 @@ fn expression(element: &str, op: &str, arg: &Value) -> String {
 /// The element a quick aim left on its window.
 const AIMED_JS: &str = "window[Symbol.for('actionbook.aimed')]";
 
+/// The page's script run in the top document's context on the element `css` matches, or (`css`
+/// null) the one a quick aim left on its window: one source for every call.
+fn top_function() -> &'static str {
+    static FUNCTION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FUNCTION.get_or_init(|| {
+        format!(
+            "async function (css, op, arg) {{ const el = css === null ? {AIMED_JS} : \
+             document.querySelector(css); if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
+             return await ({SCRIPT}\n).call(el, op, arg); }}"
+        )
+    })
+}
+
 /// The element an operation of the script runs on.
 #[derive(Debug, Clone, Copy)]
 enum On<'a> {
-    /// The element an expression of the top document evaluates to.
-    Expression(&'a str),
+    /// In the top document: the element `css` matches, or (`None`) the one the aim left on its
+    /// window.
+    Top {
+        css: Option<&'a str>,
+        context: Option<cdp_protocol::ExecutionContextId>,
+    },
     /// A held element.
     Handle(&'a ObjectHandle),
 }
 
 impl<'a> Reach<'a> {
     /// The element to aim at.
-    fn element(self, find: &'a str) -> On<'a> {
+    fn element(self) -> On<'a> {
         match self {
-            Reach::Css(_) => On::Expression(find),
+            Reach::Css { css, context } => On::Top {
+                css: Some(css),
+                context,
+            },
             Reach::Handle(h) => On::Handle(h),
         }
     }
@@ -231,10 +258,61 @@ impl<'a> Reach<'a> {
     /// The element aimed at, after the aim.
     fn aimed(self) -> On<'a> {
         match self {
-            Reach::Css(_) => On::Expression(AIMED_JS),
+            Reach::Css { context, .. } => On::Top { css: None, context },
             Reach::Handle(h) => On::Handle(h),
         }
     }
+}
+
+/// Runs one operation of the script in the top document: in its known context from the one
+/// source, else (no context known, or it went away) as an expression.
+async fn run_top(
+    page: &Session,
+    css: Option<&str>,
+    context: Option<cdp_protocol::ExecutionContextId>,
+    op: &str,
+    arg: Value,
+    timeout: std::time::Duration,
+) -> std::result::Result<runtime::EvaluateResponse, cdp_protocol::CdpError> {
+    if let Some(context) = context {
+        let call = runtime::CallFunctionOn {
+            function_declaration: top_function().to_string(),
+            arguments: Some(
+                [json!(css), json!(op), arg.clone()]
+                    .into_iter()
+                    .map(|value| runtime::CallArgument {
+                        value: Some(value),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            silent: Some(true),
+            execution_context_id: Some(context),
+            ..Default::default()
+        };
+        match page.send_timeout(&call, timeout).await {
+            // The context was replaced since the frame graph saw it (a navigation): by expression.
+            Err(cdp_protocol::CdpError::Protocol { .. }) => {}
+            done => return done,
+        }
+    }
+    let element = match css {
+        Some(css) => format!("document.querySelector({})", json!(css)),
+        None => AIMED_JS.to_string(),
+    };
+    page.send_timeout(
+        &runtime::Evaluate {
+            expression: expression(&element, op, &arg),
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            silent: Some(true),
+            ..Default::default()
+        },
+        timeout,
+    )
+    .await
 }
 
 /// Runs one operation of the script on an element, its promise awaited; `None` for a throw or an
@@ -247,19 +325,7 @@ async fn run<T: serde::de::DeserializeOwned>(
     timeout: std::time::Duration,
 ) -> std::result::Result<Option<T>, cdp_protocol::CdpError> {
     let r = match on {
-        On::Expression(find) => {
-            page.send_timeout(
-                &runtime::Evaluate {
-                    expression: expression(find, op, &arg),
-                    await_promise: Some(true),
-                    return_by_value: Some(true),
-                    silent: Some(true),
-                    ..Default::default()
-                },
-                timeout,
-            )
-            .await?
-        }
+        On::Top { css, context } => run_top(page, css, context, op, arg, timeout).await?,
         On::Handle(handle) => {
             handle
                 .call_on(
@@ -298,13 +364,6 @@ pub(crate) async fn aim(
         "report": reports.arg(ups),
     });
     let timeout = deadline.capped(deadline::QUICK_CALL);
-    let find = match reach {
-        Reach::Css(css) => format!(
-            "document.querySelector({})",
-            serde_json::to_string(css).map_err(|e| CliError::internal(e.to_string()))?
-        ),
-        Reach::Handle(_) => String::new(),
-    };
     let binding = runtime::AddBinding {
         name: BINDING.to_string(),
     };
@@ -312,7 +371,7 @@ pub(crate) async fn aim(
     // A binding that could not be added only means no report: after() asks instead.
     let (_, aimed) = tokio::join!(
         bind,
-        run::<AimReply>(page, reach.element(&find), "aim", arg, timeout)
+        run::<AimReply>(page, reach.element(), "aim", arg, timeout)
     );
     // A throw (a selector the page refuses) or any other answer: the careful path says why.
     let Some(r) = aimed? else {

@@ -14,6 +14,8 @@
 //! that had to be scrolled into view is left to the careful path. The press is still confirmed
 //! to have arrived at the element; if it did not, the careful path clicks once more.
 
+use std::time::Duration;
+
 use a11y_snapshot::Target;
 
 use super::aftermath::{After, Before};
@@ -65,7 +67,14 @@ pub(crate) async fn click(
     };
     let reach = match (&target, &held) {
         (_, Some(node)) => Reach::Handle(&node.handle),
-        (Target::Css(css), None) => Reach::Css(css),
+        (Target::Css(css), None) => Reach::Css {
+            css,
+            // Known already or not used: the aim never waits for a context.
+            context: graph
+                .execution_context_for(&graph.main_frame().frame_id, Duration::ZERO)
+                .await
+                .ok(),
+        },
         _ => return Ok(QuickClick::Careful),
     };
     let main = cx.main_frame();
