@@ -195,11 +195,10 @@ impl Before {
         let page = cx.page.clone();
         let main = self.main.clone();
         let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));
-        // Only what came before the answer (a timeout polls its future once even when due).
-        let quiet = tokio::time::Instant::now();
+        // Only what came before the answer, without waiting: a timer due now would still park
+        // the runtime until the timer wheel's next millisecond.
         let mut navigating = read.seen.gone;
-        while !navigating && let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await
-        {
+        while !navigating && let Some(ev) = events.try_recv() {
             navigating = event_frame(&ev).as_deref() == Some(main.as_str());
         }
         // Both are read again after a navigation.
