@@ -95,6 +95,8 @@ pub(crate) struct PageAfter {
     pub info: Option<(String, String)>,
     /// Focus moved to another element of the document.
     pub focus_changed: bool,
+    /// The listeners' own report carried this (through the page binding), not an ask after it.
+    pub reported: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -120,6 +122,7 @@ impl AfterReply {
             seen: Seen::from_values(self.seen),
             info: Some((self.url, self.title)),
             focus_changed: self.focus_changed,
+            reported: false,
         })
     }
 }
@@ -149,11 +152,14 @@ pub(crate) enum Reach<'a> {
 pub(crate) struct Reports {
     events: EventStream,
     token: String,
+    bound: bool,
 }
 
 impl Reports {
-    /// Listens for the report of the next quick aim (call it before the aim).
-    pub fn listen(page: &Session) -> Reports {
+    /// Listens for the report of the next quick aim (call it before the aim). `bound`: the page
+    /// session has the binding already (an earlier aim's report came through it), so the aim does
+    /// not add it again: one message less for the renderer to handle before the aim.
+    pub fn listen(page: &Session, bound: bool) -> Reports {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         // Unique across daemons too: a report left over from another daemon's aim is not ours.
         let started = std::time::SystemTime::now()
@@ -163,6 +169,7 @@ impl Reports {
         Reports {
             events: page.events(&[runtime::BindingCalled::METHOD]),
             token: format!("{started:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+            bound,
         }
     }
 
@@ -181,7 +188,10 @@ impl Reports {
         if reply.token.as_deref() != Some(self.token.as_str()) {
             return None;
         }
-        reply.page_after()
+        reply.page_after().map(|after| PageAfter {
+            reported: true,
+            ..after
+        })
     }
 
     /// The report, if it has come.
@@ -367,9 +377,13 @@ pub(crate) async fn aim(
     let binding = runtime::AddBinding {
         name: BINDING.to_string(),
     };
-    let bind = page.send_timeout(&binding, timeout);
+    let bind = async {
+        if !reports.bound {
+            let _ = page.send_timeout(&binding, timeout).await;
+        }
+    };
     // A binding that could not be added only means no report: after() asks instead.
-    let (_, aimed) = tokio::join!(
+    let ((), aimed) = tokio::join!(
         bind,
         run::<AimReply>(page, reach.element(), "aim", arg, timeout)
     );
@@ -453,6 +467,7 @@ async fn after(page: &Session, reach: Reach<'_>, deadline: &Deadline) -> Result<
         },
         info: None,
         focus_changed: false,
+        reported: false,
     };
     let timeout = deadline.capped(deadline::QUICK_CALL);
     match run::<AfterReply>(page, reach.aimed(), "after", Value::Null, timeout).await {

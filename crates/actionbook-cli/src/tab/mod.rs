@@ -62,6 +62,8 @@ pub(crate) struct TabState {
     pub services: services::Services,
     /// Where the mouse pointer was last moved (also kept in the tab's record).
     pub cursor: Option<(f64, f64)>,
+    /// The page session whose quick clicks' report binding is known to be in place.
+    pub landing_binding: Option<cdp_protocol::SessionId>,
     /// The tab's kept snapshots (`browser snapshot --diff`, `--page`, ...).
     pub snapshots: revisions::Revisions,
 }

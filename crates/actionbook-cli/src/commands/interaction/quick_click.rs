@@ -78,7 +78,10 @@ pub(crate) async fn click(
         _ => return Ok(QuickClick::Careful),
     };
     let main = cx.main_frame();
-    let mut reports = Reports::listen(&page);
+    // Added by the first aim of this page session whose report came through it (a page that
+    // replaced the function has it added again after the one report that did not come).
+    let bound = page.id().is_some() && cx.state.landing_binding.as_ref() == page.id();
+    let mut reports = Reports::listen(&page, bound);
     let Aimed::Ready(aim) =
         quick_aim::aim(&page, reach, Checks::ALL, &reports, count.max(1), &deadline).await?
     else {
@@ -96,6 +99,7 @@ pub(crate) async fn click(
     record_cursor(cx, aim.x, aim.y);
     let input = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline);
     let read = quick_aim::landed(&page, reach, &mut reports, input, &deadline).await?;
+    cx.state.landing_binding = read.reported.then(|| page.id().cloned()).flatten();
     drop(held);
     if let Err(why) = pressed_on_target(&read.seen) {
         return Ok(QuickClick::Missed(why));
