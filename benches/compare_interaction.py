@@ -39,7 +39,21 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.environ.get("SHARED", os.path.join(HERE, "..", "..", "..", "shared"))
+
+
+def find_shared():
+    """`$SHARED`, else the nearest `shared/` with the bench kit above this checkout."""
+    if os.environ.get("SHARED"):
+        return os.environ["SHARED"]
+    d = HERE
+    while d != os.path.dirname(d):
+        d = os.path.dirname(d)
+        if os.path.exists(os.path.join(d, "shared", "bench", "gen_fixtures.py")):
+            return os.path.join(d, "shared")
+    sys.exit("bench kit (shared/bench/gen_fixtures.py) not found: set SHARED")
+
+
+SHARED = find_shared()
 WRAPPER = os.environ.get("BROWSER", os.path.join(SHARED, "bench", "chromium-wrap"))
 TEXT = ("The quick brown fox jumps over the lazy dog, again and again. " * 4)[:200]
 PAGES = {
@@ -118,6 +132,13 @@ class Ours(Tool):
 
 class Reference(Ours):
     name = "reference"
+
+    def ref(self, name):
+        # Its snapshot of the 20k page fails and leaves the tab wedged for every later command
+        # (../shared/NOTES), so it is not asked for one there.
+        if name == PAGES["large20k.html"][1]:
+            raise RuntimeError("the reference CLI's snapshot of the 20k page fails and wedges its tab")
+        return super().ref(name)
 
 
 class AgentBrowser(Tool):
@@ -202,11 +223,20 @@ def main():
             for tool in tools:
                 tool.eval(count)
             for kind in ("click", "ref", "type"):
+                active = tools
                 if kind == "ref":
-                    refs = {t.name: t.ref(name) for t in tools}
-                times = {t.name: [] for t in tools}
+                    # A tool whose snapshot fails on this page (the reference CLI on the 20k page)
+                    # has no ref to click: it sits this measure out.
+                    refs = {}
+                    for t in tools:
+                        try:
+                            refs[t.name] = t.ref(name)
+                        except (RuntimeError, TypeError, KeyError, ValueError) as e:
+                            print(f"  {t.name}: no ref on {page} ({e.__class__.__name__})")
+                    active = [t for t in tools if t.name in refs]
+                times = {t.name: [] for t in active}
                 for i in range(a.calls):
-                    order = tools[i % len(tools):] + tools[:i % len(tools)]
+                    order = active[i % len(active):] + active[:i % len(active)]
                     for tool in order:
                         if kind == "click":
                             times[tool.name].append(tool.click(button))
@@ -217,7 +247,7 @@ def main():
                             times[tool.name].append(tool.type(field, TEXT))
                 ours = stats(times["ours"])[0]
                 print(f"{page:14} {kind:5}", end="")
-                for tool in tools:
+                for tool in active:
                     med, p90 = stats(times[tool.name])
                     ratio = "" if tool.name == "ours" else f" (ours/{tool.name} {ours / med:.2f}x)"
                     print(f"  {tool.name} {med:7.1f} ms p90 {p90:7.1f}{ratio}", end="")
