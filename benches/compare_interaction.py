@@ -38,22 +38,10 @@ import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from benchkit import find_kit
 
-
-def find_shared():
-    """`$SHARED`, else the nearest `shared/` with the bench kit above this checkout."""
-    if os.environ.get("SHARED"):
-        return os.environ["SHARED"]
-    d = HERE
-    while d != os.path.dirname(d):
-        d = os.path.dirname(d)
-        if os.path.exists(os.path.join(d, "shared", "bench", "gen_fixtures.py")):
-            return os.path.join(d, "shared")
-    sys.exit("bench kit (shared/bench/gen_fixtures.py) not found: set SHARED")
-
-
-SHARED = find_shared()
+# The workplace's shared folder (`$SHARED` names it; else the bench kit's parent).
+SHARED = os.environ.get("SHARED") or os.path.dirname(find_kit())
 WRAPPER = os.environ.get("BROWSER", os.path.join(SHARED, "bench", "chromium-wrap"))
 TEXT = ("The quick brown fox jumps over the lazy dog, again and again. " * 4)[:200]
 PAGES = {

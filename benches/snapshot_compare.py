@@ -47,20 +47,9 @@ import urllib.request
 
 import websocket
 
+from benchkit import find_kit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def find_kit():
-    """The bench kit: $BENCH_KIT, else the first `shared/bench` above this file."""
-    if os.environ.get("BENCH_KIT"):
-        return os.environ["BENCH_KIT"]
-    d = HERE
-    while d != os.path.dirname(d):
-        d = os.path.dirname(d)
-        if os.path.exists(os.path.join(d, "shared", "bench", "gen_fixtures.py")):
-            return os.path.join(d, "shared", "bench")
-    sys.exit("bench kit (shared/bench/gen_fixtures.py) not found: set BENCH_KIT")
-
 
 KIT = find_kit()
 WRAPPER = os.environ.get("BROWSER", os.path.join(KIT, "chromium-wrap"))

@@ -30,19 +30,9 @@ import tempfile
 import threading
 import time
 
+from benchkit import find_kit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def find_kit():
-    if os.environ.get("BENCH_KIT"):
-        return os.environ["BENCH_KIT"]
-    d = HERE
-    while d != os.path.dirname(d):
-        d = os.path.dirname(d)
-        if os.path.exists(os.path.join(d, "shared", "bench", "gen_fixtures.py")):
-            return os.path.join(d, "shared", "bench")
-    sys.exit("bench kit (shared/bench/gen_fixtures.py) not found: set BENCH_KIT")
-
 
 KIT = find_kit()
 

@@ -3,13 +3,38 @@
 
 use std::time::Duration;
 
-use cdp_protocol::runtime::{self, ExceptionDetails, RemoteObject};
+use cdp_protocol::runtime::{self, CallFunctionOn, ExceptionDetails, RemoteObject};
 use cdp_protocol::{CdpError, ErrorKind, RemoteObjectId, Session};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
+
+/// `Runtime.callFunctionOn` of `function` with `arguments` by value, its result by value and
+/// quiet (no console report of a throw); the caller says what `this` or the context is.
+pub(crate) fn function_call(
+    function: &str,
+    arguments: Vec<Value>,
+    await_promise: bool,
+) -> CallFunctionOn {
+    CallFunctionOn {
+        function_declaration: function.to_string(),
+        arguments: Some(
+            arguments
+                .into_iter()
+                .map(|value| runtime::CallArgument {
+                    value: Some(value),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        return_by_value: Some(true),
+        await_promise: Some(await_promise),
+        silent: Some(true),
+        ..Default::default()
+    }
+}
 
 /// A handle on a page object (`Runtime.RemoteObjectId`), released when dropped: the renderer keeps
 /// an object alive while a handle names it, so a handle that is never released leaks.
@@ -54,28 +79,11 @@ impl ObjectHandle {
         await_promise: bool,
         timeout: Duration,
     ) -> std::result::Result<runtime::EvaluateResponse, CdpError> {
-        self.session
-            .send_timeout(
-                &runtime::CallFunctionOn {
-                    object_id: Some(self.object_id.clone()),
-                    function_declaration: function.to_string(),
-                    arguments: Some(
-                        arguments
-                            .into_iter()
-                            .map(|value| runtime::CallArgument {
-                                value: Some(value),
-                                ..Default::default()
-                            })
-                            .collect(),
-                    ),
-                    return_by_value: Some(true),
-                    await_promise: Some(await_promise),
-                    silent: Some(true),
-                    ..Default::default()
-                },
-                timeout,
-            )
-            .await
+        let call = CallFunctionOn {
+            object_id: Some(self.object_id.clone()),
+            ..function_call(function, arguments, await_promise)
+        };
+        self.session.send_timeout(&call, timeout).await
     }
 
     /// Runs an async `function` (its promise awaited) with the object as `this` and returns its

@@ -286,21 +286,12 @@ async fn run_top(
 ) -> std::result::Result<runtime::EvaluateResponse, cdp_protocol::CdpError> {
     if let Some(context) = context {
         let call = runtime::CallFunctionOn {
-            function_declaration: top_function().to_string(),
-            arguments: Some(
-                [json!(css), json!(op), arg.clone()]
-                    .into_iter()
-                    .map(|value| runtime::CallArgument {
-                        value: Some(value),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-            return_by_value: Some(true),
-            await_promise: Some(true),
-            silent: Some(true),
             execution_context_id: Some(context),
-            ..Default::default()
+            ..eval::function_call(
+                top_function(),
+                vec![json!(css), json!(op), arg.clone()],
+                true,
+            )
         };
         match page.send_timeout(&call, timeout).await {
             // The context was replaced since the frame graph saw it (a navigation): by expression.
