@@ -187,9 +187,13 @@ async function (op, arg) {
   };
   // What the default action of a click on this path may do, from the nearest element that has
   // one: 'navigate' (a link), 'submit' (a submit button of a form), 'toggle' (a checkbox or radio,
-  // whose change event follows the click, or a label passing the click on), or '' (nothing that
-  // can start a navigation).
+  // whose change event follows the click, or a label passing the click on), 'unknown' (the click
+  // landed in a custom element whose shadow root is closed to this script: a link may be inside),
+  // or '' (nothing that can start a navigation).
   const activation = (path) => {
+    const first = path[0];
+    if (first && first.nodeType === 1 && String(first.localName).includes('-') && !first.shadowRoot
+      && win.customElements && win.customElements.get(first.localName)) return 'unknown';
     for (const n of path) {
       if (!n || n.nodeType !== 1) continue;
       const tag = String(n.localName || '').toLowerCase();

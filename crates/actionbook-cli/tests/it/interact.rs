@@ -367,7 +367,7 @@ fn clicks_that_navigate_report_the_new_page() {
 
 /// A click answers with what its handlers and its default action did, wherever the page does it:
 /// a form submitted from a handler (`submit()`, `requestSubmit()`) is waited for like a submit
-/// button's; a submit handler that prevents the submission, a checkbox's change handler and a
+/// button's, a link inside a shadow root (open or closed) like any link; a submit handler that prevents the submission, a checkbox's change handler and a
 /// label passing the click on to its checkbox run before the answer (the click reports once the
 /// default action is done, not as soon as the click handlers ran). Each three times.
 #[test]
@@ -386,12 +386,28 @@ fn clicks_report_what_their_default_action_did() {
 <input id="box" type="checkbox" onchange="document.title = 'Changed ' + this.checked">
 <input id="box2" type="checkbox" onchange="document.title = 'Labelled ' + this.checked">
 <label id="label" for="box2">the second box</label>
-<button id="plain" type="button" onclick="document.title = 'Plain'">plain</button>"#,
+<button id="plain" type="button" onclick="document.title = 'Plain'">plain</button>
+<link-box id="open-link" mode="open"></link-box><link-box id="closed-link" mode="closed"></link-box>
+<script>
+  // A link inside a custom element's shadow root: an open one the page's script can see into, a
+  // closed one it cannot.
+  customElements.define('link-box', class extends HTMLElement {
+    connectedCallback() {
+      const root = this.attachShadow({ mode: this.getAttribute('mode') });
+      root.innerHTML = '<a href="/page2.html" style="display:inline-block;padding:4px">' + this.id + '</a>';
+    }
+  });
+</script>"#,
     );
     let sid = env.start(&["--open-url", &f.url("/actions.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     for _ in 0..3 {
-        for id in ["#submit-call", "#request-call"] {
+        for id in [
+            "#submit-call",
+            "#request-call",
+            "#open-link",
+            "#closed-link",
+        ] {
             on(&env, &t, &["goto", &f.url("/actions.html")]);
             let v = on(&env, &t, &["click", id]);
             assert_eq!(v["ok"], true, "{id}: {v}");
