@@ -367,9 +367,10 @@ fn clicks_that_navigate_report_the_new_page() {
 
 /// A click answers with what its handlers and its default action did, wherever the page does it:
 /// a form submitted from a handler (`submit()`, `requestSubmit()`) is waited for like a submit
-/// button's, a link inside a shadow root (open or closed) like any link; a submit handler that prevents the submission, a checkbox's change handler and a
-/// label passing the click on to its checkbox run before the answer (the click reports once the
-/// default action is done, not as soon as the click handlers ran). Each three times.
+/// button's, a link inside a shadow root (open or closed) like any link; a submit handler that
+/// prevents the submission, a checkbox's change handler and a label passing the click on to its
+/// checkbox run before the answer (the click reports once the default action is done, not as
+/// soon as the click handlers ran). Each three times.
 #[test]
 fn clicks_report_what_their_default_action_did() {
     need_chromium!();
