@@ -4,7 +4,6 @@
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -150,10 +149,11 @@ fn daemon_malloc_env(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'stat
     .collect()
 }
 
-/// Starts `<this binary> __daemon` detached: its own process group, no inherited stdio, output to
-/// `daemon.log`, working directory `/` (it would otherwise pin the first client's directory, e.g.
-/// keep a mount busy; requests carry absolute paths and the client's cwd). A second daemon
-/// started concurrently exits at once (see [`super::server`]).
+/// Starts `<this binary> __daemon` detached: no inherited stdio, output to `daemon.log`, working
+/// directory `/` (it would otherwise pin the first client's directory, e.g. keep a mount busy;
+/// requests carry absolute paths and the client's cwd). It starts a session of its own
+/// ([`super::server::run`]), which it can only while it leads no process group, so it is not
+/// given one here. A second daemon started concurrently exits at once (see [`super::server`]).
 fn spawn_daemon(home: &Home) -> Result<()> {
     let exe = std::env::current_exe()?;
     let log = std::fs::OpenOptions::new()
@@ -172,7 +172,6 @@ fn spawn_daemon(home: &Home) -> Result<()> {
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(log2))
         .current_dir("/")
-        .process_group(0)
         .spawn()
         .map_err(|e| CliError::Daemon(format!("cannot start the daemon: {e}")))?;
     Ok(())

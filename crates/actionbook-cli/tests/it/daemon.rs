@@ -169,6 +169,41 @@ fn a_daemon_whose_home_is_deleted_closes_its_browsers_and_exits() {
     }
 }
 
+/// The session (`setsid`) of a process, from `/proc/PID/stat`.
+fn session_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the `(comm)` field: state, ppid, pgrp, session.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// The daemon leads a session of its own, not its first client's (no terminal hangup or job
+/// control reaches it, and a scheduler that groups by session gives it its own share), and the
+/// browsers it starts are in that session.
+#[test]
+fn the_daemon_and_its_browsers_are_in_a_session_of_their_own() {
+    need_chromium!();
+    let env = Env::new();
+    env.start(&[]);
+    let daemon = env.daemon_pid().expect("daemon pid");
+    assert_eq!(
+        session_of(daemon),
+        Some(daemon),
+        "the daemon leads its session"
+    );
+    let ours = session_of(std::process::id()).expect("this test's session");
+    assert_ne!(ours, daemon, "not the client's session");
+    let browsers = env.main_browser_pids();
+    assert!(!browsers.is_empty(), "a browser runs");
+    for pid in browsers {
+        assert_eq!(
+            session_of(pid),
+            Some(daemon),
+            "browser {pid} is in the daemon's session"
+        );
+    }
+}
+
 /// The daemon runs in `/` (it pins no client's directory), and a home too deep for a Unix
 /// socket's `sun_path` still gets a daemon (its socket lives in a short runtime directory).
 #[test]
