@@ -945,6 +945,16 @@ impl FrameGraph {
         self.shared().recovered_targets.load(Ordering::SeqCst)
     }
 
+    /// The frame's default-world execution context as the graph knows it now, without waiting
+    /// (`None`: unknown frame, crashed frame, or no context yet).
+    pub fn current_context(&self, frame: &FrameId) -> Option<ExecutionContextId> {
+        let reg = self.shared().lock();
+        if reg.is_crashed(frame) {
+            return None;
+        }
+        reg.context_of(frame)
+    }
+
     /// The frame's default-world execution context, waiting up to `timeout` for one that is
     /// still being created (e.g. right after a navigation).
     pub async fn execution_context_for(

@@ -71,6 +71,11 @@ async fn iframe_navigations_keep_the_frame_and_move_its_session() {
     })
     .await;
     assert_ne!(ctx1, ctx2);
+    assert_eq!(
+        graph.current_context(&f.frame_id),
+        Some(ctx2),
+        "known without waiting"
+    );
     assert_eq!(eval_in(&graph, &f.frame_id, BODY_TEXT).await, "two");
     let nested = wait_for("nested leaf", || {
         let x = by_url(&graph, "/leaf.html");

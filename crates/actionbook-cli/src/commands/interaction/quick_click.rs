@@ -14,8 +14,6 @@
 //! that had to be scrolled into view is left to the careful path. The press is still confirmed
 //! to have arrived at the element; if it did not, the careful path clicks once more.
 
-use std::time::Duration;
-
 use a11y_snapshot::Target;
 
 use super::aftermath::{After, Before};
@@ -70,10 +68,7 @@ pub(crate) async fn click(
         (Target::Css(css), None) => Reach::Css {
             css,
             // Known already or not used: the aim never waits for a context.
-            context: graph
-                .execution_context_for(&graph.main_frame().frame_id, Duration::ZERO)
-                .await
-                .ok(),
+            context: graph.current_context(&graph.main_frame().frame_id),
         },
         _ => return Ok(QuickClick::Careful),
     };
