@@ -154,8 +154,12 @@ pub struct Connection {
 }
 
 struct Inner {
-    /// Calls, bounded: a socket that cannot keep up slows senders down.
-    calls: mpsc::Sender<Call>,
+    /// Calls, bounded: a socket that cannot keep up slows senders down. Behind a fair lock so
+    /// that calls made together are queued in the order they were made even when the queue is
+    /// full: the channel hands its free slots out in order, but each sender queues its call only
+    /// when it is next polled, and concurrent senders (a batch of key events) are polled in any
+    /// order (400 calls through a queue of 4 were sent as ..., 347, 349, 350, 348, ...).
+    calls: tokio::sync::Mutex<mpsc::Sender<Call>>,
     /// Cancels and close: never wait, so unbounded (at most one cancel per call sent).
     control: mpsc::UnboundedSender<Control>,
     /// Subscriptions, handed over synchronously (see [`Inbox`]).
@@ -354,7 +358,7 @@ impl Connection {
         tokio::spawn(run_socket(ws, router, calls_rx, control_rx, closed_tx));
         Ok(Connection {
             inner: Arc::new(Inner {
-                calls,
+                calls: tokio::sync::Mutex::new(calls),
                 control,
                 inbox,
                 next_id: AtomicU64::new(1),
@@ -449,7 +453,11 @@ impl Connection {
             frame,
             reply,
         };
-        match tokio::time::timeout_at(deadline, self.inner.calls.send(call)).await {
+        let queue = async {
+            let calls = self.inner.calls.lock().await;
+            calls.send(call).await
+        };
+        match tokio::time::timeout_at(deadline, queue).await {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return Err(CdpError::ConnectionClosed),
             Err(_) => {
