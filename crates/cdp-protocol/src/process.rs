@@ -343,6 +343,13 @@ impl ProcessIdentity {
         )
     }
 
+    /// Whether the recorded process is a child of this process.
+    fn is_child(&self) -> bool {
+        read_stat(self.pid).is_some_and(|s| {
+            s.start_time == self.start_time && to_pid(s.ppid) == Some(rustix::process::getpid())
+        })
+    }
+
     /// Waits up to `timeout` for the recorded process to exit (reaping it if it is our child);
     /// true once it is no longer running. Blocks the thread: see [`ProcessIdentity::wait_exit`].
     pub fn wait_exit_blocking(&self, timeout: Duration) -> bool {
@@ -350,9 +357,13 @@ impl ProcessIdentity {
         loop {
             match self.status() {
                 ProcessStatus::Running => {}
+                // A leader whose other threads are still exiting shows as a zombie before the
+                // kernel lets it be reaped: a child of ours is tried again until the deadline
+                // (under load one try left zombies behind); anyone else's reaps it themselves.
                 ProcessStatus::Zombie => {
-                    self.reap_if_child();
-                    return true;
+                    if self.reap_if_child() || !self.is_child() || Instant::now() >= deadline {
+                        return true;
+                    }
                 }
                 ProcessStatus::NotOurs(_) => return true,
             }
@@ -381,7 +392,7 @@ impl ProcessIdentity {
             ProcessStatus::NotOurs(m) => return Termination::NotOurs(m),
             ProcessStatus::Zombie => {
                 let _ = self.signal_group(Signal::Kill);
-                self.reap_if_child();
+                self.wait_exit_blocking(KILL_WAIT);
                 return Termination::AlreadyExited;
             }
             ProcessStatus::Running => {}

@@ -531,3 +531,29 @@ async fn terminating_a_group_leader_by_identity_ends_its_group() {
     assert_no_sleep_left(&arg).await;
     let _ = leader.wait();
 }
+
+/// A child whose main thread ends before its other threads shows as a zombie that cannot be
+/// reaped yet (the kernel holds a thread-group leader back until every thread is gone), as a
+/// browser being closed does under load: waiting for it still reaps it, leaving no zombie.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_exiting_before_its_threads_is_reaped_once_they_end() {
+    let script = "import ctypes, threading, time\n\
+                  threading.Thread(target=time.sleep, args=(1.5,)).start()\n\
+                  ctypes.CDLL(None).pthread_exit(None)\n";
+    let child = Command::new("python3")
+        .args(["-c", script])
+        .spawn()
+        .expect("spawn python3");
+    let pid = child.id();
+    let identity = ProcessIdentity::capture(pid).expect("identity");
+    // The leader is a zombie while the other thread sleeps.
+    let until = Instant::now() + T;
+    while identity.status() != ProcessStatus::Zombie {
+        assert!(Instant::now() < until, "the main thread never ended");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(identity.wait_exit(T).await, "it exits");
+    assert_reaped(&identity).await;
+    // Never waited on: the reap above was the only one (dropping a `Child` does not wait).
+    drop(child);
+}
