@@ -472,6 +472,13 @@ impl Drop for BrowserProcess {
         };
         let profile = self.user_data_dir.clone();
         let remove = self.temp_profile;
+        if std::thread::panicking() {
+            // A panic (a failed test, most often) may end the process before a reaper thread
+            // runs, leaving the browser behind: end it here, while unwinding, at the cost of the
+            // wait.
+            end_browser_blocking(Some(child), None, &profile, remove);
+            return;
+        }
         let slot = Arc::new(Mutex::new(Some(child)));
         let theirs = slot.clone();
         // Never wait here (this runs on whatever thread dropped the browser, often an async

@@ -194,6 +194,56 @@ async fn dropping_a_browser_kills_and_reaps_it() {
     assert_all_gone(&profile).await;
 }
 
+/// Set in the child run of [`a_browser_dropped_by_a_panic_is_ended_before_the_process_exits`].
+const PANIC_CHILD: &str = "CDP_TEST_PANIC_WITH_A_BROWSER";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_dropped_by_a_panic_is_ended_before_the_process_exits() {
+    if std::env::var_os(PANIC_CHILD).is_some() {
+        // The child: a test that fails while it holds a browser; its process exits right after.
+        let b = launch_test_browser().await;
+        println!("profile={}", b.user_data_dir().display());
+        panic!("a failing test holding a browser");
+    }
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "chromium::a_browser_dropped_by_a_panic_is_ended_before_the_process_exits",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(PANIC_CHILD, "1")
+            .output()
+    })
+    .await
+    .expect("join")
+    .expect("run the child test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success(),
+        "the child test should fail: {stdout}"
+    );
+    let profile = stdout
+        .lines()
+        .find_map(|l| l.split_once("profile=").map(|(_, p)| p.trim()))
+        .unwrap_or_else(|| panic!("the child launched no browser: {stdout}"))
+        .to_string();
+    // Already gone when the child's process is: nothing of it may be left to wait for.
+    let left = live_processes_mentioning(&profile);
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        left.is_empty(),
+        "the failed test left its browser: {left:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_via_http_endpoint_of_a_launched_browser() {
     let b = launch_test_browser().await;
