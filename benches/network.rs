@@ -4,7 +4,10 @@
 //!    without and with what the recorder does to a tab (a second flat session with
 //!    `Network.enable` and paused auto-attach, every Network event received and decoded to its
 //!    typed struct), rounds interleaved (the order alternates); median load times and their ratio.
-//!    Raw CDP on both sides, so the difference is the recorder's alone.
+//!    Raw CDP on both sides, so the difference is the recorder's alone. `NETWORK_BENCH_MODES`
+//!    picks other setups to compare (see [`Mode`]): the recorder of a session that records
+//!    nothing (`recorder-off`), parts of what the recorder does, and the Fetch domain as another
+//!    source of requests (`fetch-response`).
 //! 2. `browser network requests` on a full ring (500 requests) against `browser title` through the
 //!    in-process engine, same tab, same run (criterion).
 //!
@@ -19,7 +22,7 @@ use actionbook_cli::commands::network::Requests;
 use actionbook_cli::commands::observation::Title;
 use actionbook_cli::{Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
-use cdp_protocol::{EventFilter, SessionFilter, network, page, target};
+use cdp_protocol::{EventFilter, SessionFilter, fetch, network, page, target};
 use criterion::{Criterion, criterion_group, criterion_main};
 use test_support::{Chromium, StartedEngine};
 
@@ -52,6 +55,8 @@ enum Mode {
     Plain,
     /// The tab's network recorder itself, started on the page as an attached tab starts it.
     Recorder,
+    /// The recorder of a session started with `--max-tracked-requests 0` (routes only).
+    RecorderOff,
     /// `Network.enable` (Chromium's defaults) on a second session, every event counted by method
     /// without decoding.
     EnableCount,
@@ -66,6 +71,9 @@ enum Mode {
     /// `Network.enable` with no body buffer (`maxTotalBufferSize` 0) on a second session, no one
     /// reading.
     EnableNoBuffer,
+    /// `Fetch.enable` pausing every request at the response stage on a second session, each
+    /// pause continued at once (the Fetch domain as a recorder's source instead of Network).
+    FetchResponse,
 }
 
 impl Mode {
@@ -73,12 +81,14 @@ impl Mode {
         Some(match s.trim() {
             "plain" => Mode::Plain,
             "recorder" => Mode::Recorder,
+            "recorder-off" => Mode::RecorderOff,
             "enable-count" => Mode::EnableCount,
             "enable-only" => Mode::EnableOnly,
             "enable-own" => Mode::EnableOwn,
             "attach-only" => Mode::AttachOnly,
             "enable-ours" => Mode::EnableOurs,
             "enable-nobuf" => Mode::EnableNoBuffer,
+            "fetch-response" => Mode::FetchResponse,
             _ => return None,
         })
     }
@@ -95,18 +105,56 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
     };
     let conn = browser.connection().clone();
     let mut probe = None;
+    let mut off_probe = None;
     let mut watcher = None;
     let mut counter = None;
     match mode {
         Mode::Plain => {}
-        Mode::Recorder => match RecorderProbe::start(&conn, &target_id, &session).await {
+        Mode::Recorder => match RecorderProbe::start(&conn, &target_id, &session, 500).await {
             Ok(p) => probe = Some(p),
+            Err(e) => panic!("start the recorder: {e}"),
+        },
+        Mode::RecorderOff => match RecorderProbe::start(&conn, &target_id, &session, 0).await {
+            Ok(p) => off_probe = Some(p),
             Err(e) => panic!("start the recorder: {e}"),
         },
         Mode::EnableOwn => {
             if let Err(e) = session.send(&network::Enable::default()).await {
                 panic!("Network.enable: {e}");
             }
+        }
+        Mode::FetchResponse => {
+            let w = match conn.browser().attach_to_target(&target_id).await {
+                Ok(s) => s,
+                Err(e) => panic!("attach: {e}"),
+            };
+            let mut paused = w.subscribe::<fetch::RequestPaused>();
+            let enable = fetch::Enable {
+                patterns: Some(vec![fetch::RequestPattern {
+                    url_pattern: Some("*".into()),
+                    resource_type: None,
+                    request_stage: Some("Response".into()),
+                }]),
+                handle_auth_requests: None,
+            };
+            if let Err(e) = w.send(&enable).await {
+                panic!("Fetch.enable: {e}");
+            }
+            let session = w.clone();
+            counter = Some(tokio::spawn(async move {
+                while let Some(Ok(p)) = paused.recv().await {
+                    let s = session.clone();
+                    tokio::spawn(async move {
+                        let _ = s
+                            .send(&fetch::ContinueRequest {
+                                request_id: p.request_id,
+                                ..Default::default()
+                            })
+                            .await;
+                    });
+                }
+            }));
+            watcher = Some(w);
         }
         Mode::EnableOnly
         | Mode::EnableCount
@@ -177,6 +225,10 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
     if let Some(p) = probe {
         let seen = p.requests();
         assert!(seen >= 200, "the recorder saw {seen} requests of 201");
+        p.stop().await;
+    }
+    if let Some(p) = off_probe {
+        assert_eq!(p.seen(), 0, "the recorder saw requests with recording off");
         p.stop().await;
     }
     if let Some(w) = watcher {

@@ -1,9 +1,14 @@
 //! The whole stack in-process, as an embedding program uses it: the engine of `actionbook-cli`
-//! (no daemon) over a real headless Chromium, on a page served here with an out-of-process iframe.
+//! (no daemon) over a real headless Chromium, on a page served here with an out-of-process iframe;
+//! and the tab's network recorder on its own, recording or (a ring of 0) not.
 
+use actionbook_cli::bench_support::RecorderProbe;
 use actionbook_cli::commands::observation::Title;
 use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
-use cdp_protocol::testing::{FixtureServer, chromium_available};
+use cdp_protocol::page;
+use cdp_protocol::testing::{
+    FixtureServer, chromium_available, launch_test_browser, open_blank_page,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -239,4 +244,64 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
         left.is_empty(),
         "browser processes left after close: {left:?}"
     );
+}
+
+/// Requests the recorder saw while `page` loaded, its ring `capacity` requests (0: off).
+async fn recorder_saw(browser: &cdp_protocol::Browser, url: &str, capacity: usize) -> usize {
+    let (target_id, session) = match open_blank_page(browser).await {
+        Ok(p) => p,
+        Err(e) => panic!("open a page: {e}"),
+    };
+    let conn = browser.connection().clone();
+    let probe = match RecorderProbe::start(&conn, &target_id, &session, capacity).await {
+        Ok(p) => p,
+        Err(e) => panic!("start the recorder: {e}"),
+    };
+    let mut loaded = session.subscribe::<page::LoadEventFired>();
+    if let Err(e) = session.send(&page::Enable).await {
+        panic!("Page.enable: {e}");
+    }
+    let nav = page::Navigate {
+        url: url.to_string(),
+        ..Default::default()
+    };
+    if let Err(e) = session.send(&nav).await {
+        panic!("navigate: {e}");
+    }
+    match tokio::time::timeout(Duration::from_secs(30), loaded.recv()).await {
+        Ok(Some(Ok(_))) => {}
+        other => panic!("no load event: {other:?}"),
+    }
+    // Events of the load still on their way are in once a round trip on the connection is.
+    let _ = session.send(&page::Enable).await;
+    let seen = probe.seen();
+    probe.stop().await;
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorder_with_a_ring_of_zero_leaves_the_network_domain_off() {
+    if !chromium_available() {
+        panic!("/usr/bin/chromium is required (apt-get install -y chromium)");
+    }
+    let server = FixtureServer::start().await;
+    let imgs: String = (0..20)
+        .map(|i| format!("<img src=\"/pixel.gif?i={i}\" width=1 height=1>"))
+        .collect();
+    server.route(
+        "/many.html",
+        "text/html",
+        format!("<!doctype html><title>many</title>{imgs}"),
+    );
+    server.route("/pixel.gif", "image/gif", b"GIF89a".to_vec());
+    let browser = launch_test_browser().await;
+    let url = server.url("/many.html");
+    let recording = recorder_saw(&browser, &url, 500).await;
+    assert!(
+        recording >= 21,
+        "a recording recorder saw {recording} of 21"
+    );
+    // With a ring of 0 no request is seen at all: Chromium sent no Network event.
+    assert_eq!(recorder_saw(&browser, &url, 0).await, 0);
+    let _ = browser.close().await;
 }

@@ -371,6 +371,7 @@ impl TabCommand for WaitNetworkIdle {
                     "the tab's network activity cannot be observed: {why}"
                 )));
             }
+            RecorderState::Off => return Err(crate::commands::network::recording_off()),
         }
         match recorder.idle(NETWORK_QUIET, started, deadline.at()).await {
             Ok(_) => {

@@ -630,7 +630,7 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
         "start",
         "--headless",
         "--max-tracked-requests",
-        "0",
+        "100001",
     ]);
     assert_failure(&v, "INVALID_ARGUMENT", "--max-tracked-requests");
     let small = env.start(&[
@@ -644,6 +644,53 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
     settle(&env, &t);
     let v = on(&env, &t, &["network", "requests"]);
     assert_eq!(ok(&v)["total"], 50, "{}", ok(&v)["total"]);
+}
+
+#[test]
+fn a_session_that_records_no_requests_says_so_and_still_routes() {
+    need_chromium!();
+    let f = fixture();
+    let (env, sid) = open(
+        Some(&f.url("/n/index.html")),
+        &["--max-tracked-requests", "0"],
+    );
+    let t = tab(&sid);
+    assert_eq!(shown(&env, &t, "api"), "name:real");
+    for cmd in [
+        &["network", "requests"][..],
+        &["network", "request", "1.1"],
+        &["network", "har", "start"],
+        &["wait", "network-idle", "--timeout", "2000"],
+    ] {
+        let v = on(&env, &t, cmd);
+        assert_failure(&v, "UNSUPPORTED_OPERATION", "--max-tracked-requests 0");
+    }
+    // Routes do not need the recording: an abort in the page, a mock inside the OOPIF.
+    ok(&on(
+        &env,
+        &t,
+        &["network", "route", "*/n/api.json", "--abort", "failed"],
+    ));
+    ok(&on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/n/frame-data.json",
+            "--fulfill",
+            "--body",
+            r#"{"name":"frame-mocked"}"#,
+        ],
+    ));
+    ok(&on(&env, &t, &["reload"]));
+    assert!(
+        shown(&env, &t, "api").starts_with("error:"),
+        "the fetch was not aborted"
+    );
+    assert_eq!(shown(&env, &t, "frame"), "frame:frame-mocked");
+    let v = on(&env, &t, &["network", "routes"]);
+    assert_eq!(ok(&v)["routes"].as_array().map(Vec::len), Some(2), "{v}");
 }
 
 /// A login that answers with a redirect and a cookie, and a page whose fetch sends the cookie back.

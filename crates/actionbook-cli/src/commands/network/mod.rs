@@ -454,6 +454,15 @@ fn document<T: Serialize + RenderText>(value: &T) -> Result<Document> {
 
 /// The tab's recorder, once it records (its own problems as warnings).
 async fn recorder<'a>(cx: &'a TabCx<'_>) -> Result<&'a NetworkRecorder> {
+    let recorder = router(cx).await?;
+    match recorder.state() {
+        RecorderState::Off => Err(recording_off()),
+        _ => Ok(recorder),
+    }
+}
+
+/// The tab's recorder once it started, recording or only routing (`--max-tracked-requests 0`).
+async fn router<'a>(cx: &'a TabCx<'_>) -> Result<&'a NetworkRecorder> {
     let recorder = cx
         .state
         .services
@@ -465,12 +474,19 @@ async fn recorder<'a>(cx: &'a TabCx<'_>) -> Result<&'a NetworkRecorder> {
     )
     .await;
     match recorder.state() {
-        RecorderState::Recording => Ok(recorder),
+        RecorderState::Recording | RecorderState::Off => Ok(recorder),
         RecorderState::Starting => Err(cx.deadline.timeout("starting the network recorder")),
         RecorderState::Failed(why) => Err(CliError::Unsupported(format!(
             "the tab's requests cannot be recorded: {why}"
         ))),
     }
+}
+
+/// The error of a command that needs the requests, in a session that does not record them.
+pub(crate) fn recording_off() -> CliError {
+    CliError::Unsupported(
+        "this session does not record requests: it was started with --max-tracked-requests 0 (start a session without it to record them)".to_string(),
+    )
 }
 
 /// Warnings every network command carries: drops, lost events, what the recorder cannot see.
@@ -961,7 +977,7 @@ impl TabCommand for Route {
             return Err(CliError::InvalidArgument("the URL pattern is empty".into()));
         }
         let action = self.action(cx.env).await?;
-        let recorder = recorder(cx).await?;
+        let recorder = router(cx).await?;
         // A pattern routed again is replaced, in place.
         let mut routes = recorder.routes();
         let route = RouteRecord {
@@ -992,7 +1008,7 @@ impl TabCommand for Unroute {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
-        let recorder = recorder(cx).await?;
+        let recorder = router(cx).await?;
         let mut routes = recorder.routes();
         let before = routes.len();
         match self.pattern.as_deref().map(str::trim) {
@@ -1024,7 +1040,7 @@ impl TabCommand for Routes {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
-        let recorder = recorder(cx).await?;
+        let recorder = router(cx).await?;
         let mut done = Done::data(document(&RoutesData {
             removed: None,
             routes: recorder.routes().iter().map(RouteItem::from).collect(),

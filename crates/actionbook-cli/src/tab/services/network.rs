@@ -35,7 +35,10 @@
 //! Cost: the recorder is one more session with `Network.enable`, so Chromium builds about eight
 //! events per request (`dataReceived`, the most common, only moves the activity clock here: no
 //! decode, no ledger); response bodies it buffers for `getResponseBody` are capped
-//! ([`network_enable`]). What it costs a page load is in `benches/network.rs` and the README.
+//! ([`network_enable`]). What it costs a page load is in `benches/network.rs` and the README:
+//! Chromium's delivery of those events is most of it, and no CDP switch leaves some of them out.
+//! So a session started with `--max-tracked-requests 0` records nothing: the domain stays off
+//! ([`RecorderState::Off`]) and the recorder only routes.
 //!
 //! Finished requests are kept in a ring of the session's `--max-tracked-requests` (500 by
 //! default); the oldest are dropped and counted. A HAR capture (`network har start`) keeps every
@@ -112,6 +115,8 @@ pub(crate) enum RecorderState {
     Recording,
     /// It could not start, or its session went away (why).
     Failed(String),
+    /// Recording is off (`--max-tracked-requests 0`): no `Network.enable`; routes still apply.
+    Off,
 }
 
 /// One request as the recorder saw it; each hop of a redirect chain is one.
@@ -383,6 +388,10 @@ impl Ledger {
                 har.dropped += 1;
             }
         }
+        if !self.records() {
+            self.dropped_records += 1;
+            return;
+        }
         while self.done.len() >= self.capacity {
             self.done.pop_front();
             self.dropped_records += 1;
@@ -598,6 +607,11 @@ impl Ledger {
         }
     }
 
+    /// Whether requests are recorded (a ring of 0 is recording off).
+    fn records(&self) -> bool {
+        self.capacity > 0
+    }
+
     /// The `Fetch.enable` for the routes, or `None` when there are none.
     fn fetch_enable(&self) -> Option<fetch::Enable> {
         if self.routes.is_empty() {
@@ -688,11 +702,11 @@ impl TabService for NetworkRecorder {
 }
 
 impl NetworkRecorder {
-    /// Sets the ring size and the tab's routes; called before the recorder starts (the routes
-    /// are enabled with its sessions).
+    /// Sets the ring size (0: recording off) and the tab's routes; called before the recorder
+    /// starts (the routes are enabled with its sessions).
     pub fn configure(&self, capacity: usize, routes: Vec<RouteRecord>) {
         let mut ledger = self.shared.lock();
-        ledger.capacity = capacity.clamp(1, MAX_KEPT_REQUESTS);
+        ledger.capacity = capacity.min(MAX_KEPT_REQUESTS);
         ledger.routes = routes;
     }
 
@@ -910,13 +924,16 @@ pub struct RecorderProbe {
 }
 
 impl RecorderProbe {
-    /// Starts recording page `target` (attached as `page`); `Err` with why it could not.
+    /// Starts recording page `target` (attached as `page`) with a ring of `capacity` (0:
+    /// recording off, as `--max-tracked-requests 0`); `Err` with why it could not.
     pub async fn start(
         conn: &Connection,
         target: &TargetId,
         page: &Session,
+        capacity: usize,
     ) -> Result<RecorderProbe, String> {
         let recorder = <NetworkRecorder as TabService>::new(conn, target);
+        recorder.configure(capacity, Vec::new());
         let task = TabService::start(&recorder, page).map(tokio::spawn);
         let probe = RecorderProbe { recorder, task };
         let ready = TabService::ready(&probe.recorder);
@@ -927,7 +944,7 @@ impl RecorderProbe {
             return Err("the recorder did not start in time".to_string());
         }
         match probe.recorder.state() {
-            RecorderState::Recording => Ok(probe),
+            RecorderState::Recording | RecorderState::Off => Ok(probe),
             RecorderState::Failed(why) => Err(why),
             RecorderState::Starting => Err("the recorder is still starting".to_string()),
         }
@@ -936,6 +953,12 @@ impl RecorderProbe {
     /// Requests kept so far (finished and in flight).
     pub fn requests(&self) -> usize {
         self.recorder.requests().len()
+    }
+
+    /// Requests it saw: those kept and those the ring dropped.
+    pub fn seen(&self) -> usize {
+        let dropped = usize::try_from(self.recorder.losses().0).unwrap_or(usize::MAX);
+        self.requests().saturating_add(dropped)
     }
 
     /// Stops recording (its session detaches).
@@ -982,8 +1005,11 @@ impl Shared {
         let shared = Arc::clone(&self);
         let page = session.clone();
         tokio::spawn(async move {
-            let routes = shared.lock().fetch_enable();
-            let r = enable(&page, false, routes.as_ref(), false).await;
+            let (routes, record) = {
+                let ledger = shared.lock();
+                (ledger.fetch_enable(), ledger.records())
+            };
+            let r = enable(&page, false, routes.as_ref(), record, false).await;
             if let Err(e) = &r.network {
                 shared.fail(format!("cannot enable the network domain: {e}"));
                 return;
@@ -999,7 +1025,11 @@ impl Shared {
                     ledger.problem(format!("the page's network routes are not applied: {e}"));
                 }
             }
-            shared.state.send_replace(RecorderState::Recording);
+            shared.state.send_replace(if record {
+                RecorderState::Recording
+            } else {
+                RecorderState::Off
+            });
         });
         Some(session)
     }
@@ -1099,11 +1129,11 @@ impl Shared {
         let child = e.session_id.clone();
         let kind: Arc<str> = Arc::from(e.target_info.r#type.as_str());
         let url = e.target_info.url.clone();
-        let routes = {
+        let (routes, record) = {
             let mut ledger = self.lock();
             ledger.sessions.insert(child.clone(), kind.clone());
             ledger.parents.insert(child.clone(), parent.clone());
-            ledger.fetch_enable()
+            (ledger.fetch_enable(), ledger.records())
         };
         let session = self.conn.session(child.clone());
         let resume = e.waiting_for_debugger;
@@ -1111,7 +1141,7 @@ impl Shared {
         tokio::spawn(async move {
             // A target that does not do networking (or went away) still has to run.
             let forced = crate::fault::fails("child-network-enable");
-            let r = enable(&session, resume, routes.as_ref(), forced).await;
+            let r = enable(&session, resume, routes.as_ref(), record, forced).await;
             let mut ledger = shared.lock();
             if !ledger.sessions.contains_key(&child) {
                 return;
@@ -1501,13 +1531,15 @@ struct Enabled {
     fetch: Result<(), CdpError>,
 }
 
-/// Enables the network domain, auto-attach (paused) and the routes' `Fetch` on one of the
-/// recorder's sessions, then resumes its target if it was paused. Sent in order before any answer
-/// is awaited: a paused target may answer only once resumed, and must not run before its routes.
+/// Enables the network domain (when it records), auto-attach (paused) and the routes' `Fetch` on
+/// one of the recorder's sessions, then resumes its target if it was paused. Sent in order before
+/// any answer is awaited: a paused target may answer only once resumed, and must not run before
+/// its routes.
 async fn enable(
     session: &Session,
     resume: bool,
     routes: Option<&fetch::Enable>,
+    record: bool,
     forced_failure: bool,
 ) -> Enabled {
     let t = deadline::QUICK_CALL;
@@ -1535,6 +1567,9 @@ async fn enable(
     };
     let enable = network_enable();
     let network = async {
+        if !record {
+            return Ok(());
+        }
         if forced_failure {
             // The test hook (`fault::fails`): as if Chromium had refused.
             return Err(CdpError::Protocol {
