@@ -246,7 +246,7 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
     );
 }
 
-/// Requests the recorder saw while `page` loaded, its ring `capacity` requests (0: off).
+/// Requests the recorder saw of a load of `url` (21 requests), its ring `capacity` (0: off).
 async fn recorder_saw(browser: &cdp_protocol::Browser, url: &str, capacity: usize) -> usize {
     let (target_id, session) = match open_blank_page(browser).await {
         Ok(p) => p,
@@ -272,8 +272,12 @@ async fn recorder_saw(browser: &cdp_protocol::Browser, url: &str, capacity: usiz
         Ok(Some(Ok(_))) => {}
         other => panic!("no load event: {other:?}"),
     }
-    // Events of the load still on their way are in once a round trip on the connection is.
-    let _ = session.send(&page::Enable).await;
+    // The recorder applies the load's events on a task of its own: given time to (the whole
+    // load for a recording one, a while for one that should see nothing).
+    let until = Instant::now() + Duration::from_secs(if capacity > 0 { 10 } else { 1 });
+    while probe.seen() < 21 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let seen = probe.seen();
     probe.stop().await;
     seen
