@@ -22,6 +22,7 @@ use crate::session::launch::{
 use crate::session::process::end_launched;
 use crate::session::targets::{self, PageTarget, refresh_tabs};
 use crate::store::{self, Intent, SessionRecord, TabRecord, artifacts};
+use crate::tab::services::network;
 use crate::tab::{BrowserSession, Sessions, attach};
 use crate::{fault, model::ClientEnv};
 use cdp_protocol::Browser;
@@ -334,6 +335,17 @@ impl Start {
                 "session '{id}' is bound to profile '{bound}' but --profile '{p}' was passed; omit --profile to reuse the session"
             )));
         }
+        if let Some(n) = self.max_tracked_requests
+            && rec.max_tracked_requests.unwrap_or(network::KEPT_REQUESTS) != n
+        {
+            let kept = match rec.max_tracked_requests {
+                Some(0) => "records no requests".to_string(),
+                k => format!("keeps {}", k.unwrap_or(network::KEPT_REQUESTS)),
+            };
+            warnings.push(format!(
+                "--max-tracked-requests is set when a session starts; session '{id}' {kept} (ignored)"
+            ));
+        }
         let conn = slot.connect(deadline).await?;
         let first = rec
             .tabs
@@ -427,10 +439,10 @@ impl GlobalCommand for Start {
         };
 
         let max_tracked_requests = match self.max_tracked_requests {
-            Some(n) if n > crate::tab::services::network::MAX_KEPT_REQUESTS => {
+            Some(n) if n > network::MAX_KEPT_REQUESTS => {
                 return Err(CliError::InvalidArgument(format!(
                     "--max-tracked-requests takes 0 (recording off) to {}, not {n}",
-                    crate::tab::services::network::MAX_KEPT_REQUESTS
+                    network::MAX_KEPT_REQUESTS
                 )));
             }
             n => n,

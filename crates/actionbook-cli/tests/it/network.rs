@@ -691,6 +691,25 @@ fn a_session_that_records_no_requests_says_so_and_still_routes() {
     assert_eq!(shown(&env, &t, "frame"), "frame:frame-mocked");
     let v = on(&env, &t, &["network", "routes"]);
     assert_eq!(ok(&v)["routes"].as_array().map(Vec::len), Some(2), "{v}");
+
+    // Attaching to the session with another ring size says it is not taken.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--set-session-id",
+        &sid,
+        "--max-tracked-requests",
+        "50",
+    ]);
+    ok(&v);
+    let warnings = v["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("--max-tracked-requests") && warnings.contains("records no requests"),
+        "{v}"
+    );
+    let v = on(&env, &t, &["network", "requests"]);
+    assert_failure(&v, "UNSUPPORTED_OPERATION", "--max-tracked-requests 0");
 }
 
 /// A login that answers with a redirect and a cookie, and a page whose fetch sends the cookie back.
