@@ -14,6 +14,7 @@
 //! Run with `cargo bench -p actionbook-workspace --bench network`.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -107,7 +108,9 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
     let mut probe = None;
     let mut off_probe = None;
     let mut watcher = None;
-    let mut counter = None;
+    // A task beside the load: the event counter, or the Fetch mode's continuer.
+    let mut side_task = None;
+    let mut continued: Option<Arc<AtomicUsize>> = None;
     match mode {
         Mode::Plain => {}
         Mode::Recorder => match RecorderProbe::start(&conn, &target_id, &session, 500).await {
@@ -141,16 +144,20 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
                 panic!("Fetch.enable: {e}");
             }
             let session = w.clone();
-            counter = Some(tokio::spawn(async move {
+            let done = Arc::new(AtomicUsize::new(0));
+            continued = Some(done.clone());
+            side_task = Some(tokio::spawn(async move {
                 while let Some(Ok(p)) = paused.recv().await {
                     let s = session.clone();
+                    let done = done.clone();
                     tokio::spawn(async move {
-                        let _ = s
-                            .send(&fetch::ContinueRequest {
-                                request_id: p.request_id,
-                                ..Default::default()
-                            })
-                            .await;
+                        let call = fetch::ContinueRequest {
+                            request_id: p.request_id,
+                            ..Default::default()
+                        };
+                        if s.send(&call).await.is_ok() {
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
                     });
                 }
             }));
@@ -175,7 +182,7 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
                         .capacity(64 * 1024),
                 );
                 let counts = counts.clone();
-                counter = Some(tokio::spawn(async move {
+                side_task = Some(tokio::spawn(async move {
                     while let Some(ev) = events.recv().await {
                         let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
                         let bytes = ev.params.get().len() as u64;
@@ -232,12 +239,18 @@ async fn load_ms(browser: &cdp_protocol::Browser, url: &str, mode: Mode, counts:
         p.stop().await;
     }
     if let Some(w) = watcher {
-        // Events still queued are counted before the counter goes.
+        // Events still queued are counted (and pauses continued) before the side task goes.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let _ = w.detach().await;
     }
-    if let Some(c) = counter {
+    if let Some(c) = side_task {
         c.abort();
+    }
+    if let Some(n) = continued {
+        // The load could not end with requests held, but a mode that paused nothing would
+        // measure the bare page.
+        let n = n.load(Ordering::Relaxed);
+        assert!(n >= 200, "only {n} responses were paused and continued");
     }
     let _ = conn
         .browser()

@@ -309,6 +309,14 @@ impl Start {
                 "extension mode is not supported yet; use --mode local, or --cdp-endpoint to attach to a running browser".into(),
             ));
         }
+        if let Some(n) = self.max_tracked_requests
+            && n > network::MAX_KEPT_REQUESTS
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "--max-tracked-requests takes 0 (recording off) to {}, not {n}",
+                network::MAX_KEPT_REQUESTS
+            )));
+        }
         if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
             return Err(CliError::InvalidArgument(
                 "--mode cloud needs --cdp-endpoint <ws:// or http:// URL> of the remote browser"
@@ -438,15 +446,6 @@ impl GlobalCommand for Start {
             None => headless.then_some(launch::DEFAULT_WINDOW_SIZE),
         };
 
-        let max_tracked_requests = match self.max_tracked_requests {
-            Some(n) if n > network::MAX_KEPT_REQUESTS => {
-                return Err(CliError::InvalidArgument(format!(
-                    "--max-tracked-requests takes 0 (recording off) to {}, not {n}",
-                    network::MAX_KEPT_REQUESTS
-                )));
-            }
-            n => n,
-        };
         // The profile of a browser we launch: checked before anything starts.
         let profile = match &self.cdp_endpoint {
             Some(_) => None,
@@ -483,7 +482,7 @@ impl GlobalCommand for Start {
             }
         };
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
-        record.max_tracked_requests = max_tracked_requests;
+        record.max_tracked_requests = self.max_tracked_requests;
 
         let committed = match auto_number {
             Some(n) => sessions.commit_session_id(n).await,

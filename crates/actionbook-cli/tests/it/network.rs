@@ -708,6 +708,17 @@ fn a_session_that_records_no_requests_says_so_and_still_routes() {
         warnings.contains("--max-tracked-requests") && warnings.contains("records no requests"),
         "{v}"
     );
+    // A value out of range is refused there too, not ignored.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--set-session-id",
+        &sid,
+        "--max-tracked-requests",
+        "100001",
+    ]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--max-tracked-requests");
     let v = on(&env, &t, &["network", "requests"]);
     assert_failure(&v, "UNSUPPORTED_OPERATION", "--max-tracked-requests 0");
 }

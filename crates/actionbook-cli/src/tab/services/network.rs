@@ -388,6 +388,7 @@ impl Ledger {
                 har.dropped += 1;
             }
         }
+        // A ring of 0 (recording off) has no slot to free: the loop below would never end.
         if !self.records() {
             self.dropped_records += 1;
             return;
