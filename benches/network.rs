@@ -11,6 +11,9 @@
 //! 2. `browser network requests` on a full ring (500 requests) against `browser title` through the
 //!    in-process engine, same tab, same run (criterion).
 //!
+//! `NETWORK_BENCH_IMAGE_DELAY_MS` has the server answer each image after that long, as a page
+//! whose requests cross a real network (0 by default: the recorder's worst case).
+//!
 //! Run with `cargo bench -p actionbook-workspace --bench network`.
 
 use std::collections::BTreeMap;
@@ -32,6 +35,16 @@ const GIF: &[u8] = &[
     0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
+
+/// How long the server takes to answer each image (`NETWORK_BENCH_IMAGE_DELAY_MS`; 0, the worst
+/// case for the recorder, unless set): a page whose requests cross a real network.
+fn image_delay() -> Duration {
+    let ms = std::env::var("NETWORK_BENCH_IMAGE_DELAY_MS")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0);
+    Duration::from_millis(ms)
+}
 
 /// Rounds per mode (`NETWORK_BENCH_ROUNDS` overrides).
 fn rounds() -> usize {
@@ -269,7 +282,8 @@ fn median(v: &mut [f64]) -> f64 {
 fn network(c: &mut Criterion) {
     let rt = test_support::runtime();
     let server = rt.block_on(FixtureServer::start());
-    server.route("/img.gif", "image/gif", GIF.to_vec());
+    let delay = image_delay();
+    server.route_delayed("/img.gif", "image/gif", GIF.to_vec(), delay);
     // 1. Page-load overhead, interleaved: the modes take turns, each round in another order.
     let modes: Vec<Mode> = match std::env::var("NETWORK_BENCH_MODES") {
         Ok(list) => list
@@ -306,7 +320,8 @@ fn network(c: &mut Criterion) {
     for (i, m) in modes.iter().enumerate() {
         let t = median(&mut times[i]);
         println!(
-            "page load with 200 requests, {rounds} rounds interleaved: {m:?} median {t:.1} ms, ratio to {:?} {:.3}",
+            "page load with 200 requests (each answered after {} ms), {rounds} rounds interleaved: {m:?} median {t:.1} ms, ratio to {:?} {:.3}",
+            delay.as_millis(),
             modes[0],
             t / base
         );
@@ -331,7 +346,8 @@ fn network(c: &mut Criterion) {
     }
     drop(browser);
 
-    // 2. `network requests` on a full ring against `title`.
+    // 2. `network requests` on a full ring against `title` (images answered at once again).
+    server.route("/img.gif", "image/gif", GIF.to_vec());
     let many: String = (0..600)
         .map(|i| format!("<img src=\"/img.gif?ring={i}\" width=1 height=1>"))
         .collect();
