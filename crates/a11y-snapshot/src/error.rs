@@ -36,6 +36,14 @@ pub enum SnapshotError {
         /// The selector that matched nothing.
         selector: String,
     },
+    /// The selector names a node that is no element (the document, a comment, an attribute).
+    #[error("{target} is {node}, not an element: name an element instead")]
+    NotAnElement {
+        /// The selector, ref or encoded id as given.
+        target: String,
+        /// What it names (`the document`, `a comment`, ...).
+        node: &'static str,
+    },
     /// The selector is not valid CSS / XPath.
     #[error("invalid selector {selector:?}: {reason}")]
     InvalidSelector {

@@ -226,9 +226,27 @@ pub async fn resolve<P: PageFrames>(
     }
 }
 
+/// What a node that is not an element or text is, for [`SnapshotError::NotAnElement`]; `None` for
+/// elements and text (which commands take: text reads, clicks at its box).
+fn non_element(node_type: i64) -> Option<&'static str> {
+    match node_type {
+        1 | 3 | 4 => None,
+        2 => Some("an attribute"),
+        7 => Some("a processing instruction"),
+        8 => Some("a comment"),
+        9 => Some("the document"),
+        10 => Some("the doctype"),
+        11 => Some("a document fragment or shadow root"),
+        _ => Some("no element"),
+    }
+}
+
+/// The live, connected node `id` names in `session`, or `None` when it is gone. A node that is
+/// no element (see [`non_element`]) is `NotAnElement` for `label`.
 async fn resolve_backend(
     session: &Session,
     id: i64,
+    label: &str,
     timeout: Duration,
 ) -> Result<Option<RemoteObjectId>, SnapshotError> {
     let cmd = dom::ResolveNode {
@@ -243,11 +261,12 @@ async fn resolve_backend(
     let Some(object_id) = object.object_id else {
         return Ok(None);
     };
-    // A node removed from the document can still be resolvable while it is alive: that is stale too.
-    let connected = session
+    // A node removed from the document can still be resolvable while it is alive: that is stale
+    // too. The same call says what kind of node it is (0: not connected).
+    let node_type = session
         .send_timeout(
             &CallByValue {
-                function_declaration: "function () { return this.isConnected === true; }",
+                function_declaration: "function () { return this.isConnected === true ? this.nodeType : 0; }",
                 object_id: object_id.clone(),
                 return_by_value: true,
                 silent: true,
@@ -255,14 +274,21 @@ async fn resolve_backend(
             timeout,
         )
         .await
-        .map(|r| r.result.value == serde_json::Value::Bool(true))
-        .unwrap_or(false);
-    if connected {
-        Ok(Some(object_id))
-    } else {
+        .ok()
+        .and_then(|r| r.result.value.as_i64())
+        .unwrap_or(0);
+    if node_type == 0 {
         release(session, object_id).await;
-        Ok(None)
+        return Ok(None);
     }
+    if let Some(node) = non_element(node_type) {
+        release(session, object_id).await;
+        return Err(SnapshotError::NotAnElement {
+            target: label.to_string(),
+            node,
+        });
+    }
+    Ok(Some(object_id))
 }
 
 async fn release(session: &Session, object_id: RemoteObjectId) {
@@ -284,7 +310,7 @@ async fn by_identity<P: PageFrames>(
         reason: format!("its frame {} is gone", exp.frame_index),
     })?;
     if let Some(object_id) =
-        resolve_backend(&frame.session, exp.backend_node_id, opts.timeout).await?
+        resolve_backend(&frame.session, exp.backend_node_id, label, opts.timeout).await?
     {
         return Ok(ResolvedNode {
             frame_id: frame.frame_id,
@@ -434,7 +460,11 @@ async fn by_query<P: PageFrames>(
                 });
             }
             Ok(None) => {}
-            Err(e @ SnapshotError::InvalidSelector { .. }) => return Err(e),
+            Err(
+                e @ (SnapshotError::InvalidSelector { .. } | SnapshotError::NotAnElement { .. }),
+            ) => {
+                return Err(e);
+            }
             Err(e) if f.frame_index == 0 => return Err(e),
             Err(_) => {} // a child frame that went away or has no context yet
         }
@@ -508,5 +538,12 @@ async fn eval_in_frame<P: PageFrames>(
             opts.timeout,
         )
         .await?;
+    if let Some(node) = non_element(described.node.node_type) {
+        release(&f.session, object_id).await;
+        return Err(SnapshotError::NotAnElement {
+            target: sel.to_string(),
+            node,
+        });
+    }
     Ok(Some((object_id, described.node.backend_node_id.get())))
 }

@@ -623,6 +623,7 @@ impl CliError {
                  run `browser snapshot` again"
             )),
             SnapshotError::InvalidSelector { .. }
+            | SnapshotError::NotAnElement { .. }
             | SnapshotError::InvalidRef { .. }
             | SnapshotError::InvalidEncodedId { .. }
             | SnapshotError::InvalidXPath { .. } => {

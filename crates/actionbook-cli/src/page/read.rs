@@ -573,6 +573,8 @@ pub(crate) struct AxFacts {
     pub checked: Option<bool>,
     /// See `checked`.
     pub selected: Option<bool>,
+    /// The node is a document (Chromium's `RootWebArea`, printed as `generic`), not an element.
+    pub document: bool,
 }
 
 fn ax_facts(n: &accessibility::AxNode) -> AxFacts {
@@ -583,7 +585,7 @@ fn ax_facts(n: &accessibility::AxNode) -> AxFacts {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let (role, _) = a11y_snapshot::roles::map_role(&raw_role);
+    let (role, kind) = a11y_snapshot::roles::map_role(&raw_role);
     let name = n
         .name
         .as_ref()
@@ -608,13 +610,15 @@ fn ax_facts(n: &accessibility::AxNode) -> AxFacts {
             role.to_string()
         },
         name: a11y_snapshot::roles::clean_text(name),
-        ignored: n.ignored,
+        // List bullets and inline text boxes repeat what their element says: as good as absent.
+        ignored: n.ignored || kind == a11y_snapshot::roles::RoleKind::DropSubtree,
         backend: n.backend_dom_node_id.map(|b| b.get()),
         children: n.child_ids.clone().unwrap_or_default(),
         parent: n.parent_id.clone(),
         id: n.node_id.clone(),
         checked: prop("checked"),
         selected: prop("selected"),
+        document: raw_role == "RootWebArea",
     }
 }
 

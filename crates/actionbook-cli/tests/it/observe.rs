@@ -17,7 +17,7 @@ fn fixture() -> Fixture {
     f.html(
         "/obs.html",
         &format!(
-            r#"<!doctype html><html><head><title>Observe</title>
+            r#"<!doctype html><html><head><!-- a comment --><title>Observe</title>
 <style>body {{ margin: 0; font: 16px sans-serif }} #big {{ height: 2000px }}</style></head><body>
 <h1 id="title">Observe fixture</h1>
 <p id="intro">Hello <b>agent</b>, this is a test page.</p>
@@ -344,6 +344,49 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
         "{v}"
     );
     assert_eq!(v["data"]["nearby"]["next_sibling"], Value::Null, "{v}");
+    // Siblings and children whose text is one level down (plain `<div>`s, which Chromium's tree
+    // ignores, and a `<span>` inside one) are named by it; a hidden one and the list bullet are not.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "describe",
+            ".list .item:nth-of-type(2)",
+            "--nearby",
+        ],
+        &t,
+    );
+    assert_eq!(
+        v["data"]["nearby"]["previous_sibling"], "generic \"Item A\"",
+        "{v}"
+    );
+    assert_eq!(
+        v["data"]["nearby"]["next_sibling"], "generic \"Item C\"",
+        "{v}"
+    );
+    let v = tab_json(&env, &["browser", "describe", ".list", "--nearby"], &t);
+    assert_eq!(
+        v["data"]["nearby"]["children"],
+        serde_json::json!([
+            "generic \"Item A\"",
+            "generic \"Item B\"",
+            "generic \"Item C\""
+        ]),
+        "{v}"
+    );
+    let v = tab_json(&env, &["browser", "describe", "#john", "--nearby"], &t);
+    assert_eq!(
+        v["data"]["nearby"]["children"],
+        serde_json::json!(["text \"John Smith\"", "button \"Edit\""]),
+        "{v}"
+    );
+    // Selectors that name no element are refused as such (not an internal error).
+    for (sel, what) in [("/", "the document"), ("//comment()", "a comment")] {
+        let v = tab_json(&env, &["browser", "describe", sel], &t);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{sel}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(what), "{sel}: {v}");
+    }
     let r = tab_run(&env, &["browser", "describe", "#edit", "--nearby"], &t).ok();
     assert_eq!(
         body(&r),
@@ -406,29 +449,44 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     assert_eq!(body(&r)[0], "button \"Remote button\"", "{r:?}");
     assert_eq!(body(&r)[2], "point: 450,640", "{r:?}");
     assert_eq!(body(&r)[3], format!("ref: {remote}"), "{r:?}");
-    let b = tab_json(&env, &["browser", "box", "#title"], &t);
-    let (x, y) = (
-        b["data"]["value"]["x"].as_f64().unwrap_or(0.0) + 5.0,
-        b["data"]["value"]["y"].as_f64().unwrap_or(0.0) + 5.0,
-    );
-    let v = tab_json(
-        &env,
-        &[
-            "browser",
-            "inspect-point",
-            &format!("{x},{y}"),
-            "--parent-depth",
-            "1",
-        ],
-        &t,
-    );
+    let point_of = |sel: &str| {
+        let b = tab_json(&env, &["browser", "box", sel], &t);
+        format!(
+            "{},{}",
+            b["data"]["value"]["x"].as_f64().unwrap_or(0.0) + 5.0,
+            b["data"]["value"]["y"].as_f64().unwrap_or(0.0) + 5.0
+        )
+    };
+    let inspect = |point: &str, depth: &str| {
+        tab_json(
+            &env,
+            &["browser", "inspect-point", point, "--parent-depth", depth],
+            &t,
+        )
+    };
+    let v = inspect(&point_of("#title"), "1");
     assert_eq!(v["data"]["element"]["role"], "heading", "{v}");
     assert_eq!(v["data"]["element"]["selector"], "#title", "{v}");
-    assert_eq!(
-        v["data"]["parents"].as_array().map(Vec::len),
-        Some(1),
-        "{v}"
-    );
+    // Parents are the elements that mean something (the body is ignored), never the document.
+    assert_eq!(v["data"]["parents"], serde_json::json!([]), "{v}");
+    let edit = point_of("#edit");
+    let v = inspect(&edit, "1");
+    assert_eq!(v["data"]["element"]["selector"], "#edit", "{v}");
+    let roles = |v: &Value| -> Vec<String> {
+        v["data"]["parents"]
+            .as_array()
+            .map(|ps| ps.iter().map(|p| p["role"].to_string()).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(roles(&v), ["\"listitem\""], "{v}");
+    // Up to the top, each found again by its selector.
+    let v = inspect(&edit, "50");
+    assert_eq!(roles(&v), ["\"listitem\"", "\"list\""], "{v}");
+    for p in v["data"]["parents"].as_array().cloned().unwrap_or_default() {
+        let sel = p["selector"].as_str().unwrap_or_default();
+        let d = tab_json(&env, &["browser", "describe", sel], &t);
+        assert_eq!(d["data"]["role"], p["role"], "parent {p} of {v}: {d}");
+    }
     for bad in ["5000,10", "a,b", "10", "-1,5"] {
         let v = tab_json(&env, &["browser", "inspect-point", bad], &t);
         assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{bad}: {v}");

@@ -371,12 +371,15 @@ fn name_with_text(n: &AxFacts, all: &[AxFacts]) -> String {
         .children
         .iter()
         .filter_map(|id| all.iter().find(|c| &c.id == id))
-        .filter(|c| c.role == "text")
+        .filter(|c| !c.ignored && (c.role == "text" || (c.role == "generic" && !c.name.is_empty())))
         .map(|c| c.name.as_str())
         .filter(|t| !t.is_empty())
         .collect();
     text.join(" ")
 }
+
+/// Unnamed siblings on each side whose text `--nearby` looks one level further down for.
+const NEARBY_LOOKS: usize = 3;
 
 /// One level around the element, from the accessibility tree: the nearest meaningful ancestor,
 /// the neighbours under its own parent, its first three meaningful children.
@@ -385,62 +388,98 @@ async fn nearby(node: &Located, me: &AxFacts, around: &[AxFacts], deadline: &Dea
     let direct = me
         .parent
         .as_deref()
-        .and_then(|id| around.iter().find(|n| n.id == id));
-    let siblings = match direct.and_then(|p| p.backend) {
+        .and_then(|id| around.iter().find(|n| n.id == id))
+        .cloned();
+    let siblings = match direct.as_ref().and_then(|p| p.backend) {
         Some(backend) => read::ax_tree(node.session(), backend, true, deadline)
             .await
             .unwrap_or_default(),
         None => Vec::new(),
     };
-    let mut all = around.to_vec();
-    all.extend(siblings.iter().cloned());
-    let by_id = |id: &str| all.iter().find(|n| n.id == id);
+    // The parent's own answer first: an ancestor in the element's answer lists the child on the
+    // path first, out of order.
+    let mut pool = siblings;
+    pool.extend_from_slice(around);
+    // The element's siblings, nearest first on each side, and its own children.
+    let (before, after): (Vec<String>, Vec<String>) = match direct
+        .as_ref()
+        .and_then(|d| pool.iter().find(|n| n.id == d.id && !n.children.is_empty()))
+    {
+        Some(p) => match p.children.iter().position(|c| *c == me.id) {
+            Some(at) => (
+                p.children[..at].iter().rev().cloned().collect(),
+                p.children[at + 1..].to_vec(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        },
+        None => (Vec::new(), Vec::new()),
+    };
+    let children = me.children.clone();
+    let near = |ids: &[String]| ids.iter().take(NEARBY_LOOKS).cloned().collect::<Vec<_>>();
+    let wanted: Vec<String> = near(&before)
+        .into_iter()
+        .chain(near(&after))
+        .chain(near(&children))
+        .collect();
+    with_text(node, &wanted, &mut pool, deadline).await;
+    let label = |id: &String| {
+        let k = pool.iter().find(|n| &n.id == id)?;
+        if k.role == "text" && k.name == me.name && me.children.contains(id) {
+            return None; // the element's own text, already its name
+        }
+        let name = name_with_text(k, &pool);
+        significant(k, &name).then(|| summary(&k.role, &name))
+    };
+    let by_id = |id: &str| pool.iter().find(|n| n.id == id);
     let mut parent = None;
-    let mut cur = direct;
+    let mut cur = direct.as_ref().and_then(|d| by_id(&d.id));
     for _ in 0..64 {
         // The root (the document) is no parent worth naming.
-        let Some(p) = cur.filter(|p| p.parent.is_some()) else {
+        let Some(p) = cur.filter(|p| p.parent.is_some() && !p.document) else {
             break;
         };
-        let name = name_with_text(p, &all);
-        if significant(p, &name) {
-            parent = Some(summary(&p.role, &name));
+        if let Some(l) = label(&p.id) {
+            parent = Some(l);
             break;
         }
         cur = p.parent.as_deref().and_then(by_id);
     }
-    let (mut previous_sibling, mut next_sibling) = (None, None);
-    if let Some(p) = direct.and_then(|d| siblings.iter().find(|n| n.backend == d.backend)) {
-        let kids: Vec<&AxFacts> = p
-            .children
-            .iter()
-            .filter_map(|id| siblings.iter().find(|n| &n.id == id))
-            .collect();
-        if let Some(at) = kids.iter().position(|k| k.backend == me.backend) {
-            let label = |k: &AxFacts| {
-                let name = name_with_text(k, &siblings);
-                significant(k, &name).then(|| summary(&k.role, &name))
-            };
-            previous_sibling = kids[..at].iter().rev().find_map(|k| label(k));
-            next_sibling = kids[at + 1..].iter().find_map(|k| label(k));
-        }
-    }
-    let children = me
-        .children
-        .iter()
-        .filter_map(|id| by_id(id))
-        .filter(|c| !(c.role == "text" && c.name == me.name))
-        .filter_map(|c| {
-            let name = name_with_text(c, &all);
-            significant(c, &name).then(|| summary(&c.role, &name))
-        })
-        .take(3)
-        .collect();
     Nearby {
         parent,
-        previous_sibling,
-        next_sibling,
-        children,
+        previous_sibling: near(&before).iter().find_map(label),
+        next_sibling: near(&after).iter().find_map(label),
+        children: children.iter().filter_map(label).take(3).collect(),
+    }
+}
+
+/// Brings into `pool` the nodes `ids` name with their own children, where it lacks them or they
+/// have no name (their text is one level down: `<li>Jane <b>Roe</b></li>`). Chromium leaves out
+/// the children of an ignored node (a plain `<div>`), so those are fetched by id: a DOM node's
+/// accessibility id is its backend node id, which is checked on the answer.
+async fn with_text(node: &Located, ids: &[String], pool: &mut Vec<AxFacts>, deadline: &Deadline) {
+    let fetch: Vec<i64> = ids
+        .iter()
+        .filter(|id| match pool.iter().find(|n| &n.id == *id) {
+            Some(n) => !n.ignored && n.name.is_empty() && !n.children.is_empty(),
+            None => true,
+        })
+        .filter_map(|id| id.parse::<i64>().ok().filter(|b| *b > 0))
+        .collect();
+    let found = join_all(
+        fetch
+            .iter()
+            .map(|b| read::ax_tree(node.session(), *b, true, deadline)),
+    )
+    .await;
+    for (b, nodes) in fetch.iter().zip(found) {
+        let Ok(nodes) = nodes else { continue };
+        // Only when the id really was the node's backend id.
+        if nodes
+            .iter()
+            .any(|n| n.backend == Some(*b) && n.id == b.to_string())
+        {
+            pool.extend(nodes);
+        }
     }
 }
 
@@ -608,9 +647,12 @@ impl TabCommand for InspectPoint {
                 let Some(n) = ax.iter().find(|n| n.id == id) else {
                     break;
                 };
+                // The document is no element: the chain ends below it.
+                if n.document {
+                    break;
+                }
                 if !n.ignored
                     && n.role != "none"
-                    && n.role != "RootWebArea"
                     && let Some(b) = n.backend
                 {
                     chain.push(b);
