@@ -60,13 +60,24 @@ pub(crate) async fn run_tab<C: TabCommand>(
             CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or(CliError::Cdp(e)),
             other => other,
         };
-        failure_of(
-            name,
-            traits,
-            Some(Context::tab(&target.session, &target.tab)),
-            &e,
-        )
+        failure_of(name, traits, Some(failed_context(&slot, &target)), &e)
     })
+}
+
+/// The context of a tab command that failed: the tab's last known URL (spec 3.1: an error names
+/// the page it happened on), and its window when the session has several. Not read from the page
+/// again: a failure may be a page that does not answer.
+fn failed_context(slot: &BrowserSession, target: &TabTarget) -> Context {
+    let mut context = Context::tab(&target.session, &target.tab);
+    slot.with_record(|r| {
+        if let Some(tab) = r.tab(&target.tab)
+            && !tab.url.is_empty()
+        {
+            context.url = Some(tab.url.clone());
+        }
+        context.window_id = r.context_window(&target.tab);
+    });
+    context
 }
 
 /// Stage 1: the session and the tab's slot; on failure, the context located so far.

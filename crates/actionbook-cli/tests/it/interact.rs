@@ -272,10 +272,19 @@ fn a_ref_from_before_a_click_navigation_is_stale() {
         "earlier page",
     );
     // A ref never handed out is simply not found.
-    assert_error(
-        &on(&env, &t, &["click", "@e9999"]),
-        "ELEMENT_NOT_FOUND",
-        "@e9999",
+    let v = on(&env, &t, &["click", "@e9999"]);
+    assert_error(&v, "ELEMENT_NOT_FOUND", "@e9999");
+    // A failure names the page it happened on (spec 3.1), in JSON and in the text header.
+    let page2 = f.url("/page2.html");
+    assert_eq!(v["context"]["url"], page2.as_str(), "{v}");
+    let mut args = vec!["browser", "click", "@e9999"];
+    args.extend_from_slice(&t);
+    let r = env.run(&args);
+    assert_ne!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr
+            .starts_with(&format!("[{sid} t1] {page2}\nerror ELEMENT_NOT_FOUND: ")),
+        "{r:?}"
     );
     // Numbering goes on, so the new page's refs never reuse the old numbers.
     let snap = on(&env, &t, &["snapshot"]);
