@@ -248,6 +248,10 @@ impl TabCommand for WaitElement {
     }
 }
 
+/// `[readyState, ms since the main document's response started]`.
+const DOCUMENT_AGE: &str = "(() => { const n = performance.getEntriesByType('navigation')[0]; \
+     return [document.readyState, Date.now() - performance.timeOrigin - (n ? n.responseStart : 0)]; })()";
+
 impl TabCommand for WaitNavigation {
     type Data = WaitData;
 
@@ -257,7 +261,8 @@ impl TabCommand for WaitNavigation {
 
     /// The next navigation of the main frame commits and its document loads. One already under
     /// way counts: a document still loading is waited for; a navigation not yet committed is the
-    /// next commit.
+    /// next commit; so does one that ended since the tab's previous command (a script's redirect
+    /// that was quicker than the agent's next call), whose document is then already there.
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
         const WHAT: &str = "browser wait navigation";
         let started = Instant::now();
@@ -266,18 +271,30 @@ impl TabCommand for WaitNavigation {
         let main = cx.main_frame();
         // Subscribed before the first look, so a commit in between is not missed.
         let mut waiter = LoadWaiter::subscribe(&page);
+        // Measured before the page is asked, so a document younger than this is surely newer
+        // than the previous command's end (page clock against page clock: no skew).
+        let since_last_ms = cx
+            .state
+            .last_done
+            .map(|t| t.elapsed().as_secs_f64() * 1000.0);
         let first_look = async {
             tokio::join!(
                 main_document(&cx.page, &cx.deadline),
-                eval::probe::<String>(&page, "document.readyState")
+                // The document's age from its response (when it could commit), not from the
+                // navigation's start, which may precede the previous command's end.
+                eval::probe::<(String, f64)>(&page, DOCUMENT_AGE)
             )
         };
-        let (before, ready) = tokio::time::timeout(deadline.remaining(), first_look)
+        let (before, look) = tokio::time::timeout(deadline.remaining(), first_look)
             .await
             .unwrap_or((None, None));
-        let loading = ready.as_deref().is_some_and(|s| s != "complete");
+        let loading = look.as_ref().is_some_and(|(s, _)| s != "complete");
+        let arrived_since_last = match (look.as_ref(), since_last_ms) {
+            (Some((_, age_ms)), Some(since)) => *age_ms < since,
+            _ => false,
+        };
         let waited = async {
-            if !loading {
+            if !loading && !arrived_since_last {
                 waiter.committed(&main, &deadline, WHAT).await?;
             }
             waiter.loaded(&deadline, WHAT).await

@@ -66,6 +66,9 @@ pub(crate) struct TabState {
     pub landing_binding: Option<cdp_protocol::SessionId>,
     /// The tab's kept snapshots (`browser snapshot --diff`, `--page`, ...).
     pub snapshots: revisions::Revisions,
+    /// When the tab's previous command ended: `wait navigation` takes a document newer than that
+    /// as the navigation it waits for.
+    pub last_done: Option<std::time::Instant>,
 }
 
 impl TabState {

@@ -203,6 +203,7 @@ async fn run_watched<C: TabCommand>(cmd: C, cx: &mut TabCx<'_>) -> Result<Done<C
 
 /// Stage 5: what the outcome means for the tab.
 fn settle<D>(cx: &mut TabCx<'_>, traits: CommandTraits, done: Result<Done<D>>) -> Result<Done<D>> {
+    cx.state.last_done = Some(std::time::Instant::now());
     if let Err(CliError::PageCrashed { .. }) = &done {
         cx.state.crashed = true;
     }

@@ -323,6 +323,26 @@ fn wait_navigation_and_condition() {
             .ends_with("/w/next.html"),
         "{v}"
     );
+    // A navigation that ended before the wait was called (quicker than the agent) counts: its
+    // document arrived after the tab's previous command.
+    eval(
+        &env,
+        &t,
+        "setTimeout(() => { location.href = '/w/index.html'; }, 100), 1",
+    );
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "5000"]);
+    let d = ok(&v);
+    assert!(
+        d["observed_value"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/index.html"),
+        "{v}"
+    );
+    assert_eq!(d["observed_value"]["ready_state"], "complete", "{v}");
+    // ... once: the next wait is for a navigation after that one.
+    timed_out(&on(&env, &t, &["wait", "navigation", "--timeout", "600"]));
 
     // Conditions: a value set by a timer; a promise; a throw; a timeout.
     eval(
