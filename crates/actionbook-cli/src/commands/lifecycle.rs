@@ -421,6 +421,15 @@ impl GlobalCommand for Start {
             });
         }
 
+        // `--profile` of a running session, no other id asked for: attach to that session
+        // ("create or attach"; the reference CLI reuses it too).
+        if let (Some(name), None, None) = (&self.profile, &self.set_session_id, &self.cdp_endpoint)
+            && let Some(holder) = profile_holder(sessions, &sessions.home().profile_dir(name))
+        {
+            let id = holder.id.clone();
+            return self.reuse(&id, holder, warnings, deadline).await;
+        }
+
         let (session_id, auto_number) = match &self.set_session_id {
             Some(id) => (id.clone(), None),
             None => {
@@ -542,6 +551,14 @@ struct NewProfile {
     dir: std::path::PathBuf,
 }
 
+/// The running session whose browser uses the profile directory `dir`.
+fn profile_holder(sessions: &Sessions, dir: &std::path::Path) -> Option<Arc<BrowserSession>> {
+    sessions.all().into_iter().find(|s| {
+        s.with_record(|r| r.profile_dir.as_deref() == Some(dir))
+            && s.observed_status() == SessionStatus::Running
+    })
+}
+
 impl Start {
     /// The profile of a new session `session_id`: `--profile` or one of its own, refused when a
     /// running session uses it.
@@ -555,10 +572,7 @@ impl Start {
         } else {
             sessions.home().auto_profile_dir(session_id)
         };
-        if let Some(holder) = sessions.all().into_iter().find(|s| {
-            s.with_record(|r| r.profile_dir.as_deref() == Some(dir.as_path()))
-                && s.observed_status() == SessionStatus::Running
-        }) {
+        if let Some(holder) = profile_holder(sessions, &dir) {
             return Err(CliError::ProfileInUse {
                 profile: name,
                 session: holder.id.clone(),
@@ -738,10 +752,12 @@ impl SessionCommand for Status {
         Ok(Done::data(StatusData {
             session: session_info(slot),
             tabs,
+            // Every session can: `pdf` prints through Page.printToPDF and `upload` sets files
+            // through DOM.setFileInputFiles, whatever launched the browser.
             capabilities: Capabilities {
                 snapshot: true,
-                pdf: false,
-                upload: false,
+                pdf: true,
+                upload: true,
             },
         }))
     }

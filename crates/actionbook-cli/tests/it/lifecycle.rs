@@ -103,7 +103,10 @@ fn ids_contexts_and_tabs() {
     let v = env.json(&["browser", "status", "--session", "s1"]);
     assert_eq!(v["data"]["session"]["tabs_count"], 2);
     assert_eq!(v["data"]["tabs"].as_array().map(Vec::len), Some(2));
-    assert_eq!(v["data"]["capabilities"]["snapshot"], true);
+    assert_eq!(
+        v["data"]["capabilities"],
+        serde_json::json!({"snapshot": true, "pdf": true, "upload": true})
+    );
 
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["data"]["total_sessions"], 3);
@@ -139,8 +142,31 @@ fn profile_in_use_and_restart() {
     let env = Env::new();
     let f = site();
     env.start(&["--profile", "work", "--open-url", &f.url("/index.html")]);
+    // Start with a profile in use attaches to the session that has it ("create or attach")...
+    let browsers = env.browser_pids();
     let v = env.json(&["browser", "start", "--headless", "--profile", "work"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["reused"], true, "{v}");
+    assert_eq!(v["context"]["session_id"], "s1", "{v}");
+    assert_eq!(v["data"]["tab"]["url"], f.url("/index.html"), "{v}");
+    assert_eq!(env.browser_pids(), browsers, "another browser was started");
+    // ... but a new session under another id cannot have it.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--profile",
+        "work",
+        "--set-session-id",
+        "other",
+    ]);
     assert_eq!(v["error"]["code"], "SESSION_ALREADY_EXISTS", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("'work'") && m.contains("'s1'")),
+        "{v}"
+    );
     let r = env.run(&["browser", "restart", "--session", "s1"]).ok();
     assert_eq!(r.stdout, "[s1 t1]\nok browser restart\nstatus: running\n");
     let v = env.json(&["browser", "restart", "--session", "s1"]);
