@@ -31,6 +31,8 @@ async function (op, arg) {
   const AIMED = Symbol.for('actionbook.aimed');
   const REPORTED = Symbol.for('actionbook.reported');
   const el = this;
+  // A frame element's pointer input goes to the document inside it, which this one never sees.
+  const owner = ['iframe', 'frame', 'object', 'embed'].includes(String(el.localName));
   const doc = el && el.ownerDocument;
   const win = doc && doc.defaultView;
   if (!win) return { status: 'notconnected' };
@@ -182,7 +184,7 @@ async function (op, arg) {
     const tw = topWin();
     return {
       status: 'ok', seen, url: String(tw.location.href), title: String(tw.document.title),
-      focusChanged: deepActive() !== probe.focusBefore, token: probe.token,
+      focusChanged: deepActive() !== probe.focusBefore, token: probe.token, owner,
     };
   };
   // What the default action of a click on this path may do, from the nearest element that has
@@ -320,9 +322,10 @@ async function (op, arg) {
     if (moved) return { status: 'moving' };
     const moves = probe.seen.filter((s) => /^(pointer|mouse)(move|over)$/.test(s[0]));
     const astray = moves.find((s) => !s[1]);
+    // With no move gone astray in this document, a frame element's move went inside it.
     return {
       status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels,
-      hovered: moves.some((s) => s[1]), by: astray ? astray[2] : undefined,
+      hovered: moves.some((s) => s[1]) || (owner && !astray), by: astray ? astray[2] : undefined,
     };
   }
   if (op === 'up') {
@@ -345,11 +348,11 @@ async function (op, arg) {
   }
   if (op === 'peek') {
     const probe = el[KEY];
-    return probe ? { status: 'ok', seen: probe.seen.slice() } : { status: 'lost' };
+    return probe ? { status: 'ok', seen: probe.seen.slice(), owner } : { status: 'lost' };
   }
   if (op === 'finish') {
     const probe = el[KEY];
-    return probe ? { status: 'ok', seen: probe.stop() } : { status: 'lost' };
+    return probe ? { status: 'ok', seen: probe.stop(), owner } : { status: 'lost' };
   }
   if (op === 'after') {
     // A navigation the input scheduled as a task (a form submitted by Enter) has started after

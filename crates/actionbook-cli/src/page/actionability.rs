@@ -242,6 +242,9 @@ struct Reply {
     hovered: bool,
     #[serde(default)]
     seen: Vec<Value>,
+    /// The element hosts a document (`finish`, `peek`).
+    #[serde(default)]
+    owner: bool,
 }
 
 /// An element aimed at: the action point in page coordinates, listeners installed.
@@ -276,6 +279,9 @@ pub(crate) struct Seen {
     pub events: Vec<Event>,
     /// The document was gone when asked (the page navigated).
     pub gone: bool,
+    /// The element is a frame element: its pointer input went to the document inside it, which
+    /// these events do not show.
+    pub frame_owner: bool,
 }
 
 impl Seen {
@@ -309,6 +315,7 @@ impl Seen {
         Seen {
             events,
             gone: false,
+            frame_owner: false,
         }
     }
 }
@@ -562,11 +569,14 @@ async fn read_seen(node: &Located, op: &str, deadline: &Deadline, selector: &str
         )
         .await;
     match r {
-        Ok(r) if r.status == "ok" => Seen::from_values(r.seen),
+        Ok(r) if r.status == "ok" => Seen {
+            frame_owner: r.owner,
+            ..Seen::from_values(r.seen)
+        },
         Ok(_) => Seen::default(),
         Err(_) => Seen {
-            events: Vec::new(),
             gone: true,
+            ..Seen::default()
         },
     }
 }

@@ -113,13 +113,19 @@ struct AfterReply {
     focus_changed: bool,
     #[serde(default)]
     token: Option<String>,
+    /// The element is a frame element (see [`Seen::frame_owner`]).
+    #[serde(default)]
+    owner: bool,
 }
 
 impl AfterReply {
     /// The page after the action, from a reply that is `ok`; `None` otherwise.
     fn page_after(self) -> Option<PageAfter> {
         (self.status == "ok").then(|| PageAfter {
-            seen: Seen::from_values(self.seen),
+            seen: Seen {
+                frame_owner: self.owner,
+                ..Seen::from_values(self.seen)
+            },
             info: Some((self.url, self.title)),
             focus_changed: self.focus_changed,
             reported: false,
@@ -453,8 +459,8 @@ const REPORT_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 async fn after(page: &Session, reach: Reach<'_>, deadline: &Deadline) -> Result<PageAfter> {
     let gone = PageAfter {
         seen: Seen {
-            events: Vec::new(),
             gone: true,
+            ..Seen::default()
         },
         info: None,
         focus_changed: false,

@@ -348,6 +348,13 @@ fn mouse_move_cursor_position_and_drag() {
 </style></head><body>
 <ul id="list"><li draggable="true" id="i1">One</li><li draggable="true" id="i2">Two</li><li draggable="true" id="i3">Three</li></ul>
 <div id="box" style="width: 100px; height: 100px; background: #ccf; position: absolute; left: 400px; top: 20px"></div>
+<iframe id="fr" style="position: absolute; left: 50px; top: 400px; width: 200px; height: 100px; border: 0" srcdoc="<body style='margin:0'><div id=zone style='height:100px'>zone</div><script>
+  window.drops = []; window.clicks = 0;
+  const z = document.getElementById('zone');
+  z.addEventListener('dragover', e => e.preventDefault());
+  z.addEventListener('drop', e => { e.preventDefault(); drops.push(e.dataTransfer.getData('text/plain')); });
+  z.addEventListener('click', () => clicks++);
+</script></body>"></iframe>
 <script>
   let dragged = null;
   for (const li of document.querySelectorAll('li')) {
@@ -418,4 +425,20 @@ fn mouse_move_cursor_position_and_drag() {
         on(&env, &t, &["cursor-position"])["data"],
         json!({ "x": 500, "y": 300 })
     );
+
+    // A frame element as the destination: the drop lands in the document inside it (once), and
+    // is confirmed there. Hover and click on a frame element reach the document inside it.
+    let frame = "document.getElementById('fr').contentWindow";
+    let v = on(&env, &t, &["drag", "#i2", "#fr"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        v["data"]["destination"],
+        json!({ "selector": "#fr" }),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, &format!("{frame}.drops")), json!(["i2"]));
+    assert_eq!(on(&env, &t, &["hover", "#fr"])["ok"], true);
+    let v = on(&env, &t, &["click", "#fr"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(value(&env, &t, &format!("{frame}.clicks")), json!(1));
 }

@@ -377,6 +377,41 @@ impl TabCommand for CursorPosition {
     }
 }
 
+/// The drop point on `node` (at `at`, when given), without scrolling; NOT_ACTIONABLE naming why not.
+async fn aim_drop(
+    graph: &frame_graph::FrameGraph,
+    node: &locate::Located,
+    at: Option<(f64, f64)>,
+    deadline: &Deadline,
+    dest: &str,
+) -> Result<actionability::Aim> {
+    let opts = AimOptions {
+        at,
+        scroll: Scroll::Never,
+        ..AimOptions::pointer(Checks::DROP)
+    };
+    actionability::aim(graph, node, &opts, deadline, dest)
+        .await?
+        .map_err(|why| CliError::NotActionable {
+            action: "browser drag".into(),
+            selector: dest.to_string(),
+            reason: why.reason(),
+            by: why.by().map(str::to_string),
+            detail: why.describe(),
+            ms: deadline.timeout_ms(),
+        })
+}
+
+/// Whether `node` is an `<iframe>` or `<frame>` (its pointer input goes to the document inside).
+async fn is_frame_element(node: &locate::Located) -> bool {
+    node.handle
+        .probe::<bool>(
+            "function() { return this.localName === 'iframe' || this.localName === 'frame'; }",
+        )
+        .await
+        .unwrap_or(false)
+}
+
 /// How many moves a drag makes from its source to its destination.
 const DRAG_STEPS: u32 = 10;
 
@@ -404,7 +439,7 @@ impl TabCommand for Drag {
         let from = (ready.aim.x, ready.aim.y);
         // Where the drop goes (the dragged element may be under the pointer there: no hit test).
         let graph = cx.state.frames.graph(&page, &deadline).await?;
-        let (dest_node, at) = match &dest {
+        let (mut dest_node, at) = match &dest {
             Spot::Element(sel) => (pointer::locate_waiting(cx, sel).await?, None),
             Spot::Point(x, y, _) => {
                 let (n, at) =
@@ -412,26 +447,27 @@ impl TabCommand for Drag {
                 (n, Some(at))
             }
         };
-        let opts = AimOptions {
-            at,
-            scroll: Scroll::Never,
-            ..AimOptions::pointer(Checks::DROP)
+        let mut aimed = aim_drop(&graph, &dest_node, at, &deadline, dest.text()).await;
+        // A frame element takes no drop itself: the document inside it does, at that point. The
+        // drop is aimed at (and watched on) the element there.
+        if let Ok(a) = &aimed
+            && matches!(dest, Spot::Element(_))
+            && is_frame_element(&dest_node).await
+        {
+            let (x, y) = (a.x, a.y);
+            a.finish(&dest_node, &deadline, dest.text()).await;
+            let (inner, point) =
+                locate::at_point(&mut cx.state.frames, &page, x, y, &deadline).await?;
+            aimed = aim_drop(&graph, &inner, Some(point), &deadline, dest.text()).await;
+            dest_node = inner;
+        }
+        let drop_aim = match aimed {
+            Ok(a) => a,
+            Err(e) => {
+                ready.finish(&deadline, source.text()).await;
+                return Err(e);
+            }
         };
-        let drop_aim =
-            match actionability::aim(&graph, &dest_node, &opts, &deadline, dest.text()).await? {
-                Ok(a) => a,
-                Err(why) => {
-                    ready.finish(&deadline, source.text()).await;
-                    return Err(CliError::NotActionable {
-                        action: "browser drag".into(),
-                        selector: dest.text().to_string(),
-                        reason: why.reason(),
-                        by: why.by().map(str::to_string),
-                        detail: why.describe(),
-                        ms: deadline.timeout_ms(),
-                    });
-                }
-            };
         let to = (drop_aim.x, drop_aim.y);
         page.send_timeout(
             &cdp_input::SetInterceptDrags { enabled: true },

@@ -255,7 +255,7 @@ async fn wait(poll: &mut Poll, deadline: &Deadline) -> bool {
 
 /// Whether a press reached the element, from what its document saw: the first `pointerdown` or
 /// `mousedown` must be on it (a document that went away was navigated by the input, which the
-/// confirmed hover had already shown to be on the element).
+/// confirmed hover had already shown to be on the element; a frame element's is inside it).
 pub(crate) fn pressed_on_target(seen: &Seen) -> std::result::Result<(), NotReady> {
     if seen.gone {
         return Ok(());
@@ -265,6 +265,8 @@ pub(crate) fn pressed_on_target(seen: &Seen) -> std::result::Result<(), NotReady
         Some(e) => Err(NotReady::Covered {
             by: e.by.clone().unwrap_or_else(|| "another element".into()),
         }),
+        // A frame element's press is in the document inside it, at the point its hover checked.
+        None if seen.frame_owner => Ok(()),
         None => Err(NotReady::Missed { by: None }),
     }
 }
