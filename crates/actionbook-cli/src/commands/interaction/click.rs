@@ -346,14 +346,18 @@ impl TabCommand for MouseMove {
             }
         };
         in_viewport(cx, &spot).await?;
-        move_onto(
+        let done = move_onto(
             cx,
             &spot,
             ActionKind::MouseMove,
             "browser mouse-move",
             Checks::NONE,
         )
-        .await
+        .await?;
+        // Where the pointer is is all this command changes: on disk before it answers, so a
+        // daemon killed right after still knows it (other pointer commands write it soon after).
+        cx.update_tab_if(|_| true).await?;
+        Ok(done)
     }
 }
 
