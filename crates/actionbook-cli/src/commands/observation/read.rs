@@ -647,7 +647,8 @@ impl TabCommand for InspectPoint {
                 let Some(n) = ax.iter().find(|n| n.id == id) else {
                     break;
                 };
-                // The document is no element: the chain ends below it.
+                // The document is no element: the chain ends below it (in a frame, at the
+                // frame's own document; the frame element is in another document).
                 if n.document {
                     break;
                 }
