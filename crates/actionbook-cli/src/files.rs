@@ -42,6 +42,19 @@ pub fn write_file_whole(
     write_whole(path, 0o644, false, fill)
 }
 
+/// `Err` when `path` exists and is neither a regular file nor a symbolic link: renaming over a
+/// device (`/dev/null`), a socket or a pipe would replace it with the file.
+pub fn refuse_special(path: &Path) -> std::io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() && !m.file_type().is_symlink() => {
+            Err(std::io::Error::other(
+                "it exists and is not a regular file (a device, a pipe, a socket or a directory)",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn write_whole(
     path: &Path,
     mode: u32,
@@ -65,6 +78,7 @@ fn write_whole(
         }
         let bytes = f.metadata()?.len();
         drop(f);
+        refuse_special(path)?;
         fs::rename(&tmp, path)?;
         Ok(bytes)
     })();
@@ -77,7 +91,7 @@ fn write_whole(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
+    use std::os::unix::fs::{FileTypeExt as _, PermissionsExt as _};
 
     #[test]
     fn writes_whole_files_with_the_mode_asked_and_leaves_no_temp_file() -> std::io::Result<()> {
@@ -99,6 +113,20 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path())?.count(), 1);
         // No parent directory: an error, nothing created.
         assert!(write_durable(&dir.path().join("no/such/x"), b"x", 0o600).is_err());
+        // A device is never replaced by the file.
+        let null = Path::new("/dev/null");
+        assert!(write_file_whole(null, |w| w.write_all(b"x")).is_err());
+        assert!(fs::metadata(null)?.file_type().is_char_device());
+        // A FIFO neither (made without a device node's privileges).
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()?
+                .success()
+        );
+        assert!(write_file_whole(&fifo, |w| w.write_all(b"x")).is_err());
+        assert!(fs::symlink_metadata(&fifo)?.file_type().is_fifo());
         Ok(())
     }
 }

@@ -95,6 +95,7 @@ pub(crate) fn check_target(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Err(fail("it is a directory"));
     }
+    crate::files::refuse_special(path).map_err(|e| fail(&e.to_string()))?;
     match path.parent().map(std::fs::metadata) {
         Some(Ok(m)) if m.is_dir() => Ok(()),
         Some(Ok(_)) => Err(fail("its parent is not a directory")),
