@@ -369,6 +369,9 @@ fn har_records_what_happened_between_start_and_stop_as_valid_har() {
         &["network", "har", "stop", "/nonexistent-dir/trace.har"],
     );
     assert_failure(&v, "ARTIFACT_WRITE_FAILED", "/nonexistent-dir/trace.har");
+    // So does one the disk refuses only when written (no file can be made in /proc).
+    let v = on(&env, &t, &["network", "har", "stop", "/proc/trace.har"]);
+    assert_failure(&v, "ARTIFACT_WRITE_FAILED", "/proc/trace.har");
 
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("trace.har");

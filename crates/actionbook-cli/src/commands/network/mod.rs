@@ -787,8 +787,9 @@ impl TabCommand for HarStop {
                     .into(),
             ));
         }
-        // Checked before the capture is taken: a bad path keeps the recording running.
-        let Some(capture) = recorder.har_stop() else {
+        // The capture ends only once its file is written: a path that fails (checked above, or
+        // refused by the disk below) keeps the recording running.
+        let Some(capture) = recorder.har_snapshot() else {
             return Err(CliError::InvalidArgument(
                 "no HAR recording runs in this tab".into(),
             ));
@@ -823,6 +824,7 @@ impl TabCommand for HarStop {
             path: shown.clone(),
             source,
         })?;
+        recorder.har_end();
         let mut done = Done::data(document(&HarStopData {
             path: shown,
             entries: file.log.entries.len(),
@@ -852,13 +854,22 @@ const REASONS: &[&str] = &[
 ];
 
 fn parse_header(h: &str) -> Result<(String, String)> {
+    // HTTP's rules (RFC 9110): a name of token characters, a value without line breaks or NUL;
+    // Chromium refuses others when the route is applied, which would leave the request hanging.
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
     match h.split_once(':') {
-        Some((k, v)) if !k.trim().is_empty() && !k.trim().contains(char::is_whitespace) => {
+        Some((k, v))
+            if !k.trim().is_empty()
+                && k.trim().chars().all(token)
+                && !v.chars().any(|c| matches!(c, '\r' | '\n' | '\0')) =>
+        {
             Ok((k.trim().to_string(), v.trim().to_string()))
         }
         // The value is not echoed: it may be a credential.
         _ => Err(CliError::InvalidArgument(
-            "--header takes `Name: value` (a name without spaces, a colon, the value)".into(),
+            "--header takes `Name: value`: a name of letters, digits and !#$%&'*+-.^_`|~, a colon, \
+             a value without line breaks"
+                .into(),
         )),
     }
 }
@@ -1074,6 +1085,30 @@ mod tests {
         );
         let e = parse_header("no colon secret").unwrap_err();
         assert!(!e.to_string().contains("secret"));
+        // What Chromium would refuse when the route applies (the request then hung) is refused
+        // when the route is added, without echoing the value.
+        for bad in [
+            "A: b\r\nC: d",
+            "A: b\nsecret",
+            "Bäd: b",
+            "A B: c",
+            ": c",
+            "A\0: b",
+        ] {
+            let e = parse_header(bad).unwrap_err();
+            assert!(!e.to_string().contains("secret"), "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn an_accepted_header_is_a_valid_http_header(h in "[\\x00-\\xff]{0,12}:?[\\x00-\\xff]{0,12}") {
+            if let Ok((k, v)) = parse_header(&h) {
+                proptest::prop_assert!(!k.is_empty());
+                proptest::prop_assert!(k.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)));
+                proptest::prop_assert!(!v.contains(['\r', '\n', '\0']));
+            }
+        }
     }
 
     #[test]

@@ -894,10 +894,12 @@ impl NetworkRecorder {
         true
     }
 
-    /// Ends the HAR capture: what it kept, then the requests of it still in flight (by start).
-    pub fn har_stop(&self) -> Option<HarCapture> {
-        let mut ledger = self.shared.lock();
-        let mut har = ledger.har.take()?;
+    /// What the HAR capture holds now: what it kept, then the requests of it still in flight (by
+    /// start). It keeps running until [`NetworkRecorder::har_end`] (so a file that could not be
+    /// written loses nothing).
+    pub fn har_snapshot(&self) -> Option<HarCapture> {
+        let ledger = self.shared.lock();
+        let mut har = ledger.har.clone()?;
         let mut live: Vec<RequestRecord> = ledger
             .in_flight
             .values()
@@ -907,6 +909,11 @@ impl NetworkRecorder {
         live.sort_by_key(|r| r.seq);
         har.entries.extend(live);
         Some(har)
+    }
+
+    /// Ends the HAR capture (its file was written).
+    pub fn har_end(&self) {
+        self.shared.lock().har = None;
     }
 
     /// Whether a HAR capture runs.
@@ -1300,9 +1307,19 @@ impl Shared {
             {
                 // The URL only: a request's headers may carry credentials.
                 shared.lock().problem(format!(
-                    "a route could not be applied to {}: {err}",
+                    "a route could not be applied to {} (the request was failed instead): {err}",
                     e.request.url
                 ));
+                // A paused request nobody answers hangs the page until it gives up: fail it.
+                let _ = session
+                    .send_timeout(
+                        &fetch::FailRequest {
+                            request_id: e.request_id,
+                            error_reason: "Failed".into(),
+                        },
+                        t,
+                    )
+                    .await;
             }
         });
     }
