@@ -144,6 +144,18 @@ fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
                     "invalid header '{h}': empty name"
                 )));
             }
+            // HTTP's rules (RFC 9110); the value is not echoed (it may be an API key).
+            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if !k.chars().all(token) {
+                return Err(CliError::InvalidArgument(format!(
+                    "invalid header name '{k}': letters, digits and !#$%&'*+-.^_`|~ only"
+                )));
+            }
+            if v.contains(['\r', '\n', '\0']) {
+                return Err(CliError::InvalidArgument(format!(
+                    "invalid value of header '{k}': it has a line break or NUL"
+                )));
+            }
             Ok((k.to_string(), v.trim().to_string()))
         })
         .collect()
@@ -316,6 +328,19 @@ impl Start {
                 "--max-tracked-requests takes 0 (recording off) to {}, not {n}",
                 network::MAX_KEPT_REQUESTS
             )));
+        }
+        if let Some(ep) = &self.cdp_endpoint {
+            let usable = url::Url::parse(ep).ok().is_some_and(|u| {
+                matches!(u.scheme(), "ws" | "wss" | "http" | "https") && u.host().is_some()
+            });
+            if !usable {
+                // Not echoed: an endpoint URL may carry an API key.
+                return Err(CliError::InvalidArgument(
+                    "--cdp-endpoint takes a ws://, wss://, http:// or https:// URL with a host \
+                     (e.g. http://127.0.0.1:9222 or ws://127.0.0.1:9222/devtools/browser/<id>)"
+                        .into(),
+                ));
+            }
         }
         if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
             return Err(CliError::InvalidArgument(
@@ -1076,5 +1101,8 @@ mod tests {
         );
         assert!(parse_headers(&["nocolon".to_string()]).is_err());
         assert!(parse_headers(&[":v".to_string()]).is_err());
+        for bad in ["A: b\r\nHost: evil", "Bäd: b", "A B: c"] {
+            assert!(parse_headers(&[bad.to_string()]).is_err(), "{bad:?}");
+        }
     }
 }

@@ -223,6 +223,11 @@ fn cdp_endpoint_attaches_and_close_detaches() {
         &ws,
     ]);
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+    // An endpoint that is no URL of a browser is the caller's mistake, said before any connect.
+    for bad in ["", "not a url", "ftp://127.0.0.1:9222", "ws://"] {
+        let v = env.json(&["browser", "start", "--cdp-endpoint", bad]);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{bad:?}: {v}");
+    }
     // Closing the attached session leaves the browser running.
     env.run(&["browser", "close", "--session", "remote"]).ok();
     assert_eq!(env.main_browser_pids(), owner);
