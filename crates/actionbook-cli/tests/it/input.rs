@@ -75,6 +75,18 @@ fn press_type_and_focus() {
         value(&env, &t, "document.getElementById('long').value"),
         long
     );
+    // A text longer than its --timeout allows stops there (TIMEOUT saying how far it got) and
+    // leaves the tab free at once, instead of typing on after the answer.
+    let huge = "x".repeat(20_000);
+    let v = on(&env, &t, &["type", "#long", &huge, "--timeout", "1000"]);
+    assert_failure(&v, "TIMEOUT", "stopped after");
+    let typed = value(&env, &t, "document.getElementById('long').value.length");
+    let after = value(&env, &t, "document.getElementById('long').value.length");
+    assert_eq!(typed, after, "typing went on after the answer");
+    assert!(
+        typed.as_u64().unwrap_or(0) < 20_000 + long.len() as u64,
+        "{typed}"
+    );
     on(&env, &t, &["focus", "#q"]);
     assert_failure(
         &on(&env, &t, &["type", "#form", "x"]),

@@ -89,7 +89,13 @@ impl TabCommand for Press {
         let what = "the focused element";
         actionability::listen(&node, KEY_EVENTS, &deadline, what).await?;
         before.arm(&page);
-        let sent = keyboard::send_keys(&page, &keyboard::chord_events(&chord), &deadline).await;
+        let sent = keyboard::send_keys(
+            &page,
+            &keyboard::chord_events(&chord),
+            &deadline,
+            "browser press",
+        )
+        .await;
         let seen = actionability::finish_listening(&node, &deadline, what).await;
         sent?;
         if !keys_arrived(&seen) {
@@ -165,8 +171,13 @@ impl TabCommand for Type {
         let node = typing_target(cx, selector).await?;
         actionability::listen(&node, KEY_EVENTS, &deadline, selector).await?;
         before.arm(&page);
-        let sent =
-            keyboard::send_keys(&page, &keyboard::typing_events(&self.text), &deadline).await;
+        let sent = keyboard::send_keys(
+            &page,
+            &keyboard::typing_events(&self.text),
+            &deadline,
+            "browser type",
+        )
+        .await;
         let seen = actionability::finish_listening(&node, &deadline, selector).await;
         sent?;
         let want = keyboard::keystrokes(&self.text);

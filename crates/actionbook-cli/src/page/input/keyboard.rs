@@ -367,9 +367,19 @@ pub(crate) async fn send_keys(
     page: &Session,
     events: &[DispatchKeyEvent],
     deadline: &Deadline,
+    what: &str,
 ) -> Result<()> {
-    let cap = deadline.remaining().max(deadline::INSERT_TEXT_MIN);
-    for batch in events.chunks(KEY_EVENTS_IN_FLIGHT) {
+    for (i, batch) in events.chunks(KEY_EVENTS_IN_FLIGHT).enumerate() {
+        // Stops at the deadline (a long text must not run on, holding the tab, after the
+        // command has given up), saying how far it got.
+        if deadline.is_over() {
+            let sent = i * KEY_EVENTS_IN_FLIGHT;
+            return Err(deadline.timeout(&format!(
+                "{what} (stopped after {sent} of {} key events)",
+                events.len()
+            )));
+        }
+        let cap = deadline.remaining().max(deadline::INSERT_TEXT_MIN);
         try_join_all(batch.iter().map(|e| page.send_timeout(e, cap))).await?;
     }
     Ok(())
