@@ -367,7 +367,24 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
         let (_, _, left) = drain.status();
         return restart(&mut stream, build, left).await;
     };
-    let env = engine.execute(frame.request).await;
+    // A read or a wait whose client went away (killed, or given up on its own timeout) stops:
+    // nobody reads its answer, and it would hold the tab until its own --timeout, however long.
+    // Other commands finish (a start, a close or an eval cut midway would leave things half
+    // done), bounded by their --timeout.
+    let cancellable = crate::commands::CommandSpec::of(frame.request.command.name())
+        .is_some_and(|s| s.traits.read_only || s.traits.needs_timeout);
+    let run = engine.execute(frame.request);
+    let env = if cancellable {
+        tokio::select! {
+            env = run => env,
+            () = client_gone(&stream) => {
+                drop(in_flight);
+                return Ok(());
+            }
+        }
+    } else {
+        run.await
+    };
     // Never a dropped connection: a reply too large for one frame is answered as a failure.
     let written = match wire::encode_reply(&env, frame.text) {
         Ok(bytes) => {
@@ -383,6 +400,22 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
     drop(in_flight);
     written?;
     Ok(())
+}
+
+/// Resolves when the client closed its end (it sends nothing after its request).
+async fn client_gone(stream: &UnixStream) {
+    let mut buf = [0u8; 64];
+    loop {
+        if stream.readable().await.is_err() {
+            return;
+        }
+        match stream.try_read(&mut buf) {
+            Ok(0) => return,
+            Ok(_) => {} // stray bytes: not a close
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -57,7 +57,17 @@ pub(crate) async fn run_tab<C: TabCommand>(
     .await;
     result.unwrap_or_else(|e| {
         let e = match e {
-            CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or(CliError::Cdp(e)),
+            CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or_else(|| {
+                // The tab was closed (`close-tab`, or by the page) while the command ran.
+                if slot.with_record(|r| r.tab(&target.tab).is_none()) {
+                    CliError::TabNotFound {
+                        session: target.session.to_string(),
+                        tab: target.tab.to_string(),
+                    }
+                } else {
+                    CliError::Cdp(e)
+                }
+            }),
             other => other,
         };
         failure_of(name, traits, Some(failed_context(&slot, &target)), &e)

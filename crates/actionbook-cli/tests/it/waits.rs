@@ -538,3 +538,84 @@ fn a_wait_does_not_hold_the_other_tabs() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     timed_out(&v);
 }
+
+/// A wait whose client is gone (killed, or given up) stops at once instead of holding its tab
+/// until its own `--timeout`, however long that is.
+#[test]
+fn a_wait_whose_client_is_gone_frees_the_tab() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let mut waiting = env
+        .command(
+            &[
+                &[
+                    "browser",
+                    "wait",
+                    "condition",
+                    "false",
+                    "--timeout",
+                    "600000",
+                ][..],
+                &t,
+            ]
+            .concat(),
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the waiting client");
+    // The wait is running once another command on the tab queues behind it: give it a moment.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+    let v = on(&env, &t, &["title", "--timeout", "10000"]);
+    assert_eq!(ok(&v)["value"], "Waits", "{v}");
+}
+
+/// A tab closed while a command runs on it: the command answers TAB_NOT_FOUND (not a CDP
+/// connection error).
+#[test]
+fn a_tab_closed_under_a_wait_is_not_found() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/w/index.html"),
+        "--session",
+        &sid,
+    ]);
+    let tab = v["context"]["tab_id"].as_str().unwrap_or("t2").to_string();
+    let t = ["--session", sid.as_str(), "--tab", tab.as_str()];
+    let waiting = env
+        .command(
+            &[
+                &[
+                    "--json",
+                    "browser",
+                    "wait",
+                    "element",
+                    "#never",
+                    "--timeout",
+                    "60000",
+                ][..],
+                &t,
+            ]
+            .concat(),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the waiting client");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let v = env.json(&["browser", "close-tab", "--session", &sid, "--tab", &tab]);
+    assert_eq!(v["ok"], true, "{v}");
+    let out = waiting.wait_with_output().expect("the waiting client");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(v["error"]["code"], "TAB_NOT_FOUND", "{v}");
+}
