@@ -17,7 +17,7 @@ use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, CommandTraits, TabTarget};
 use crate::reply::{Done, failure_of, success};
-use crate::session::targets::refresh_tabs;
+use crate::session::targets::{self, refresh_tabs};
 use crate::tab::services::{crash, dialogs::DialogAnswerer};
 use crate::tab::{BrowserSession, Sessions, TabCommand, TabCx, TabSlot, TabState, attach};
 
@@ -55,23 +55,36 @@ pub(crate) async fn run_tab<C: TabCommand>(
         finish(name, &mut cx, done).await
     }
     .await;
-    result.unwrap_or_else(|e| {
-        let e = match e {
-            CliError::Cdp(e) if e.is_closed() => slot.crashed_error().unwrap_or_else(|| {
-                // The tab was closed (`close-tab`, or by the page) while the command ran.
-                if slot.with_record(|r| r.tab(&target.tab).is_none()) {
-                    CliError::TabNotFound {
-                        session: target.session.to_string(),
-                        tab: target.tab.to_string(),
-                    }
-                } else {
-                    CliError::Cdp(e)
-                }
-            }),
-            other => other,
-        };
-        failure_of(name, traits, Some(failed_context(&slot, &target)), &e)
-    })
+    let e = match result {
+        Ok(envelope) => return envelope,
+        Err(CliError::Cdp(e)) if e.is_closed() => match slot.crashed_error() {
+            Some(gone) => gone,
+            None if tab_gone(&slot, &target).await => CliError::TabNotFound {
+                session: target.session.to_string(),
+                tab: target.tab.to_string(),
+            },
+            None => CliError::Cdp(e),
+        },
+        Err(other) => other,
+    };
+    failure_of(name, traits, Some(failed_context(&slot, &target)), &e)
+}
+
+/// Whether the tab's page is gone (closed by `close-tab` or by itself while a command ran on
+/// it): no longer in the session's record, or no longer among the browser's pages.
+async fn tab_gone(slot: &BrowserSession, target: &TabTarget) -> bool {
+    let Some(target_id) = slot.with_record(|r| r.tab(&target.tab).map(|t| t.target_id.clone()))
+    else {
+        return true;
+    };
+    let Some(conn) = slot.conn() else {
+        return false;
+    };
+    let look = Deadline::after_ms(2000);
+    match targets::page_targets(&conn, &look).await {
+        Ok(pages) => !pages.iter().any(|p| p.target_id == target_id),
+        Err(_) => false,
+    }
 }
 
 /// The context of a tab command that failed: the tab's last known URL (spec 3.1: an error names
