@@ -785,6 +785,38 @@ fn screenshots_pdfs_and_annotations() {
     let v = tab_json(&env, &["browser", "pdf", &pdf], &t);
     assert_eq!(v["data"]["artifact"]["mime_type"], "application/pdf");
     assert!(std::fs::read(&pdf).unwrap_or_default().starts_with(b"%PDF"));
+
+    // A tab in the background is captured too, every time (its hidden page drew no frame: every
+    // other capture ran out of time).
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/same.html"),
+        "--session",
+        &sid,
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    for i in 0..3 {
+        let shot = p(&format!("background{i}.png"));
+        let v = tab_json(
+            &env,
+            &["browser", "screenshot", &shot, "--timeout", "8000"],
+            &t,
+        );
+        assert_eq!(v["ok"], true, "capture {i}: {v}");
+        let v = env.json(&["browser", "eval", "1", "--session", &sid, "--tab", "t2"]);
+        assert_eq!(v["ok"], true, "{v}");
+        let v = env.json(&[
+            "browser",
+            "screenshot",
+            &p("t2.png"),
+            "--session",
+            &sid,
+            "--tab",
+            "t2",
+        ]);
+        assert_eq!(v["ok"], true, "{v}");
+    }
 }
 
 #[test]

@@ -239,6 +239,9 @@ impl TabCommand for Screenshot {
             full_page: self.full && clip.is_none(),
             clip,
         };
+        // A background tab's page is hidden and draws no frames: a capture of it waited for one
+        // (every other time, until the timeout). Shown first, as a click shows it.
+        crate::page::input::mouse::bring_to_front(&page, &deadline).await?;
         let overlay = if self.annotate {
             let labels = labels(cx, shot.full_page, &deadline).await?;
             Some(Overlay::draw(&page, &labels, !shot.full_page, &deadline).await?)
