@@ -268,6 +268,20 @@ pub fn valid_profile_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.')
 }
 
+/// Whether `name` is an HTTP header name (RFC 9110: token characters only).
+pub fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+/// Whether `value` can be an HTTP header value: no line break or NUL (which would end the header
+/// or the request early).
+pub fn valid_header_value(value: &str) -> bool {
+    !value.contains(['\r', '\n', '\0'])
+}
+
 /// What the caller's process knows and the engine cannot: its environment and working directory.
 ///
 /// The CLI fills it from its own process for every request (the daemon may have been started from

@@ -144,14 +144,13 @@ fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
                     "invalid header '{h}': empty name"
                 )));
             }
-            // HTTP's rules (RFC 9110); the value is not echoed (it may be an API key).
-            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-            if !k.chars().all(token) {
+            // HTTP's rules; the value is not echoed (it may be an API key).
+            if !model::valid_header_name(k) {
                 return Err(CliError::InvalidArgument(format!(
                     "invalid header name '{k}': letters, digits and !#$%&'*+-.^_`|~ only"
                 )));
             }
-            if v.contains(['\r', '\n', '\0']) {
+            if !model::valid_header_value(v) {
                 return Err(CliError::InvalidArgument(format!(
                     "invalid value of header '{k}': it has a line break or NUL"
                 )));

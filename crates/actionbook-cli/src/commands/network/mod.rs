@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::commands::observation::capture::target_path;
 use crate::deadline;
 use crate::error::{CliError, Result};
-use crate::model::TabTarget;
+use crate::model::{self, TabTarget};
 use crate::reply::Done;
 use crate::store::{RouteAction, RouteRecord};
 use crate::tab::services::network::{
@@ -854,15 +854,10 @@ const REASONS: &[&str] = &[
 ];
 
 fn parse_header(h: &str) -> Result<(String, String)> {
-    // HTTP's rules (RFC 9110): a name of token characters, a value without line breaks or NUL;
-    // Chromium refuses others when the route is applied, which would leave the request hanging.
-    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    // HTTP's rules: Chromium refuses other headers when the route is applied, which would leave
+    // the request hanging.
     match h.split_once(':') {
-        Some((k, v))
-            if !k.trim().is_empty()
-                && k.trim().chars().all(token)
-                && !v.chars().any(|c| matches!(c, '\r' | '\n' | '\0')) =>
-        {
+        Some((k, v)) if model::valid_header_name(k.trim()) && model::valid_header_value(v) => {
             Ok((k.trim().to_string(), v.trim().to_string()))
         }
         // The value is not echoed: it may be a credential.
