@@ -539,6 +539,27 @@ fn a_wait_does_not_hold_the_other_tabs() {
     timed_out(&v);
 }
 
+/// Starts `wait <args>` on tab `t` in a client of its own (JSON on its stdout) and returns once the
+/// wait holds the tab: a quick command queued behind it runs out of time.
+fn holding_wait(env: &Env, t: &[&str], args: &[&str]) -> std::process::Child {
+    let mut child = env
+        .command(&[&["--json", "browser", "wait"][..], args, t].concat())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the waiting client");
+    for _ in 0..50 {
+        let v = on(env, t, &["title", "--timeout", "300"]);
+        if v["error"]["code"] == "TIMEOUT" {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the wait never held the tab");
+}
+
 /// A wait whose client is gone (killed, or given up) stops at once instead of holding its tab
 /// until its own `--timeout`, however long that is.
 #[test]
@@ -548,27 +569,7 @@ fn a_wait_whose_client_is_gone_frees_the_tab() {
     let env = Env::new();
     let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let mut waiting = env
-        .command(
-            &[
-                &[
-                    "browser",
-                    "wait",
-                    "condition",
-                    "false",
-                    "--timeout",
-                    "600000",
-                ][..],
-                &t,
-            ]
-            .concat(),
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn the waiting client");
-    // The wait is running once another command on the tab queues behind it: give it a moment.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut waiting = holding_wait(&env, &t, &["condition", "false", "--timeout", "600000"]);
     let _ = waiting.kill();
     let _ = waiting.wait();
     let v = on(&env, &t, &["title", "--timeout", "10000"]);
@@ -592,27 +593,7 @@ fn a_tab_closed_under_a_wait_is_not_found() {
     ]);
     let tab = v["context"]["tab_id"].as_str().unwrap_or("t2").to_string();
     let t = ["--session", sid.as_str(), "--tab", tab.as_str()];
-    let waiting = env
-        .command(
-            &[
-                &[
-                    "--json",
-                    "browser",
-                    "wait",
-                    "element",
-                    "#never",
-                    "--timeout",
-                    "60000",
-                ][..],
-                &t,
-            ]
-            .concat(),
-        )
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn the waiting client");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let waiting = holding_wait(&env, &t, &["element", "#never", "--timeout", "60000"]);
     let v = env.json(&["browser", "close-tab", "--session", &sid, "--tab", &tab]);
     assert_eq!(v["ok"], true, "{v}");
     let out = waiting.wait_with_output().expect("the waiting client");
