@@ -261,11 +261,11 @@ fn search_merges_local_and_remote() {
 #[test]
 fn a_down_or_slow_or_failing_remote_gives_local_results_and_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    // Down: a port nobody listens on any more.
-    let down = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    // Down: a port where connections are refused. It stays the local end of a connected socket
+    // for the whole test, so no server (of this test or another) can be given it.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let held = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let down = held.local_addr().unwrap().port();
     let slow = ApiServer::start(vec![(
         "/api/",
         Canned {

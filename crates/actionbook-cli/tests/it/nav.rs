@@ -1,7 +1,7 @@
 //! Navigation and context updates (spec 5.6, section 9).
 
 use crate::need_chromium;
-use crate::support::{Env, site};
+use crate::support::{Env, RefusedPort, site};
 
 #[test]
 fn goto_back_forward_reload_update_context() {
@@ -49,12 +49,8 @@ fn navigation_failures_and_timeouts() {
     let sid = env.start(&["--open-url", &f.url("/index.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     // A port nobody listens on.
-    let dead = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = l.local_addr().expect("addr").port();
-        drop(l);
-        format!("http://127.0.0.1:{port}/")
-    };
+    let refused = RefusedPort::new();
+    let dead = refused.url("/");
     let v = env.json(&[&["browser", "goto", &dead][..], &t].concat());
     assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
     assert!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, Fixture, assert_failure, on, text, value_until};
+use crate::support::{Env, Fixture, RefusedPort, assert_failure, on, text, value_until};
 
 /// A 1x1 GIF (binary: its body comes back base64).
 const GIF: &[u8] = &[
@@ -18,18 +18,11 @@ const GIF: &[u8] = &[
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
-/// A URL on 127.0.0.1 where nothing listens (a port bound and let go).
-fn refused_url() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
-    format!("http://127.0.0.1:{port}/refused")
-}
-
-fn fixture() -> Fixture {
+/// The site, and the port its page's "refused" fetch goes to (refused while it lives).
+fn fixture() -> (Fixture, RefusedPort) {
     let f = Fixture::start();
-    let refused = refused_url();
+    let refused_port = RefusedPort::new();
+    let refused = refused_port.url("/refused");
     let frame = f.cross_site_url("/n/frame.html");
     f.html(
         "/n/index.html",
@@ -73,7 +66,7 @@ fn fixture() -> Fixture {
         r#"{"name":"frame-real"}"#,
         Duration::ZERO,
     );
-    f
+    (f, refused_port)
 }
 
 fn ok(v: &Value) -> &Value {
@@ -141,7 +134,7 @@ fn urls(data: &Value) -> Vec<String> {
 #[test]
 fn requests_of_every_frame_are_listed_filtered_and_shown_one_by_one() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let t = tab(&sid);
     index_loaded(&env, &t);
@@ -350,7 +343,7 @@ fn har_schema() -> Value {
 #[test]
 fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let t = tab(&sid);
     settle(&env, &t);
@@ -454,7 +447,7 @@ fn shown(env: &Env, t: &[&str], id: &str) -> String {
 #[test]
 fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let t = tab(&sid);
     assert_eq!(shown(&env, &t, "api"), "name:real");
@@ -594,7 +587,7 @@ fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
 #[test]
 fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     f.html(
         "/n/many.html",
         r#"<!doctype html><html><head><title>Many</title></head><body><div id="done">pending</div>
@@ -652,7 +645,7 @@ fn the_ring_keeps_the_latest_requests_and_counts_the_dropped_ones() {
 #[test]
 fn a_session_that_records_no_requests_says_so_and_still_routes() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let (env, sid) = open(
         Some(&f.url("/n/index.html")),
         &["--max-tracked-requests", "0"],
@@ -750,7 +743,7 @@ fn login_fixture(f: &Fixture) {
 #[test]
 fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     login_fixture(&f);
     let (env, sid) = open(None, &[]);
     let t = tab(&sid);
@@ -891,7 +884,7 @@ fn chain<'a>(data: &'a Value, last_url_end: &str) -> Vec<&'a Value> {
 #[test]
 fn raw_headers_go_to_the_hop_chromium_reports_them_for_across_a_redirect_chain() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     // a (302, sets a=1) -> b (answered by a route with a 302: never on the network, so Chromium
     // reports no raw headers for it) -> c (302, sets c=3) -> the page.
     f.route_with(
@@ -1007,7 +1000,7 @@ fn recorded_routes(env: &Env, sid: &str) -> Vec<String> {
 #[test]
 fn routes_of_a_closed_tab_leave_the_session_record() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
     let s = ["--session", sid.as_str()];
     let v = env.json(&[&["browser", "new-tab", &f.url("/n/index.html")][..], &s].concat());
@@ -1058,7 +1051,7 @@ fn routes_of_a_closed_tab_leave_the_session_record() {
 #[test]
 fn a_child_target_the_recorder_cannot_watch_is_a_warning() {
     need_chromium!();
-    let f = fixture();
+    let (f, _refused) = fixture();
     let env = Env::new();
     // The daemon this starts inherits the test hook: every child's Network.enable fails.
     let out = env

@@ -457,3 +457,38 @@ pub fn assert_failure(v: &Value, code: &str, part: &str) {
     let msg = v["error"]["message"].as_str().unwrap_or_default();
     assert!(msg.contains(part), "message {msg:?} lacks {part:?}: {v}");
 }
+
+/// A 127.0.0.1 port where connections are refused for as long as this lives. A port bound and
+/// let go is not enough: another test's server may be given it at once (seen in CI: the page's
+/// "refused" fetch reached a fixture server). Here the port stays the local end of a connected
+/// socket, which no `bind` can be given and which answers every other connection with a reset.
+pub struct RefusedPort {
+    _listener: std::net::TcpListener,
+    client: std::net::TcpStream,
+    _server: std::net::TcpStream,
+}
+
+impl RefusedPort {
+    /// Holds a fresh refused port.
+    pub fn new() -> RefusedPort {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let client = std::net::TcpStream::connect(listener.local_addr().expect("addr"))
+            .expect("connect to own listener");
+        let (server, _) = listener.accept().expect("accept");
+        RefusedPort {
+            _listener: listener,
+            client,
+            _server: server,
+        }
+    }
+
+    /// The refused port.
+    pub fn port(&self) -> u16 {
+        self.client.local_addr().expect("local addr").port()
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port())
+    }
+}
