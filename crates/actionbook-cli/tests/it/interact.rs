@@ -1,6 +1,8 @@
 //! `fill` only types into the element it was given, `click` takes `x,y` coordinates, and a ref from
 //! a page that a click navigated away from is reported stale, never as an internal error.
 
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 
 use crate::need_chromium;
@@ -437,6 +439,70 @@ fn clicks_report_what_their_default_action_did() {
             assert_eq!(v["context"]["title"], title, "{id}: {v}");
             assert_eq!(v["data"]["changed"]["url_changed"], false, "{id}: {v}");
         }
+    }
+}
+
+/// A click whose navigation commits late reports the page it led to, loaded: the engine waits for
+/// the commit, then for the new page's load. (It read the old page's load state, complete
+/// already, while the commit lagged; the URL and title it read next reached the new document
+/// just after its commit, before its load: under load, the title was often still empty.) A
+/// navigation that never commits (a 204, a `mailto:` or `javascript:` link) does not hold the
+/// answer up.
+#[test]
+fn a_click_whose_navigation_commits_late_reports_the_page_it_led_to() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    // Slow to answer, and its load (which sets the title) waits for a slow image.
+    f.route(
+        "/slow-next.html",
+        "text/html; charset=utf-8",
+        r#"<!doctype html><title>Next</title><img src="/slow.gif">
+<script>window.onload = () => { document.title = 'Next loaded'; };</script>"#,
+        Duration::from_millis(300),
+    );
+    f.route("/slow.gif", "image/gif", "", Duration::from_millis(600));
+    f.route_with("/nothing", "204 No Content", &[], "text/plain", "");
+    f.html(
+        "/late.html",
+        r#"<!doctype html><title>Late</title>
+<form id="go" action="/slow-next.html"><input name="q" value="1"></form>
+<a id="link" href="/slow-next.html">link</a>
+<button id="submit-call" type="button" onclick="busy(); document.forms.go.submit()">submit()</button>
+<button id="request-call" type="button" onclick="busy(); document.forms.go.requestSubmit()">requestSubmit()</button>
+<a id="nothing" href="/nothing">204</a>
+<a id="mail" href="mailto:someone@example.com">mail</a>
+<script>
+  // A task queued before the form's navigation task that keeps the page busy: the navigation is
+  // announced at once, and starts long after.
+  function busy() {
+    const c = new MessageChannel();
+    c.port1.onmessage = () => { const t = Date.now(); while (Date.now() - t < 400) {} };
+    c.port2.postMessage(0);
+  }
+</script>
+<a id="js" href="javascript:void(document.title = 'Scripted')">js</a>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/late.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for id in ["#link", "#submit-call", "#request-call"] {
+        on(&env, &t, &["goto", &f.url("/late.html")]);
+        let v = on(&env, &t, &["click", id]);
+        assert_eq!(v["ok"], true, "{id}: {v}");
+        assert_eq!(v["context"]["title"], "Next loaded", "{id}: {v}");
+        assert_eq!(v["data"]["changed"]["url_changed"], true, "{id}: {v}");
+    }
+    on(&env, &t, &["goto", &f.url("/late.html")]);
+    for (id, title) in [("#nothing", "Late"), ("#mail", "Late"), ("#js", "Scripted")] {
+        let started = Instant::now();
+        let v = on(&env, &t, &["click", id]);
+        assert_eq!(v["ok"], true, "{id}: {v}");
+        assert_eq!(v["data"]["changed"]["url_changed"], false, "{id}: {v}");
+        eventually("the page to show the click's doing", || {
+            on(&env, &t, &["title"])["data"]["value"] == title
+        });
+        // Not held up to the command's timeout (30 s) by a commit that never comes.
+        assert!(started.elapsed() < Duration::from_secs(15), "{id}: {v}");
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page, runtime};
 
-use crate::deadline;
+use crate::deadline::{self, Deadline};
 use crate::error::Result;
 use crate::page::eval::{self, ObjectHandle};
 use crate::page::locate::DEEP_ACTIVE_JS;
@@ -18,13 +18,21 @@ use crate::tab::TabCx;
 const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
   c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
-/// The navigation events an action may start.
-const NAV_START: &[&str] = &[
+/// The navigation events an action may start, and the end of a load (a navigation that ends
+/// without a new document: a 204, a download).
+const NAV_EVENTS: &[&str] = &[
     page::FrameRequestedNavigation::METHOD,
     page::FrameStartedLoading::METHOD,
     page::FrameNavigated::METHOD,
     page::NavigatedWithinDocument::METHOD,
+    page::FrameStoppedLoading::METHOD,
 ];
+
+/// How long a navigation announced (requested) but not started is waited for: one that is
+/// dropped before it starts sends nothing more. (A form's navigation starts in a task of its own,
+/// after whatever the page queued before it: long on a busy page.) A `javascript:` or `mailto:`
+/// link, a 204 do not hold a click up: checked.
+const START_GRACE: Duration = Duration::from_secs(2);
 
 /// The frame a navigation event is about.
 fn event_frame(ev: &RawEvent) -> Option<String> {
@@ -37,6 +45,10 @@ fn event_frame(ev: &RawEvent) -> Option<String> {
             .decode::<page::FrameStartedLoading>()
             .ok()
             .map(|e| e.frame_id.into_inner()),
+        page::FrameStoppedLoading::METHOD => ev
+            .decode::<page::FrameStoppedLoading>()
+            .ok()
+            .map(|e| e.frame_id.into_inner()),
         page::FrameNavigated::METHOD => ev
             .decode::<page::FrameNavigated>()
             .ok()
@@ -46,6 +58,70 @@ fn event_frame(ev: &RawEvent) -> Option<String> {
             .ok()
             .map(|e| e.frame_id.into_inner()),
         _ => None,
+    }
+}
+
+/// How far a navigation of the main frame that an action started has got, from its events.
+#[derive(Debug, Default, Clone, Copy)]
+struct Navigation {
+    /// Announced (requested, started or committed).
+    requested: bool,
+    /// Loading.
+    started: bool,
+    /// Committed (a new document, or a move within the document), or ended without one.
+    settled: bool,
+}
+
+impl Navigation {
+    /// Takes in one event (of any frame).
+    fn see(&mut self, ev: &RawEvent, main: &str) {
+        if event_frame(ev).as_deref() != Some(main) {
+            return;
+        }
+        match ev.method.as_str() {
+            page::FrameRequestedNavigation::METHOD => self.requested = true,
+            page::FrameStartedLoading::METHOD => {
+                self.requested = true;
+                self.started = true;
+            }
+            page::FrameNavigated::METHOD | page::NavigatedWithinDocument::METHOD => {
+                self.requested = true;
+                self.settled = true;
+            }
+            // The load of the page before the action may end meanwhile: only a stop after the
+            // action's navigation started ends that navigation.
+            page::FrameStoppedLoading::METHOD if self.started => self.settled = true,
+            _ => {}
+        }
+    }
+
+    /// Takes in the events already queued, without waiting.
+    fn drain(&mut self, events: &mut EventStream, main: &str) {
+        while let Some(ev) = events.try_recv() {
+            self.see(&ev, main);
+        }
+    }
+
+    /// Waits until the navigation has committed or ended: bounded by the deadline, and by
+    /// [`START_GRACE`] while it has not started loading.
+    async fn settle(&mut self, events: &mut EventStream, main: &str, deadline: &Deadline) {
+        let since = tokio::time::Instant::now();
+        while self.requested && !self.settled && !deadline.is_over() {
+            let wait = match self.started {
+                true => deadline.remaining(),
+                false => {
+                    let left = START_GRACE.saturating_sub(since.elapsed());
+                    if left.is_zero() {
+                        return;
+                    }
+                    left.min(deadline.remaining())
+                }
+            };
+            match tokio::time::timeout(wait, events.recv()).await {
+                Ok(Some(ev)) => self.see(&ev, main),
+                Ok(None) | Err(_) => return,
+            }
+        }
     }
 }
 
@@ -134,7 +210,7 @@ impl Before {
     /// Starts watching for the navigations the input about to be sent may start (call it right
     /// before sending it: what happened while waiting for the element is not the input's doing).
     pub fn arm(&mut self, page: &Session) {
-        self.events = Some(page.events(NAV_START));
+        self.events = Some(page.events(NAV_EVENTS));
     }
 
     /// After the action: waits for a navigation it started (bounded by the deadline), drops the
@@ -164,14 +240,17 @@ impl Before {
             .await;
         let quiet = tokio::time::Instant::now() + Duration::from_millis(5);
         let main = self.main.clone();
-        let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));
+        let mut events = self
+            .events
+            .take()
+            .unwrap_or_else(|| page.events(NAV_EVENTS));
+        let mut nav = Navigation::default();
         let watch = async {
-            while let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await {
-                if event_frame(&ev).as_deref() == Some(main.as_str()) {
-                    return true;
-                }
+            while !nav.requested
+                && let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await
+            {
+                nav.see(&ev, &main);
             }
-            false
         };
         let focus = self.focus.take();
         let reads = async {
@@ -181,9 +260,11 @@ impl Before {
                 eval::page_info(&page, &deadline)
             )
         };
-        let (navigating, (document_now, moved, info)) = tokio::join!(watch, reads);
+        let ((), (document_now, moved, info)) = tokio::join!(watch, reads);
         drop(focus);
-        self.conclude(cx, navigating, document_now, moved, info)
+        nav.drain(&mut events, &main);
+        let navigating = nav.requested;
+        self.conclude(cx, (navigating, nav, events), document_now, moved, info)
             .await
     }
 
@@ -194,18 +275,28 @@ impl Before {
     pub async fn after_quick(mut self, cx: &mut TabCx<'_>, read: &PageAfter) -> Result<After> {
         let page = cx.page.clone();
         let main = self.main.clone();
-        let mut events = self.events.take().unwrap_or_else(|| page.events(NAV_START));
+        let mut events = self
+            .events
+            .take()
+            .unwrap_or_else(|| page.events(NAV_EVENTS));
         // Only what came before the answer, without waiting: a timer due now would still park
         // the runtime until the timer wheel's next millisecond.
-        let mut navigating = read.seen.gone;
-        while !navigating && let Some(ev) = events.try_recv() {
-            navigating = event_frame(&ev).as_deref() == Some(main.as_str());
-        }
+        let mut nav = Navigation::default();
+        nav.drain(&mut events, &main);
+        // A document gone without a navigation of the main frame: a frame's (the main page is
+        // read again all the same).
+        let navigating = read.seen.gone || nav.requested;
         // Both are read again after a navigation.
         let info = Ok(read.info.clone().unwrap_or_default());
         let document = self.document.clone();
-        self.conclude(cx, navigating, document, read.focus_changed, info)
-            .await
+        self.conclude(
+            cx,
+            (navigating, nav, events),
+            document,
+            read.focus_changed,
+            info,
+        )
+        .await
     }
 
     /// The end of [`Before::after`] and [`Before::after_quick`], from what was read after the
@@ -213,7 +304,7 @@ impl Before {
     async fn conclude(
         self,
         cx: &mut TabCx<'_>,
-        navigating: bool,
+        (navigating, mut nav, mut events): (bool, Navigation, EventStream),
         mut document_now: Option<String>,
         moved: bool,
         mut info: Result<(String, String)>,
@@ -222,14 +313,14 @@ impl Before {
         let deadline = cx.deadline.clone();
         if navigating {
             let mut waiter = LoadWaiter::subscribe(&page);
-            let _ = tokio::time::timeout(deadline.remaining(), async {
-                // Let the commit happen, then wait for the load.
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                waiter
-                    .loaded(&deadline, "the navigation the action started")
-                    .await
-            })
-            .await;
+            // The commit first: until then the load state read is the old page's (complete).
+            nav.settle(&mut events, &self.main, &deadline).await;
+            drop(events);
+            // Past the deadline the command answers with what it has; the next one sees the
+            // rest.
+            let _ = waiter
+                .loaded(&deadline, "the navigation the action started")
+                .await;
             // What was read meanwhile may be of the old page.
             let document = async {
                 match self.by_origin {
