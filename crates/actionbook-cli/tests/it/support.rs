@@ -219,13 +219,17 @@ impl Env {
     }
 
     /// Main browser processes (not renderers/helpers) of this home.
+    /// A browser's child between its fork and its exec still has the browser's command line:
+    /// a process whose parent is one of this home's browsers is not a main browser.
     pub fn main_browser_pids(&self) -> Vec<u32> {
-        self.browser_pids()
-            .into_iter()
+        let all = self.browser_pids();
+        all.iter()
+            .copied()
             .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
+                let main = std::fs::read(format!("/proc/{pid}/cmdline"))
                     .map(|c| !String::from_utf8_lossy(&c).contains("--type="))
-                    .unwrap_or(false)
+                    .unwrap_or(false);
+                main && parent_of(*pid).is_none_or(|p| !all.contains(&p))
             })
             .collect()
     }
@@ -292,6 +296,14 @@ pub fn alive(pid: u32) -> bool {
         }
         Err(_) => false,
     }
+}
+
+/// The parent of a process (`None` once it is gone).
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// SIGKILL.
