@@ -67,6 +67,20 @@ fn press_type_and_focus() {
         value(&env, &t, "document.getElementById('q').value"),
         "abcd"
     );
+    // A tab moves focus on as a keyboard's does: what follows it goes to the next field, and
+    // the command is ok (it answered INTERNAL_ERROR "the rest went to input#second").
+    value(&env, &t, "document.getElementById('q').value = ''; 1");
+    let v = on(&env, &t, &["type", "#q", "user\tpass"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["value_summary"]["text_length"], 9, "{v}");
+    assert_eq!(
+        value(&env, &t, "document.getElementById('q').value"),
+        "user"
+    );
+    assert_eq!(
+        value(&env, &t, "document.getElementById('second').value"),
+        "pass"
+    );
     // A long text arrives in order (Chromium reorders key events when too many are in flight).
     let long = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(5);
     let long = long.trim_end();

@@ -355,6 +355,15 @@ pub(crate) fn keystrokes(text: &str) -> usize {
     text.chars().count()
 }
 
+/// How many of them reach the element typed into: up to and including the first tab, which
+/// moves focus on as a keyboard's does (the keys after it go to the element focused next).
+pub(crate) fn keystrokes_to_target(text: &str) -> usize {
+    match text.find('\t') {
+        Some(i) => keystrokes(&text[..=i]),
+        None => keystrokes(text),
+    }
+}
+
 /// Key events sent before waiting for their answers. Chromium keeps the order of key events
 /// only while a hundred or so are in flight: 200 characters (400 events) sent at once came out
 /// with the last 140 inserted at one caret position, in reverse; 64 and 128 at a time were
@@ -419,6 +428,15 @@ mod tests {
         assert_eq!(Key::for_char('?').code, "Slash");
         let e = Key::for_char('é');
         assert_eq!((e.code, e.text.as_deref()), ("", Some("é")));
+    }
+
+    #[test]
+    fn keys_after_a_tab_go_to_the_next_field() {
+        assert_eq!(keystrokes("héllo"), 5);
+        assert_eq!(keystrokes_to_target("héllo"), 5);
+        assert_eq!(keystrokes_to_target("é\tpass"), 2);
+        assert_eq!(keystrokes_to_target("\t\tx"), 1);
+        assert_eq!(keystrokes_to_target(""), 0);
     }
 
     #[test]
