@@ -295,6 +295,24 @@ impl SessionCommand for CookiesGet {
     }
 }
 
+/// A cookie's `--domain`: a host name or an IP address, with an optional leading dot. The browser
+/// takes anything and stores what it escaped (`bad%20domain` for `bad domain`).
+fn check_domain(domain: &str) -> Result<()> {
+    let host = domain.strip_prefix('.').unwrap_or(domain);
+    let valid = !host.is_empty()
+        && !host.ends_with('.')
+        && url::Host::parse(host).is_ok_and(|h| match h {
+            url::Host::Domain(d) => d == host.to_ascii_lowercase() || !host.is_ascii(),
+            _ => true,
+        });
+    match valid {
+        true => Ok(()),
+        false => Err(CliError::InvalidArgument(format!(
+            "--domain {domain:?} is not a host name (example.com, .example.com, 127.0.0.1)"
+        ))),
+    }
+}
+
 impl CookiesSet {
     fn validate(&self) -> Result<()> {
         if self.name.is_empty() && self.value.is_empty() {
@@ -306,6 +324,9 @@ impl CookiesSet {
             return Err(CliError::InvalidArgument(
                 "the browser refuses SameSite=None without Secure: add --secure".into(),
             ));
+        }
+        if let Some(d) = &self.domain {
+            check_domain(d)?;
         }
         if let Some(e) = self.expires
             && !e.is_finite()
@@ -329,6 +350,7 @@ impl SessionCommand for CookiesSet {
         self.validate()?;
         let root = slot.connect(cx.deadline).await?.browser();
         let path = self.path.clone().unwrap_or_else(|| "/".to_string());
+        let mut url_host = None;
         let (url, domain) = match &self.domain {
             Some(d) => (None, Some(d.clone())),
             None => {
@@ -339,7 +361,9 @@ impl SessionCommand for CookiesSet {
                             .into(),
                     )
                 })?;
-                (Some(format!("{scheme}://{host}{path}")), None)
+                let url = format!("{scheme}://{host}{path}");
+                url_host = Some(host);
+                (Some(url), None)
             }
         };
         let param = network::CookieParam {
@@ -373,12 +397,28 @@ impl SessionCommand for CookiesSet {
         // it will not store) must not answer ok.
         let stored = all_cookies(&root, cx.deadline).await?;
         let wanted = self.domain.as_deref();
-        let kept = stored.iter().find(|c| {
+        let candidates = stored.iter().filter(|c| {
             c.name == self.name
                 && c.path == path
                 && c.value == self.value
                 && wanted.is_none_or(|d| in_domain(&c.domain, d) || in_domain(d, &c.domain))
         });
+        // Another cookie of the same name and value may live on a parent or child domain: the
+        // one on the domain asked for (or the tab's host) is the one just set.
+        let exact = |c: &&&network::Cookie| {
+            let stored = c.domain.trim_start_matches('.');
+            match (wanted, &url_host) {
+                (Some(d), _) => stored.eq_ignore_ascii_case(d.trim_start_matches('.')),
+                (None, Some(h)) => stored.eq_ignore_ascii_case(h),
+                (None, None) => false,
+            }
+        };
+        let candidates: Vec<_> = candidates.collect();
+        let kept = candidates
+            .iter()
+            .find(exact)
+            .or_else(|| candidates.first())
+            .copied();
         let Some(kept) = kept else {
             return Err(CliError::InvalidArgument(format!(
                 "the browser did not store cookie {:?} (an expiry in the past, or a domain or \
@@ -458,7 +498,33 @@ impl SessionCommand for CookiesClear {
 
 #[cfg(test)]
 mod tests {
-    use super::in_domain;
+    use super::{check_domain, in_domain};
+
+    #[test]
+    fn a_domain_is_a_host_name_or_an_address() {
+        for ok in [
+            "example.com",
+            ".example.com",
+            "Sub.Example.COM",
+            "localhost",
+            "127.0.0.1",
+            "bücher.de",
+            "a-b.example",
+        ] {
+            assert!(check_domain(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "bad domain",
+            "",
+            ".",
+            "example.com.",
+            "a%20b.com",
+            "a/b",
+            "exa mple",
+        ] {
+            assert!(check_domain(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn domains_match_themselves_and_their_subdomains() {

@@ -164,6 +164,19 @@ fn cookies_round_trip_delete_across_paths_and_refusals() {
         &s,
     );
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    // A domain that is no host name is refused before the browser stores it escaped (it kept
+    // `bad%20domain` and answered that nothing was stored).
+    let v = run_json(
+        &env,
+        &["cookies", "set", "sp", "1", "--domain", "bad domain"],
+        &s,
+    );
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert!(
+        !run_json(&env, &["cookies", "list"], &s)
+            .to_string()
+            .contains("bad%20")
+    );
 
     // clear --domain, then clear.
     let v = run_json(&env, &["cookies", "clear", "--domain", "localhost"], &s);
