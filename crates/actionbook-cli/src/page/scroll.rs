@@ -39,6 +39,8 @@ const SCROLL_JS: &str = r#"async function(op, a) {
 /// Runs on the element (`this`): into view, in every scroller up to the top (or only in
 /// `container`), aligned as asked; answers whether anything moved.
 const INTO_VIEW_JS: &str = r#"async function(block, container) {
+  // Not rendered (display: none, or inside such an element): there is nothing to bring into view.
+  if (this.getClientRects().length === 0) return null;
   const key = () => {
     const r = this.getBoundingClientRect();
     const k = [r.left, r.top];
@@ -165,7 +167,7 @@ pub(crate) async fn into_view(
     what: &str,
 ) -> Result<bool> {
     let mut args = vec![Value::String(align.into())];
-    let r = match container {
+    let r: Option<bool> = match container {
         None => {
             args.push(Value::Null);
             call(&node.handle, INTO_VIEW_JS, args, deadline, what).await?
@@ -201,8 +203,16 @@ pub(crate) async fn into_view(
                 )
                 .await
                 .map_err(|e| CliError::on_node(e, what))?;
-            r.result.value.and_then(|v| v.as_bool()).unwrap_or(false)
+            match r.result.value {
+                Some(Value::Null) => None,
+                v => Some(v.and_then(|v| v.as_bool()).unwrap_or(false)),
+            }
         }
     };
-    Ok(r)
+    r.ok_or_else(|| {
+        CliError::InvalidArgument(format!(
+            "element {what} is not rendered (display: none, or inside such an element): there \
+             is nothing to scroll into view"
+        ))
+    })
 }

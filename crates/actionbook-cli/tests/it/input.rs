@@ -431,6 +431,20 @@ fn scroll_every_form_and_eval() {
         "INVALID_ARGUMENT",
         "needs the element",
     );
+    // An element that is not rendered cannot be brought into view (it answered ok).
+    value(
+        &env,
+        &t,
+        "const h = document.createElement('div'); h.id = 'unrendered'; h.style.display = 'none'; \
+         h.innerHTML = '<span id=\"unrendered-child\">x</span>'; document.body.append(h); 1",
+    );
+    for sel in ["#unrendered", "#unrendered-child"] {
+        assert_failure(
+            &on(&env, &t, &["scroll", "into-view", sel]),
+            "INVALID_ARGUMENT",
+            "not rendered",
+        );
+    }
 
     // eval: each call in its own scope, top-level await, --file, stdin, the state before it ran.
     assert_eq!(value(&env, &t, "let x = 1; x"), 1);
