@@ -224,6 +224,10 @@ const COMMIT_JS: &str =
 const SELECT_JS: &str = r#"function(values, byText) {
   if (String(this.localName).toLowerCase() !== 'select') return { error: 'notselect', what: '<' + String(this.localName).toLowerCase() + '>' };
   if (this.disabled) return { error: 'disabled' };
+  // No user can reach an inert element (under [inert], or outside an open modal dialog).
+  let modal = null;
+  try { modal = this.ownerDocument.querySelector('dialog:modal'); } catch (e) { modal = null; }
+  if (this.closest('[inert]') || (modal && !modal.contains(this))) return { error: 'inert' };
   const opts = Array.from(this.options);
   const label = (o) => String(o.label || o.text || '').replace(/\s+/g, ' ').trim();
   const list = opts.map((o) => ({ value: o.value, text: label(o), disabled: o.disabled }));
@@ -324,7 +328,8 @@ pub(crate) struct SelectOption {
 /// What [`select_options`] did.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct SelectOutcome {
-    /// Why nothing was selected: `notselect`, `disabled`, `single`, `nomatch`, `optiondisabled`.
+    /// Why nothing was selected: `notselect`, `disabled`, `inert`, `single`, `nomatch`,
+    /// `optiondisabled`.
     #[serde(default)]
     pub error: Option<String>,
     /// What the element is (for `notselect`).

@@ -295,6 +295,25 @@ fn fill_select_and_upload() {
         "INVALID_ARGUMENT",
         "<p>",
     );
+    // Behind a modal dialog the select is inert: no user could choose there (it changed).
+    value(
+        &env,
+        &t,
+        "const d = document.createElement('dialog'); d.textContent = 'modal'; \
+         document.body.append(d); d.showModal(); 1",
+    );
+    assert_failure(
+        &on(&env, &t, &["select", "#one", "g"]),
+        "INVALID_ARGUMENT",
+        "is inert",
+    );
+    assert_eq!(
+        value(&env, &t, "one.value"),
+        "r",
+        "an inert select is left alone"
+    );
+    value(&env, &t, "document.querySelector('dialog').close(); 1");
+    assert_eq!(on(&env, &t, &["select", "#one", "g"])["ok"], true);
 
     // upload: relative paths are made absolute by the CLI; inside an OOPIF too.
     on(&env, &t, &["goto", &f.url("/upload.html")]);

@@ -229,6 +229,12 @@ impl TabCommand for Select {
                     "element {selector} is disabled: nothing was selected"
                 )));
             }
+            Some("inert") => {
+                return Err(CliError::InvalidArgument(format!(
+                    "element {selector} is inert (behind a modal dialog, or under [inert]): no \
+                     user can reach it, nothing was selected"
+                )));
+            }
             Some("single") => {
                 return Err(CliError::InvalidArgument(format!(
                     "element {selector} takes one option (it is not a <select multiple>), {} were \
