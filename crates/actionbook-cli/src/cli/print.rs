@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use envelope::{CommandName, Envelope};
+use envelope::{CommandName, Envelope, ErrorCode};
 
 use crate::error::CliError;
 use crate::reply;
@@ -79,7 +79,14 @@ pub(super) fn usage_error(argv: &[OsString], json: bool, e: clap::Error) -> Exit
             }
         }
     } else {
-        let _ = write_out(&e.render().to_string(), true);
+        // The spec's error line (`error <CODE>: message`), then clap's help on what was wrong
+        // (the possible values, the usage line).
+        let rendered = e.render().to_string();
+        let text = match rendered.strip_prefix("error: ") {
+            Some(rest) => format!("error {}: {rest}", ErrorCode::InvalidArgument.as_str()),
+            None => rendered,
+        };
+        let _ = write_out(&text, true);
     }
     ExitCode::from(USAGE_EXIT)
 }

@@ -83,11 +83,29 @@ fn usage_errors_are_envelopes_with_json_and_exit_2() {
     assert_eq!(r.code, 2);
     assert_eq!(r.json()["error"]["code"], "INVALID_ARGUMENT");
 
-    // Without --json: clap's own message on stderr, nothing on stdout.
+    // Without --json: the spec's error line, then clap's help on what was wrong, on stderr;
+    // nothing on stdout.
     let r = env.run(&["browser", "title", "--session", "s1"]);
     assert_eq!(r.code, 2);
     assert!(r.stdout.is_empty());
+    assert!(r.stderr.starts_with("error INVALID_ARGUMENT: "), "{r:?}");
     assert!(r.stderr.contains("--tab"), "{r:?}");
+    let r = env.run(&[
+        "browser",
+        "scroll",
+        "sideways",
+        "--session",
+        "s1",
+        "--tab",
+        "t1",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .starts_with("error INVALID_ARGUMENT: invalid value 'sideways'"),
+        "{r:?}"
+    );
+    assert!(r.stderr.contains("into-view"), "the possible values: {r:?}");
 }
 
 #[test]
