@@ -474,6 +474,15 @@ async fn by_query<P: PageFrames>(
     })
 }
 
+/// The first match of a CSS selector in a document: in its light DOM, else in its open shadow
+/// roots (each root's own match before those of roots nested in it). Agents take selectors from
+/// `query`, which looks into open shadow roots: a click on what it found must find it too.
+const CSS_FIRST_JS: &str = "(sel) => { const hit = document.querySelector(sel); if (hit) return hit; \
+  const walk = (root) => { const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT); \
+  for (let n = w.nextNode(); n; n = w.nextNode()) { const s = n.shadowRoot; if (!s) continue; \
+  const m = s.querySelector(sel) || walk(s); if (m) return m; } return null; }; \
+  return walk(document); }";
+
 fn js_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
@@ -488,7 +497,7 @@ async fn eval_in_frame<P: PageFrames>(
     opts: &ResolveOptions,
 ) -> Result<Option<(RemoteObjectId, i64)>, SnapshotError> {
     let expression = match q {
-        Query::Css => format!("document.querySelector({})", js_string(sel)),
+        Query::Css => format!("({CSS_FIRST_JS})({})", js_string(sel)),
         Query::XPath if xpath::parse(sel).is_some() => {
             format!("({})({})", xpath::RESOLVE_JS, js_string(sel))
         }

@@ -160,6 +160,28 @@ fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
             .contains("#shadow-root"),
         "{v}"
     );
+    // A CSS selector that matches only inside an open shadow root finds that element for every
+    // command, as query finds it (attr, fill, click answered ELEMENT_NOT_FOUND).
+    let one = tab_json(&env, &["browser", "query", "one", "#shadow"], &t);
+    assert_eq!(one["ok"], true, "{one}");
+    let v = tab_json(&env, &["browser", "attr", "#shadow", "aria-label"], &t);
+    assert_eq!(v["data"]["value"], "Shadow input", "{v}");
+    let v = tab_json(
+        &env,
+        &["browser", "fill", "#shadow", "through the root"],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "document.querySelector('#host').shadowRoot.querySelector('#shadow').value",
+        ],
+        &t,
+    );
+    assert_eq!(v["data"]["value"], "through the root", "{v}");
     let r = tab_run(&env, &["browser", "query", "all", ".item:visible"], &t).ok();
     let lines = body(&r);
     assert_eq!(lines[0], "4 matches", "{r:?}");
