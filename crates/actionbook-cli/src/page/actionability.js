@@ -295,6 +295,7 @@ async function (op, arg) {
     const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined);
     probe.checks = checks;
     probe.at = arg.at;
+    probe.time = doc.timeline ? doc.timeline.currentTime : null;
     probe.local = m.local;
     probe.up = m.up;
     let before;
@@ -315,6 +316,10 @@ async function (op, arg) {
     const probe = el[KEY];
     if (!probe) return { status: 'lost' };
     if (!el.isConnected) return { status: 'notconnected' };
+    // Animations move an element only from one animation frame to the next: measured in the
+    // aim's frame still, an animated element looks still (under load the move can be handled
+    // before a new frame).
+    if (doc.timeline && probe.time !== null && doc.timeline.currentTime === probe.time) await settle(1);
     const m = measure(probe.checks, probe.at);
     if (m.fail) return { status: m.fail, by: m.by };
     const moved = Math.abs(m.local[0] - probe.local[0]) > 0.5 || Math.abs(m.local[1] - probe.local[1]) > 0.5
