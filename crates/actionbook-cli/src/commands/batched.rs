@@ -219,6 +219,52 @@ pub struct BatchClick {
     pub target: TabTarget,
 }
 
+/// Syntax errors of CSS selectors and XPaths, by the page's own parsers (`null` for a valid one).
+const SYNTAX_JS: &str = "(items) => items.map(([kind, s]) => { try { \
+  if (kind === 'css') document.createDocumentFragment().querySelector(s); \
+  else document.createExpression(s); return null; } catch (e) { return String(e.message || e); } })";
+
+/// Checks every selector of a batch before the first click: a malformed one stopped the batch
+/// only after the clicks before it were made (INVALID_ARGUMENT, nothing clicked). XPaths in the
+/// dialect of our own resolver are left to it.
+async fn check_syntax(cx: &mut TabCx<'_>, selectors: &[String]) -> Result<()> {
+    let invalid = |i: usize, selector: &str, reason: &str| {
+        CliError::InvalidArgument(format!(
+            "selector {} of {} ({selector:?}) is not valid: {reason}; nothing was clicked",
+            i + 1,
+            selectors.len()
+        ))
+    };
+    let mut asked = Vec::new();
+    for (i, selector) in selectors.iter().enumerate() {
+        match a11y_snapshot::Target::parse(selector) {
+            Ok(a11y_snapshot::Target::Css(css)) => asked.push((i, "css", css)),
+            Ok(a11y_snapshot::Target::XPath(x)) if a11y_snapshot::xpath::parse(&x).is_none() => {
+                asked.push((i, "xpath", x))
+            }
+            Ok(_) => {}
+            Err(e) => return Err(invalid(i, selector, &e.to_string())),
+        }
+    }
+    if asked.is_empty() {
+        return Ok(());
+    }
+    let items: Vec<(&str, &str)> = asked.iter().map(|(_, k, s)| (*k, s.as_str())).collect();
+    let expression = format!(
+        "({SYNTAX_JS})({})",
+        serde_json::to_string(&items).map_err(|e| CliError::internal(e.to_string()))?
+    );
+    let timeout = cx.deadline.capped(crate::deadline::QUICK_CALL);
+    let errors: Vec<Option<String>> =
+        crate::page::eval::read(&cx.page, &expression, timeout, "the selectors' syntax").await?;
+    for ((i, _, _), error) in asked.iter().zip(errors) {
+        if let Some(reason) = error {
+            return Err(invalid(*i, &selectors[*i], &reason));
+        }
+    }
+    Ok(())
+}
+
 impl TabCommand for BatchClick {
     type Data = BatchClickData;
 
@@ -232,6 +278,7 @@ impl TabCommand for BatchClick {
                 "batch-click requires at least 2 selectors (use `browser click` for one)".into(),
             ));
         }
+        check_syntax(cx, &self.selectors).await?;
         let total = self.selectors.len();
         let mut results = Vec::with_capacity(total);
         let mut warnings = Vec::new();

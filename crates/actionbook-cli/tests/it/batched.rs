@@ -297,6 +297,20 @@ fn batch_click_clicks_in_order_and_stops_at_the_first_failure() {
     // The click after the failed one did not run.
     assert_eq!(value(&env, &t, "log.join()"), "a,b,c,a");
 
+    // A malformed selector anywhere in the batch is refused before the first click (the first
+    // was clicked, then the batch stopped).
+    for bad in ["###bad", "//button[", "@x1"] {
+        let v = on(&env, &t, &["batch-click", "#a", bad]);
+        assert_failure(&v, "INVALID_ARGUMENT", "selector 2 of 2");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.ends_with("nothing was clicked")),
+            "{v}"
+        );
+    }
+    assert_eq!(value(&env, &t, "log.join()"), "a,b,c,a", "nothing clicked");
+
     let out = text(&env, &t, &["batch-click", "#b", "#c"]);
     assert_eq!(out.code, 0, "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
