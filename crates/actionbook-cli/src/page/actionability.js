@@ -316,10 +316,20 @@ async function (op, arg) {
     const probe = el[KEY];
     if (!probe) return { status: 'lost' };
     if (!el.isConnected) return { status: 'notconnected' };
-    // Animations move an element only from one animation frame to the next: measured in the
-    // aim's frame still, an animated element looks still (under load the move can be handled
-    // before a new frame).
-    if (doc.timeline && probe.time !== null && doc.timeline.currentTime === probe.time) await settle(1);
+    // An animated element moves with the document's timeline: compared after too little of it
+    // (under load the move is handled right after the aim, 0.03 ms of page time later: seen), it
+    // looks still. Wait for frames until a frame's worth has passed (each wait bounded: a
+    // loaded machine may take long to draw); not seen in time, it cannot be told still.
+    const elapsed = () => (doc.timeline && probe.time !== null ? doc.timeline.currentTime - probe.time : Infinity);
+    if (elapsed() < 16 && animating()) {
+      for (let i = 0; i < 3 && elapsed() < 16; i++) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 1000);
+          requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+        });
+      }
+      if (elapsed() < 16) return { status: 'moving' };
+    }
     const m = measure(probe.checks, probe.at);
     if (m.fail) return { status: m.fail, by: m.by };
     const moved = Math.abs(m.local[0] - probe.local[0]) > 0.5 || Math.abs(m.local[1] - probe.local[1]) > 0.5
