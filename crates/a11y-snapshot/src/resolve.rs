@@ -161,6 +161,25 @@ struct Expected {
     xpath: String,
     role: String,
     name: String,
+    /// Other remembered nodes of the frame with the same role and name: a replaced node is not
+    /// recovered by position when it has any (the row after a deleted one has the same "Delete"
+    /// button at the old place).
+    twins: usize,
+}
+
+/// How many other remembered nodes of a frame have this role and name.
+fn twins(refs: Option<&RefTable>, frame_id: &str, role: &str, name: &str, except: i64) -> usize {
+    refs.map_or(0, |r| {
+        r.entries()
+            .iter()
+            .filter(|o| {
+                o.backend_node_id != except
+                    && o.frame_id == frame_id
+                    && o.role == role
+                    && o.name == name
+            })
+            .count()
+    })
 }
 
 /// Resolves a target to a live node.
@@ -183,6 +202,7 @@ pub async fn resolve<P: PageFrames>(
                 xpath: e.xpath.clone(),
                 role: e.role.clone(),
                 name: e.name.clone(),
+                twins: twins(Some(refs), &e.frame_id, &e.role, &e.name, e.backend_node_id),
             };
             by_identity(frames, &target.to_string(), exp, opts).await
         }
@@ -197,6 +217,15 @@ pub async fn resolve<P: PageFrames>(
                     xpath: s.xpath(*id).unwrap_or_default(),
                     role: node.map(|n| n.role.clone()).unwrap_or_default(),
                     name: node.map(|n| n.name.clone()).unwrap_or_default(),
+                    twins: node.map_or(0, |n| {
+                        twins(
+                            known.refs,
+                            &f.frame_id,
+                            &n.role,
+                            &n.name,
+                            id.backend_node_id,
+                        )
+                    }),
                 })
             });
             let exp = match snap_facts {
@@ -216,6 +245,7 @@ pub async fn resolve<P: PageFrames>(
                         xpath: String::new(),
                         role: String::new(),
                         name: String::new(),
+                        twins: 0,
                     }
                 }
             };
@@ -334,6 +364,19 @@ async fn by_identity<P: PageFrames>(
             reason: "nothing is left at its old position".into(),
         });
     };
+    if exp.twins > 0 {
+        release(&frame.session, object_id).await;
+        return Err(SnapshotError::Stale {
+            target: label.to_string(),
+            reason: format!(
+                "the page replaced it, and {} elements of the last snapshot are {} {:?}: which \
+                 one is meant cannot be told from its old position",
+                exp.twins + 1,
+                exp.role,
+                exp.name
+            ),
+        });
+    }
     let same = same_element(&frame.session, backend, &object_id, &exp, opts.timeout).await;
     if !same {
         release(&frame.session, object_id).await;

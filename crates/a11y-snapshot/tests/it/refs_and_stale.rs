@@ -110,3 +110,42 @@ async fn stale_nodes_recover_only_when_identical() {
     assert!(matches!(gone, Err(SnapshotError::Stale { .. })), "{gone:?}");
     tab.close().await;
 }
+
+/// Rows re-rendered after the first was deleted: the second row's "Delete" button is gone, and at
+/// its old position stands the third row's, same role and name. That is not the button the ref
+/// named: stale, never recovered (a click through it deleted the wrong row).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_node_with_twins_is_stale_not_recovered_by_position() {
+    const ROWS: &str = r#"<!doctype html><title>Rows</title><ul id=list></ul>
+<script>let rows = ['alpha', 'beta', 'gamma'];
+function render() { list.innerHTML = rows.map((r) => `<li>${r} <button>Delete</button></li>`).join(''); }
+render();</script>"#;
+    let mut tab = Tab::open(&[("/rows.html", ROWS)], "/rows.html").await;
+    let snap = tab.snapshot().await;
+    let (nodes, _) = node_list(&snap, &SnapshotOptions::default());
+    let deletes: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.role == "button" && n.name == "Delete")
+        .map(|n| n.reference)
+        .collect();
+    assert_eq!(deletes.len(), 3, "{}", text(&snap));
+    tab.eval("rows.splice(0, 1); render();").await;
+    let known = Known {
+        refs: Some(&tab.refs),
+        snapshot: Some(&snap),
+    };
+    let beta = resolve(
+        &tab.frames,
+        &Target::Ref(deletes[1]),
+        known,
+        &ResolveOptions::default(),
+    )
+    .await;
+    match beta {
+        Err(SnapshotError::Stale { reason, .. }) => {
+            assert!(reason.contains("3 elements"), "{reason}")
+        }
+        other => panic!("expected stale, got {other:?}"),
+    }
+    tab.close().await;
+}
