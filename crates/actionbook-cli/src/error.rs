@@ -102,11 +102,9 @@ pub enum CliError {
         /// The timeout in milliseconds.
         ms: u64,
     },
-    /// Input was sent to an element twice (fresh geometry the second time) and its document saw
-    /// it arrive elsewhere, or not at all: nothing is reported as done.
-    #[error(
-        "{action}: the input did not reach {selector}: it {detail}; the element's document saw it twice elsewhere, so nothing is reported done"
-    )]
+    /// Input was sent to an element (a press twice, with fresh geometry the second time, unless
+    /// forced) and its document saw it arrive elsewhere, or not at all: nothing is reported done.
+    #[error("{action}: the input did not reach {selector}: it {detail}; nothing is reported done")]
     NotDelivered {
         /// The command.
         action: String,

@@ -40,8 +40,9 @@ pub struct Click {
     #[serde(default = "one")]
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub count: u32,
-    /// Skip the actionability checks (visible, enabled, stable, not covered); the input must
-    /// still be seen arriving at the element.
+    /// Skip the actionability checks (visible, enabled, stable, not covered); the press must
+    /// still be seen arriving at the element (one press: a covering element that took it is
+    /// named in the error, not pressed again).
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,

@@ -283,7 +283,8 @@ pub(crate) fn not_delivered(action: &str, selector: &str, why: &NotReady) -> Cli
 }
 
 /// Clicks the spot `count` times with `button`: approach, press and release, confirm; once more
-/// with fresh geometry when the press did not arrive (said in the warnings returned). `missed`: a
+/// with fresh geometry when the press did not arrive (said in the warnings returned), unless
+/// forced. `missed`: a
 /// first click already sent did not arrive (why), so this is the second and last.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn click(
@@ -298,7 +299,9 @@ pub(crate) async fn click(
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let selector = spot.text().to_string();
-    let tries = if missed.is_some() { 1 } else { 2 };
+    // Forced, the press goes where the checks would have refused it (a covering element takes
+    // it): a second press would only repeat that.
+    let tries = if missed.is_some() || force { 1 } else { 2 };
     let mut last: Option<NotReady> = missed;
     let mut warnings = Vec::new();
     for _ in 0..tries {
