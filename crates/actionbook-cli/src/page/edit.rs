@@ -166,6 +166,32 @@ pub(crate) async fn set_value(
     .await
 }
 
+/// What a field holds after text went in: its value's length in characters, and its
+/// `maxlength` (`null` without one); `null` for an element without a value (contenteditable).
+const HELD_JS: &str = r#"function() {
+  if (!('value' in this) || typeof this.value !== 'string') return null;
+  const max = typeof this.maxLength === 'number' && this.maxLength >= 0 ? this.maxLength : null;
+  return { length: [...this.value].length, max };
+}"#;
+
+/// What a field holds after text went in (see [`HELD_JS`]).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Held {
+    /// Its value's length in characters.
+    pub length: usize,
+    /// Its `maxlength`.
+    pub max: Option<usize>,
+}
+
+/// What the field holds now; `None` for an element without a value.
+pub(crate) async fn held(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Option<Held>> {
+    call_on(node, selector, HELD_JS, vec![], deadline).await
+}
+
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
 /// replaces it; then checks keyboard focus really is on it ([`FOCUSED_DEEP_JS`]).
 pub(crate) async fn focus_and_select(

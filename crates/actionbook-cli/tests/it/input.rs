@@ -234,6 +234,26 @@ fn fill_select_and_upload() {
         "Grace"
     );
 
+    // A field that does not keep the text is an error saying what it kept (fill answered ok).
+    value(
+        &env,
+        &t,
+        "document.body.insertAdjacentHTML('beforeend', \
+         '<input id=\"num\" type=\"number\"><input id=\"short\" maxlength=\"3\">'); 1",
+    );
+    assert_failure(
+        &on(&env, &t, &["fill", "#num", "abc"]),
+        "INVALID_ARGUMENT",
+        "did not take \"abc\"",
+    );
+    assert_eq!(on(&env, &t, &["fill", "#num", "42"])["ok"], true);
+    assert_failure(
+        &on(&env, &t, &["fill", "#short", "abcdef"]),
+        "INVALID_ARGUMENT",
+        "kept the first 3 of the 6 characters",
+    );
+    assert_eq!(on(&env, &t, &["fill", "#short", "abc"])["ok"], true);
+
     // select: by value, by display text, several for multiple; a miss lists the options.
     let r = text(&env, &t, &["select", "#one", "g"]).ok();
     assert!(

@@ -7,6 +7,7 @@ use envelope::{InputData, InputKind, Target, ValueSummary};
 use serde::{Deserialize, Serialize};
 
 use super::pointer::{Spot, locate_waiting};
+use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, TabTarget};
 use crate::page::actionability::{self, KEY_EVENTS};
@@ -144,6 +145,7 @@ impl TabCommand for Fill {
                 }
                 if !self.text.is_empty() {
                     edit::commit(&node, selector, &deadline).await?;
+                    refused_text(&node, selector, what, &self.text, &deadline).await?;
                 }
             }
             "value" => {
@@ -174,6 +176,40 @@ impl TabCommand for Fill {
             },
         }))
     }
+}
+
+/// A field that did not keep the text filled in: one that rejects it (an `<input type=number>`
+/// given letters is left empty) or cuts it at its `maxlength`. Any other difference is the page's
+/// formatting (a card number spaced out) and stands.
+async fn refused_text(
+    node: &Located,
+    selector: &str,
+    what: &str,
+    text: &str,
+    deadline: &Deadline,
+) -> Result<()> {
+    let Some(held) = edit::held(node, selector, deadline).await? else {
+        return Ok(());
+    };
+    let given = text.chars().count();
+    if held.length == 0 {
+        return Err(CliError::InvalidArgument(format!(
+            "element {selector} is {}: it did not take {text:?} (its value is empty: not a value \
+             it accepts)",
+            with_article(what)
+        )));
+    }
+    if let Some(max) = held.max
+        && given > max
+        && held.length == max
+    {
+        return Err(CliError::InvalidArgument(format!(
+            "element {selector} is {} with maxlength {max}: it kept the first {max} of the {given} \
+             characters given",
+            with_article(what)
+        )));
+    }
+    Ok(())
 }
 
 /// The options of a `<select>`, for an error: `red (Red), green (Green)`.
