@@ -267,7 +267,15 @@ async fn load_in_tab(
         .map_err(|_| deadline.timeout("browser start"))?;
     let page = attach::attach(slot, tab_id, &mut state, conn, deadline, true).await?;
     if let Some(url) = open_url {
-        match navigation::navigate(&page, url, deadline, "browser start").await {
+        match navigation::navigate(
+            &page,
+            url,
+            deadline,
+            "browser start",
+            navigation::OnTimeout::Stop,
+        )
+        .await
+        {
             Ok(()) if fresh => navigation::forget_history(&page, deadline).await?,
             Ok(()) => {}
             Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {

@@ -99,7 +99,14 @@ impl TabCommand for Goto {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
         let from_url = cx.url_before_loading().await?;
         let page = cx.page.clone();
-        navigation::navigate(&page, &self.url, &cx.deadline, "browser goto").await?;
+        navigation::navigate(
+            &page,
+            &self.url,
+            &cx.deadline,
+            "browser goto",
+            navigation::OnTimeout::Stop,
+        )
+        .await?;
         cx.forget_refs();
         let done = finish(cx, NavigationKind::Goto, Some(self.url), from_url).await?;
         crate::fault::hold(cx.env.abort_at.as_deref(), "goto.loaded", &cx.session.dir).await;

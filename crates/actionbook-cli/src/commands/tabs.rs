@@ -257,7 +257,14 @@ impl NewTab {
                 .map_err(|_| deadline.timeout("browser new-tab"))?;
             let result = async {
                 let page = attach::attach(slot, &tab_id, &mut state, conn, deadline, false).await?;
-                navigation::navigate(&page, url, deadline, "browser new-tab").await?;
+                navigation::navigate(
+                    &page,
+                    url,
+                    deadline,
+                    "browser new-tab",
+                    navigation::OnTimeout::KeepLoading,
+                )
+                .await?;
                 navigation::forget_history(&page, deadline).await?;
                 eval::page_info(&page, deadline).await
             }

@@ -149,12 +149,23 @@ pub(crate) async fn main_document(page: &Session, deadline: &Deadline) -> Option
         .map(|r| r.frame_tree.frame.loader_id.into_inner())
 }
 
+/// What a navigation that runs out of time leaves behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnTimeout {
+    /// Stopped: the tab stays on the page it showed (`goto`).
+    Stop,
+    /// Still loading: a new tab has no page of its own to stay on (stopped, it showed our
+    /// internal blank marker for good).
+    KeepLoading,
+}
+
 /// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error.
 pub(crate) async fn navigate(
     page: &Session,
     url: &str,
     deadline: &Deadline,
     what: &str,
+    on_timeout: OnTimeout,
 ) -> Result<()> {
     let url = normalize_url(url)?;
     let mut waiter = LoadWaiter::subscribe(page);
@@ -165,7 +176,9 @@ pub(crate) async fn navigate(
     let r = match page.send_timeout(&navigate, deadline.remaining()).await {
         Ok(r) => r,
         Err(e) if e.kind() == ErrorKind::Timeout => {
-            stop_loading(page).await;
+            if on_timeout == OnTimeout::Stop {
+                stop_loading(page).await;
+            }
             return Err(deadline.timeout(what));
         }
         Err(CdpError::Protocol { message, .. }) => {
@@ -183,7 +196,7 @@ pub(crate) async fn navigate(
         return Ok(()); // same-document navigation
     }
     let res = waiter.loaded(deadline, what).await;
-    if res.is_err() {
+    if res.is_err() && on_timeout == OnTimeout::Stop {
         stop_loading(page).await;
     }
     res

@@ -381,6 +381,40 @@ fn new_tab_reports_opened_tabs_and_failed_urls() {
         "{r:?}"
     );
 
+    // A page slower than --timeout: TIMEOUT naming the tab, which goes on loading and shows the
+    // page (it was stopped on our internal blank marker for good).
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/slow.html"),
+        "--session",
+        &sid,
+        "--timeout",
+        "1500",
+    ]);
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let slow_tab = v["error"]["details"]["failed_urls"][0]["tab_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!slow_tab.is_empty(), "{v}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = env.json(&["browser", "title", "--session", &sid, "--tab", &slow_tab]);
+        if v["data"]["value"] == "Slow" {
+            assert!(
+                !v.to_string().contains("#actionbook-"),
+                "no internal URL: {v}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slow tab never showed its page: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+
     // t2 was opened on page2: nothing before it.
     let t2 = ["--session", sid.as_str(), "--tab", "t2"];
     let v = env.json(&[&["browser", "back"][..], &t2].concat());
