@@ -15,7 +15,8 @@ const OPAQUE_SCHEMES: &[&str] = &["about", "chrome", "blob", "view-source", "mai
 
 /// The URL a page is loaded from, as the reference CLI reads what the user typed: a URL with a
 /// scheme as is, `//host/path` and scheme-less input (`example.com/x`, `localhost:3000`) as
-/// `https://`; `javascript:`, `data:` and `vbscript:` are refused (INVALID_ARGUMENT).
+/// `https://` (INVALID_ARGUMENT when that is no URL); `javascript:`, `data:` and `vbscript:` are
+/// refused (INVALID_ARGUMENT).
 pub(crate) fn normalize_url(input: &str) -> Result<String> {
     let url = input.trim();
     if url.is_empty() {
@@ -39,10 +40,18 @@ pub(crate) fn normalize_url(input: &str) -> Result<String> {
             return Ok(url.to_string());
         }
     }
-    match url.strip_prefix("//") {
-        Some(rest) => Ok(format!("https://{rest}")),
-        None => Ok(format!("https://{url}")),
+    let https = match url.strip_prefix("//") {
+        Some(rest) => format!("https://{rest}"),
+        None => format!("https://{url}"),
+    };
+    // What a user typed without a scheme must at least be a URL with one: `not a url` would
+    // have gone to Chromium as a host name and come back as a DNS failure.
+    if url::Url::parse(&https).is_err() {
+        return Err(CliError::InvalidArgument(format!(
+            "not a URL: {url:?} (give one like https://example.com/path)"
+        )));
     }
+    Ok(https)
 }
 
 /// The events a navigation is followed by.
@@ -319,6 +328,9 @@ mod tests {
             );
         }
         assert!(n("  ").is_err());
+        for bad in ["not a url", "exa mple.com", "//a b/"] {
+            assert!(n(bad).is_err_and(|e| e.contains("not a URL")), "{bad}");
+        }
     }
 
     proptest::proptest! {

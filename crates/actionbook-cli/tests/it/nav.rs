@@ -51,6 +51,11 @@ fn navigation_failures_and_timeouts() {
     // A port nobody listens on.
     let refused = RefusedPort::new();
     let dead = refused.url("/");
+    // Not a URL at all: refused, the tab left where it was (it went to Chromium as a host name
+    // and came back NAVIGATION_FAILED on an error page).
+    let v = env.json(&[&["browser", "goto", "not a url"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert_eq!(v["context"]["url"], f.url("/index.html"), "{v}");
     let v = env.json(&[&["browser", "goto", &dead][..], &t].concat());
     assert_eq!(v["error"]["code"], "NAVIGATION_FAILED", "{v}");
     assert!(
