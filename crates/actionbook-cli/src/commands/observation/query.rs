@@ -21,7 +21,9 @@ pub struct Query {
     #[cfg_attr(feature = "cli", arg(value_name = "MODE"))]
     pub mode: QueryMode,
     /// The query (CSS with `:visible`, `:hidden`, `:contains(text)`, `:has(...)`, `:enabled`,
-    /// `:disabled`, `:checked`; or an XPath starting with `/`); for `nth`, the index first.
+    /// `:disabled`, `:checked`; or an XPath starting with `/`); for `nth`, the index first. It
+    /// searches the top document and its open shadow roots, not inside iframes (a snapshot's refs
+    /// reach those).
     #[cfg_attr(
         feature = "cli",
         arg(value_name = "QUERY", num_args = 1..=2, required = true)
