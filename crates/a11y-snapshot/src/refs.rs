@@ -24,6 +24,10 @@ pub struct RefEntry {
     pub name: String,
     /// XPath of the node relative to its frame document (this crate's dialect, see [`crate::xpath`]).
     pub xpath: String,
+    /// Users act on it: an interactive role, or a cursor-interactive element (`onclick`,
+    /// `tabindex`, `contenteditable`, `cursor: pointer`), as `snapshot -i` lists it.
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 /// Refs of one tab. Numbers grow from 1 and are never reused until [`RefTable::reset`] (explicit navigation).
@@ -199,6 +203,7 @@ mod tests {
             role: "button".into(),
             name: format!("b{id}"),
             xpath: "/html[1]".into(),
+            interactive: true,
         }
     }
 

@@ -397,6 +397,7 @@ impl Snapshot {
                     role: n.role.clone(),
                     name: n.name.clone(),
                     xpath,
+                    interactive: n.interactive || n.cursor,
                 });
                 n.reference = Some(r);
             }

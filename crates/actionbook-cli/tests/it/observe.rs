@@ -710,8 +710,22 @@ fn screenshots_pdfs_and_annotations() {
     let bw = b["data"]["value"]["width"].as_f64().unwrap_or(0.0);
     assert!((f64::from(ep.0) - bw).abs() <= 1.0, "{} vs {b}", ep.0);
 
-    // Annotate: labels where the refs are (also inside the OOPIF), gone from the page after.
+    // Annotate: labels where the refs are (also inside the OOPIF, and on an element users act on
+    // without an interactive role, which had none), gone from the page after.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "document.body.insertAdjacentHTML('beforeend', '<div id=\"clicky\" onclick=\"1\" \
+             style=\"position:absolute;left:700px;top:440px;width:80px;height:30px;cursor:pointer\">\
+             Choose fruit</div>'); 1",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
     let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let clicky = ref_of(&snap, "generic", "Choose fruit");
     let remote = ref_of(&snap, "button", "Remote button");
     let name = ref_of(&snap, "textbox", "Name");
     let inner = ref_of(&snap, "textbox", "Inner field");
@@ -721,7 +735,7 @@ fn screenshots_pdfs_and_annotations() {
     let v = tab_json(&env, &["browser", "screenshot", &ann, "--annotate"], &t);
     assert_eq!(v["ok"], true, "{v}");
     let a = png_pixels(Path::new(&ann));
-    for r in [&remote, &inner, &name] {
+    for r in [&remote, &inner, &name, &clicky] {
         let b = tab_json(&env, &["browser", "box", r], &t);
         let (x, y) = (
             b["data"]["value"]["x"].as_f64().unwrap_or(0.0) as u32,

@@ -131,7 +131,7 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
         .map(|r| {
             r.entries()
                 .iter()
-                .filter(|e| a11y_snapshot::roles::is_interactive_role(&e.role))
+                .filter(|e| e.interactive || a11y_snapshot::roles::is_interactive_role(&e.role))
                 .cloned()
                 .collect()
         })
