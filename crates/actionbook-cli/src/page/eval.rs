@@ -357,6 +357,26 @@ fn user_script(code: &str) -> String {
 }
 
 /// The line (1-based, in the user's code) of the first stack frame of the wrapped script.
+/// The stack as the user's lines number it: the script runs one line into our wrapper, so each
+/// `<anonymous>:N:C` frame is one line lower than in the code the user gave.
+fn user_stack(stack: &str) -> String {
+    const AT: &str = "<anonymous>:";
+    let mut out = String::with_capacity(stack.len());
+    let mut rest = stack;
+    while let Some(i) = rest.find(AT) {
+        let (head, tail) = rest.split_at(i + AT.len());
+        out.push_str(head);
+        let digits = tail.chars().take_while(char::is_ascii_digit).count();
+        match tail[..digits].parse::<i64>() {
+            Ok(n) if n > 1 && tail[digits..].starts_with(':') => out.push_str(&(n - 1).to_string()),
+            _ => out.push_str(&tail[..digits]),
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn stack_line(stack: &str) -> Option<(i64, i64)> {
     let at = stack.find("<anonymous>:")?;
     let mut parts = stack[at + "<anonymous>:".len()..].split(':');
@@ -514,6 +534,9 @@ fn user_error(ex: &ExceptionDetails) -> CliError {
         true => (ex.line_number, ex.column_number + 1),
         false => stack_line(&stack).unwrap_or((ex.line_number, ex.column_number + 1)),
     };
+    if !stack.is_empty() {
+        details["stack"] = json!(user_stack(&stack));
+    }
     details["kind"] = json!(if syntax { "syntax" } else { "runtime" });
     details["message"] = json!(message);
     details["line"] = json!(line.max(1));
@@ -752,6 +775,13 @@ mod tests {
             "{d}"
         );
         assert_eq!(stack_line("x\n at <anonymous>:12:40"), Some((11, 40)));
+        // The stack numbers lines as the user's code does.
+        assert_eq!(
+            user_stack("Error: boom\n    at f (<anonymous>:3:9)\n    at <anonymous>:2:7"),
+            "Error: boom\n    at f (<anonymous>:2:9)\n    at <anonymous>:1:7"
+        );
+        assert_eq!(user_stack("no frames"), "no frames");
+        assert_eq!(user_stack("at <anonymous>:x"), "at <anonymous>:x");
         assert_eq!(user_script("1"), "{\n1\n}");
     }
 

@@ -550,6 +550,13 @@ fn scroll_every_form_and_eval() {
         (Some("runtime"), Some(3)),
         "{v}"
     );
+    // The stack agrees with the line (it showed the wrapper's numbering, one more).
+    assert!(
+        v["error"]["details"]["stack"]
+            .as_str()
+            .is_some_and(|s| s.contains("<anonymous>:3:")),
+        "{v}"
+    );
     let v = on(&env, &t, &["eval", "window"]);
     assert_eq!(v["error"]["details"]["kind"], "not_serializable", "{v}");
     let v = on(&env, &t, &["eval", "while (true) {}", "--timeout", "1000"]);
