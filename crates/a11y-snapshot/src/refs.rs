@@ -37,6 +37,9 @@ pub struct RefEntry {
 #[serde(from = "RefTableFile", into = "RefTableFile")]
 pub struct RefTable {
     next: u32,
+    /// The counter before the last [`RefTable::reset`]: refs below it were handed out for an
+    /// earlier page (until numbers are handed out again).
+    retired: u32,
     entries: Vec<RefEntry>,
     by_node: crate::fasthash::FastMap<(String, i64), usize>,
     by_ref: crate::fasthash::FastMap<u32, usize>,
@@ -45,6 +48,8 @@ pub struct RefTable {
 #[derive(Serialize, Deserialize)]
 struct RefTableFile {
     next: u32,
+    #[serde(default)]
+    retired: u32,
     entries: Vec<RefEntry>,
 }
 
@@ -52,6 +57,7 @@ impl From<RefTableFile> for RefTable {
     fn from(f: RefTableFile) -> Self {
         let mut t = RefTable {
             next: f.next.max(1),
+            retired: f.retired,
             ..RefTable::default()
         };
         for e in f.entries {
@@ -66,6 +72,7 @@ impl From<RefTable> for RefTableFile {
     fn from(t: RefTable) -> Self {
         RefTableFile {
             next: t.next.max(1),
+            retired: t.retired,
             entries: t.entries,
         }
     }
@@ -82,7 +89,17 @@ impl RefTable {
 
     /// Forgets every ref; numbering restarts at `e1`. Call on goto / back / forward / reload.
     pub fn reset(&mut self) {
-        *self = RefTable::new();
+        let retired = self.next.max(self.retired);
+        *self = RefTable {
+            retired,
+            ..RefTable::new()
+        };
+    }
+
+    /// Refs below this number that the table does not know were handed out for an earlier page
+    /// (before a reset, or a navigation that kept the numbering).
+    pub fn earlier_below(&self) -> u32 {
+        self.next.max(self.retired)
     }
 
     /// Forgets every ref but keeps the numbering (after a navigation a click caused): a ref of the
@@ -90,6 +107,7 @@ impl RefTable {
     pub fn clear_keep_numbering(&mut self) {
         *self = RefTable {
             next: self.next,
+            retired: self.retired,
             ..RefTable::new()
         };
     }
@@ -172,6 +190,7 @@ impl RefTable {
     pub fn to_json(&self) -> Vec<u8> {
         let file = RefTableFile {
             next: self.next.max(1),
+            retired: self.retired,
             entries: self.entries.clone(),
         };
         serde_json::to_vec(&file).unwrap_or_default()
@@ -207,6 +226,26 @@ mod tests {
         }
     }
 
+    #[test]
+    fn refs_before_a_reset_are_known_as_earlier_ones() {
+        let mut t = RefTable::new();
+        for id in 1..=5 {
+            t.assign(entry("F", id));
+        }
+        assert_eq!(t.earlier_below(), 6);
+        t.reset();
+        assert_eq!(t.next_number(), 1);
+        assert_eq!(
+            t.earlier_below(),
+            6,
+            "e1..e5 were handed out for the page before"
+        );
+        let back = RefTable::from_json(&t.to_json()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.earlier_below(), 6, "kept across a daemon restart");
+        t.assign(entry("G", 1));
+        t.reset();
+        assert_eq!(t.earlier_below(), 6, "never lower than before");
+    }
     #[test]
     fn clearing_keeps_the_numbering() {
         let mut t = RefTable::new();

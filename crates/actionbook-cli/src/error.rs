@@ -655,7 +655,7 @@ impl CliError {
     /// out for an earlier page and dropped when it navigated away: that is stale, not a typo.
     pub(crate) fn unknown_ref(refs: Option<&RefTable>, number: u32, selector: &str) -> CliError {
         match refs {
-            Some(t) if number < t.next_number() => CliError::Stale(format!(
+            Some(t) if number < t.earlier_below() => CliError::Stale(format!(
                 "ref {selector} is from an earlier page: the page navigated since that snapshot; \
                  run `browser snapshot` again"
             )),

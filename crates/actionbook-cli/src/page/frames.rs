@@ -26,7 +26,9 @@ impl TabFrames {
     /// Drops every ref and starts numbering again (a new document was loaded by a navigation
     /// command, whose refs all die with it).
     pub fn forget_refs(&mut self) {
-        self.refs = Some(RefTable::new());
+        // Reset, not replaced: the table remembers which numbers the page before had, so a ref
+        // of it is reported stale until numbers are handed out again.
+        self.refs.get_or_insert_with(RefTable::new).reset();
     }
 
     /// Drops every ref after the main frame loaded a new document, but keeps numbering where it was

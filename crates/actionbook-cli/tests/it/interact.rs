@@ -330,6 +330,19 @@ fn a_ref_from_before_a_click_navigation_is_stale() {
             .contains("snapshot"),
         "{v}"
     );
+
+    // goto (and back, reload) restart the numbering: until the next snapshot hands numbers out
+    // again, a ref of the page before is stale too (it was ELEMENT_NOT_FOUND).
+    on(&env, &t, &["goto", &f.url("/index.html")]);
+    let snap = on(&env, &t, &["snapshot"]);
+    let submit = ref_of(&snap, "button", "Submit");
+    on(&env, &t, &["goto", &f.url("/page2.html")]);
+    on(&env, &t, &["back"]);
+    assert_error(
+        &on(&env, &t, &["fill", &submit, "x"]),
+        "STALE_ELEMENT",
+        "earlier page",
+    );
 }
 
 /// Every way a click starts a navigation itself updates the context to the new page (spec 11.1):
