@@ -61,21 +61,44 @@ fn event_frame(ev: &RawEvent) -> Option<String> {
     }
 }
 
-/// How far a navigation of the main frame that an action started has got, from its events.
-#[derive(Debug, Default, Clone, Copy)]
+/// The navigation of the main frame an action may have started, followed by its events.
+#[derive(Debug)]
 struct Navigation {
+    /// The page's navigation events since the action's input was sent.
+    events: EventStream,
+    /// The main frame's id.
+    main: String,
     /// Announced (requested, started or committed).
     requested: bool,
     /// Loading.
     started: bool,
     /// Committed (a new document, or a move within the document), or ended without one.
     settled: bool,
+    /// The document acted on went away (a frame's, when the main frame announced nothing).
+    gone: bool,
 }
 
 impl Navigation {
+    /// Follows `events` (subscribed before the input) for the main frame `main`.
+    fn new(events: EventStream, main: String) -> Navigation {
+        Navigation {
+            events,
+            main,
+            requested: false,
+            started: false,
+            settled: false,
+            gone: false,
+        }
+    }
+
+    /// Whether the page is to be read again after waiting for a navigation.
+    fn navigating(&self) -> bool {
+        self.requested || self.gone
+    }
+
     /// Takes in one event (of any frame).
-    fn see(&mut self, ev: &RawEvent, main: &str) {
-        if event_frame(ev).as_deref() != Some(main) {
+    fn see(&mut self, ev: &RawEvent) {
+        if event_frame(ev).as_deref() != Some(self.main.as_str()) {
             return;
         }
         match ev.method.as_str() {
@@ -96,15 +119,24 @@ impl Navigation {
     }
 
     /// Takes in the events already queued, without waiting.
-    fn drain(&mut self, events: &mut EventStream, main: &str) {
-        while let Some(ev) = events.try_recv() {
-            self.see(&ev, main);
+    fn drain(&mut self) {
+        while let Some(ev) = self.events.try_recv() {
+            self.see(&ev);
+        }
+    }
+
+    /// Takes in events until one announces a navigation, or until `quiet`.
+    async fn watch_until(&mut self, quiet: tokio::time::Instant) {
+        while !self.requested
+            && let Ok(Some(ev)) = tokio::time::timeout_at(quiet, self.events.recv()).await
+        {
+            self.see(&ev);
         }
     }
 
     /// Waits until the navigation has committed or ended: bounded by the deadline, and by
     /// [`START_GRACE`] while it has not started loading.
-    async fn settle(&mut self, events: &mut EventStream, main: &str, deadline: &Deadline) {
+    async fn settle(&mut self, deadline: &Deadline) {
         let since = tokio::time::Instant::now();
         while self.requested && !self.settled && !deadline.is_over() {
             let wait = match self.started {
@@ -117,8 +149,8 @@ impl Navigation {
                     left.min(deadline.remaining())
                 }
             };
-            match tokio::time::timeout(wait, events.recv()).await {
-                Ok(Some(ev)) => self.see(&ev, main),
+            match tokio::time::timeout(wait, self.events.recv()).await {
+                Ok(Some(ev)) => self.see(&ev),
                 Ok(None) | Err(_) => return,
             }
         }
@@ -239,19 +271,11 @@ impl Before {
             )
             .await;
         let quiet = tokio::time::Instant::now() + Duration::from_millis(5);
-        let main = self.main.clone();
-        let mut events = self
+        let events = self
             .events
             .take()
             .unwrap_or_else(|| page.events(NAV_EVENTS));
-        let mut nav = Navigation::default();
-        let watch = async {
-            while !nav.requested
-                && let Ok(Some(ev)) = tokio::time::timeout_at(quiet, events.recv()).await
-            {
-                nav.see(&ev, &main);
-            }
-        };
+        let mut nav = Navigation::new(events, self.main.clone());
         let focus = self.focus.take();
         let reads = async {
             tokio::join!(
@@ -260,12 +284,10 @@ impl Before {
                 eval::page_info(&page, &deadline)
             )
         };
-        let ((), (document_now, moved, info)) = tokio::join!(watch, reads);
+        let ((), (document_now, moved, info)) = tokio::join!(nav.watch_until(quiet), reads);
         drop(focus);
-        nav.drain(&mut events, &main);
-        let navigating = nav.requested;
-        self.conclude(cx, (navigating, nav, events), document_now, moved, info)
-            .await
+        nav.drain();
+        self.conclude(cx, nav, document_now, moved, info).await
     }
 
     /// After an action whose page was read after the input by the quick aim's listeners
@@ -274,29 +296,22 @@ impl Before {
     /// sets the context's URL and title.
     pub async fn after_quick(mut self, cx: &mut TabCx<'_>, read: &PageAfter) -> Result<After> {
         let page = cx.page.clone();
-        let main = self.main.clone();
-        let mut events = self
+        let events = self
             .events
             .take()
             .unwrap_or_else(|| page.events(NAV_EVENTS));
         // Only what came before the answer, without waiting: a timer due now would still park
         // the runtime until the timer wheel's next millisecond.
-        let mut nav = Navigation::default();
-        nav.drain(&mut events, &main);
-        // A document gone without a navigation of the main frame: a frame's (the main page is
-        // read again all the same).
-        let navigating = read.seen.gone || nav.requested;
+        let mut nav = Navigation::new(events, self.main.clone());
+        nav.drain();
+        // A document gone without a navigation of the main frame is a frame's: the main page is
+        // read again all the same.
+        nav.gone = read.seen.gone;
         // Both are read again after a navigation.
         let info = Ok(read.info.clone().unwrap_or_default());
         let document = self.document.clone();
-        self.conclude(
-            cx,
-            (navigating, nav, events),
-            document,
-            read.focus_changed,
-            info,
-        )
-        .await
+        self.conclude(cx, nav, document, read.focus_changed, info)
+            .await
     }
 
     /// The end of [`Before::after`] and [`Before::after_quick`], from what was read after the
@@ -304,18 +319,18 @@ impl Before {
     async fn conclude(
         self,
         cx: &mut TabCx<'_>,
-        (navigating, mut nav, mut events): (bool, Navigation, EventStream),
+        mut nav: Navigation,
         mut document_now: Option<String>,
         moved: bool,
         mut info: Result<(String, String)>,
     ) -> Result<After> {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
-        if navigating {
+        if nav.navigating() {
             let mut waiter = LoadWaiter::subscribe(&page);
             // The commit first: until then the load state read is the old page's (complete).
-            nav.settle(&mut events, &self.main, &deadline).await;
-            drop(events);
+            nav.settle(&deadline).await;
+            drop(nav);
             // Past the deadline the command answers with what it has; the next one sees the
             // rest.
             let _ = waiter
