@@ -154,17 +154,17 @@ impl Command for CallByValue {
 }
 
 /// Identity facts about a node remembered from a snapshot.
-struct Expected {
+struct Expected<'r> {
     frame_id: String,
     frame_index: u32,
     backend_node_id: i64,
     xpath: String,
     role: String,
     name: String,
-    /// Other remembered nodes of the frame with the same role and name: a replaced node is not
-    /// recovered by position when it has any (the row after a deleted one has the same "Delete"
-    /// button at the old place).
-    twins: usize,
+    /// The tab's refs: a replaced node is not recovered by position when other remembered nodes
+    /// of its frame share its role and name (the row after a deleted one has the same "Delete"
+    /// button at the old place). Counted only then, off the hot path.
+    refs: Option<&'r RefTable>,
 }
 
 /// How many other remembered nodes of a frame have this role and name.
@@ -202,7 +202,7 @@ pub async fn resolve<P: PageFrames>(
                 xpath: e.xpath.clone(),
                 role: e.role.clone(),
                 name: e.name.clone(),
-                twins: twins(Some(refs), &e.frame_id, &e.role, &e.name, e.backend_node_id),
+                refs: Some(refs),
             };
             by_identity(frames, &target.to_string(), exp, opts).await
         }
@@ -217,15 +217,7 @@ pub async fn resolve<P: PageFrames>(
                     xpath: s.xpath(*id).unwrap_or_default(),
                     role: node.map(|n| n.role.clone()).unwrap_or_default(),
                     name: node.map(|n| n.name.clone()).unwrap_or_default(),
-                    twins: node.map_or(0, |n| {
-                        twins(
-                            known.refs,
-                            &f.frame_id,
-                            &n.role,
-                            &n.name,
-                            id.backend_node_id,
-                        )
-                    }),
+                    refs: known.refs,
                 })
             });
             let exp = match snap_facts {
@@ -245,7 +237,7 @@ pub async fn resolve<P: PageFrames>(
                         xpath: String::new(),
                         role: String::new(),
                         name: String::new(),
-                        twins: 0,
+                        refs: None,
                     }
                 }
             };
@@ -332,7 +324,7 @@ fn frame_by_id<P: PageFrames>(frames: &P, frame_id: &str) -> Option<FrameHandle>
 async fn by_identity<P: PageFrames>(
     frames: &P,
     label: &str,
-    exp: Expected,
+    exp: Expected<'_>,
     opts: &ResolveOptions,
 ) -> Result<ResolvedNode, SnapshotError> {
     let frame = frame_by_id(frames, &exp.frame_id).ok_or_else(|| SnapshotError::Stale {
@@ -364,14 +356,21 @@ async fn by_identity<P: PageFrames>(
             reason: "nothing is left at its old position".into(),
         });
     };
-    if exp.twins > 0 {
+    let twins = twins(
+        exp.refs,
+        &exp.frame_id,
+        &exp.role,
+        &exp.name,
+        exp.backend_node_id,
+    );
+    if twins > 0 {
         release(&frame.session, object_id).await;
         return Err(SnapshotError::Stale {
             target: label.to_string(),
             reason: format!(
                 "the page replaced it, and {} elements of the last snapshot are {} {:?}: which \
                  one is meant cannot be told from its old position",
-                exp.twins + 1,
+                twins + 1,
                 exp.role,
                 exp.name
             ),
@@ -404,7 +403,7 @@ async fn same_element(
     session: &Session,
     backend: i64,
     object_id: &RemoteObjectId,
-    exp: &Expected,
+    exp: &Expected<'_>,
     timeout: Duration,
 ) -> bool {
     if exp.role.is_empty() {
