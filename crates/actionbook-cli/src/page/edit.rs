@@ -166,30 +166,13 @@ pub(crate) async fn set_value(
     .await
 }
 
-/// What a field holds after text went in: its value's length in characters, and its
-/// `maxlength` (`null` without one); `null` for an element without a value (contenteditable).
-const HELD_JS: &str = r#"function() {
-  if (!('value' in this) || typeof this.value !== 'string') return null;
-  const max = typeof this.maxLength === 'number' && this.maxLength >= 0 ? this.maxLength : null;
-  return { length: [...this.value].length, max };
-}"#;
-
-/// What a field holds after text went in (see [`HELD_JS`]).
+/// What a field holds after a fill committed its text (see [`COMMIT_JS`]).
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Held {
     /// Its value's length in characters.
     pub length: usize,
     /// Its `maxlength`.
     pub max: Option<usize>,
-}
-
-/// What the field holds now; `None` for an element without a value.
-pub(crate) async fn held(
-    node: &Located,
-    selector: &str,
-    deadline: &Deadline,
-) -> Result<Option<Held>> {
-    call_on(node, selector, HELD_JS, vec![], deadline).await
 }
 
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
@@ -240,9 +223,15 @@ const PREPARE_TYPING_JS: &str = r#"function() {
   return false;
 }"#;
 
-/// Fires `change` as a user leaving the field would (after text was inserted).
-const COMMIT_JS: &str =
-    "function() { this.dispatchEvent(new Event('change', { bubbles: true })); }";
+/// Fires `change` as a user leaving the field would (after text was inserted), and answers what
+/// the field holds then: its value's length in characters and its `maxlength` (`null` without
+/// one); `null` for an element without a value (contenteditable).
+const COMMIT_JS: &str = r#"function() {
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  if (!('value' in this) || typeof this.value !== 'string') return null;
+  const max = typeof this.maxLength === 'number' && this.maxLength >= 0 ? this.maxLength : null;
+  return { length: [...this.value].length, max };
+}"#;
 
 /// Chooses the options of a `<select>` whose value (or trimmed display text) is one of the given:
 /// every one must match (else nothing changes and the options are listed); a single `<select>`
@@ -333,10 +322,14 @@ pub(crate) async fn prepare_typing(
     Ok(focused == Some(true))
 }
 
-/// Fires `change` on the element (the text a fill inserted is committed).
-pub(crate) async fn commit(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
-    call_on::<Value>(node, selector, COMMIT_JS, Vec::new(), deadline).await?;
-    Ok(())
+/// Fires `change` on the element (the text a fill inserted is committed); what it holds then
+/// (`None` for an element without a value).
+pub(crate) async fn commit(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Option<Held>> {
+    call_on(node, selector, COMMIT_JS, Vec::new(), deadline).await
 }
 
 /// One option of a `<select>`.

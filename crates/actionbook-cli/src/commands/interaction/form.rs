@@ -7,7 +7,6 @@ use envelope::{InputData, InputKind, Target, ValueSummary};
 use serde::{Deserialize, Serialize};
 
 use super::pointer::{Spot, locate_waiting};
-use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, TabTarget};
 use crate::page::actionability::{self, KEY_EVENTS};
@@ -144,8 +143,8 @@ impl TabCommand for Fill {
                     });
                 }
                 if !self.text.is_empty() {
-                    edit::commit(&node, selector, &deadline).await?;
-                    refused_text(&node, selector, what, &self.text, &deadline).await?;
+                    let held = edit::commit(&node, selector, &deadline).await?;
+                    refused_text(held, selector, what, &self.text)?;
                 }
             }
             "value" => {
@@ -181,14 +180,8 @@ impl TabCommand for Fill {
 /// A field that did not keep the text filled in: one that rejects it (an `<input type=number>`
 /// given letters is left empty) or cuts it at its `maxlength`. Any other difference is the page's
 /// formatting (a card number spaced out) and stands.
-async fn refused_text(
-    node: &Located,
-    selector: &str,
-    what: &str,
-    text: &str,
-    deadline: &Deadline,
-) -> Result<()> {
-    let Some(held) = edit::held(node, selector, deadline).await? else {
+fn refused_text(held: Option<edit::Held>, selector: &str, what: &str, text: &str) -> Result<()> {
+    let Some(held) = held else {
         return Ok(());
     };
     let given = text.chars().count();
