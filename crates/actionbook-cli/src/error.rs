@@ -237,6 +237,10 @@ pub enum CliError {
     /// Talking to the browser failed.
     #[error("cdp: {0}")]
     Cdp(#[from] CdpError),
+    /// The page's CDP session ended while the command was working on it (its tab closed, its
+    /// browser exited); the tab pipeline turns this into TAB_NOT_FOUND when the tab is gone.
+    #[error("the page was detached while the command ran")]
+    PageDetached,
     /// The daemon could not be reached or answered nonsense.
     #[error("daemon: {0}")]
     Daemon(String),
@@ -332,9 +336,9 @@ impl CliError {
             | CliError::HomeInUse { .. }
             | CliError::RecordUnreadable { .. }
             | CliError::RecordFromNewerBuild { .. } => ErrorCode::SessionAlreadyExists,
-            CliError::BrowserGone { .. } | CliError::PageCrashed { .. } => {
-                ErrorCode::CdpConnectionFailed
-            }
+            CliError::BrowserGone { .. }
+            | CliError::PageCrashed { .. }
+            | CliError::PageDetached => ErrorCode::CdpConnectionFailed,
             CliError::PageUnresponsive { .. } => ErrorCode::Timeout,
             CliError::OpenFailed { failed, .. } => failed
                 .first()
@@ -596,6 +600,7 @@ impl From<FrameGraphError> for CliError {
         match e {
             FrameGraphError::Cdp(c) => CliError::Cdp(c),
             FrameGraphError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            FrameGraphError::Detached => CliError::PageDetached,
             other => CliError::Internal(other.to_string()),
         }
     }
@@ -608,6 +613,16 @@ impl From<SnapshotError> for CliError {
 }
 
 impl CliError {
+    /// Whether the page's CDP session (or the whole connection) ended under the command: the
+    /// tab may have been closed meanwhile.
+    pub(crate) fn is_session_end(&self) -> bool {
+        match self {
+            CliError::Cdp(e) => e.is_closed(),
+            CliError::PageDetached => true,
+            _ => false,
+        }
+    }
+
     /// A snapshot-layer error met while working on `selector` (what the user gave).
     pub(crate) fn on_selector(e: SnapshotError, selector: &str) -> CliError {
         match e {
@@ -712,3 +727,20 @@ fn batch_open_message(failures: &[(usize, FailedOpen)], total: usize) -> String 
 
 /// The crate's result type.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frame graph's "page detached" (its session ended under a command) is a session end
+    /// the tab pipeline checks for a closed tab, as a closed CDP session is; not a bug.
+    #[test]
+    fn a_detached_page_is_a_session_end_not_an_internal_error() {
+        let e: CliError = FrameGraphError::Detached.into();
+        assert!(e.is_session_end());
+        assert_eq!(e.code(), ErrorCode::CdpConnectionFailed);
+        let closed = CliError::Cdp(CdpError::ConnectionClosed);
+        assert!(closed.is_session_end());
+        assert!(!CliError::Internal("x".into()).is_session_end());
+    }
+}

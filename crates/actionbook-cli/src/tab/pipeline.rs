@@ -57,13 +57,13 @@ pub(crate) async fn run_tab<C: TabCommand>(
     .await;
     let e = match result {
         Ok(envelope) => return envelope,
-        Err(CliError::Cdp(e)) if e.is_closed() => match slot.crashed_error() {
+        Err(e) if e.is_session_end() => match slot.crashed_error() {
             Some(gone) => gone,
             None if tab_gone(&slot, &target).await => CliError::TabNotFound {
                 session: target.session.to_string(),
                 tab: target.tab.to_string(),
             },
-            None => CliError::Cdp(e),
+            None => e,
         },
         Err(other) => other,
     };
@@ -233,8 +233,8 @@ fn settle<D>(cx: &mut TabCx<'_>, traits: CommandTraits, done: Result<Done<D>>) -
     if !traits.read_only || done.is_err() {
         cx.state.info_trusted = false;
     }
-    if let Err(CliError::Cdp(e)) = &done
-        && e.is_closed()
+    if let Err(e) = &done
+        && e.is_session_end()
     {
         // The tab's session went away: re-attach on the next command.
         cx.state.detach();
