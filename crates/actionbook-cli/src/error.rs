@@ -601,6 +601,16 @@ impl From<FrameGraphError> for CliError {
             FrameGraphError::Cdp(c) => CliError::Cdp(c),
             FrameGraphError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
             FrameGraphError::Detached => CliError::PageDetached,
+            // A page too busy to answer in time (a script holding its main thread, a frame
+            // still loading): worth a retry, not a bug.
+            FrameGraphError::Timeout { what, after } => CliError::Timeout {
+                what,
+                ms: u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+            },
+            FrameGraphError::NoExecutionContext { frame, after } => CliError::Timeout {
+                what: format!("waiting for a script context in frame {frame}"),
+                ms: u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+            },
             other => CliError::Internal(other.to_string()),
         }
     }
@@ -742,5 +752,24 @@ mod tests {
         let closed = CliError::Cdp(CdpError::ConnectionClosed);
         assert!(closed.is_session_end());
         assert!(!CliError::Internal("x".into()).is_session_end());
+    }
+
+    /// The frame graph's bounded waits that ran out are timeouts (retryable), not bugs.
+    #[test]
+    fn the_frame_graphs_timeouts_are_timeouts() {
+        let e: CliError = FrameGraphError::Timeout {
+            what: "frame graph sync".into(),
+            after: std::time::Duration::from_millis(1500),
+        }
+        .into();
+        assert_eq!(e.code(), ErrorCode::Timeout);
+        assert!(e.retryable());
+        assert_eq!(e.to_string(), "frame graph sync timed out after 1500ms");
+        let e: CliError = FrameGraphError::NoExecutionContext {
+            frame: cdp_protocol::FrameId::new("F1"),
+            after: std::time::Duration::from_secs(2),
+        }
+        .into();
+        assert_eq!(e.code(), ErrorCode::Timeout);
     }
 }
