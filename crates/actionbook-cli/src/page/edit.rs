@@ -84,12 +84,14 @@ const SET_VALUE_JS: &str = r#"function(v) {
 }"#;
 
 /// Empties a focused, selected field the way a user's Delete would (input events included); falls
-/// back to the native setter when the editing command did nothing. Fires `change` once.
+/// back to the native setter when the editing command did nothing. Fires `change` once. Answers
+/// false for a field empty already: nothing done, no event (a user's Delete fires none either).
 const CLEAR_JS: &str = r#"function() {
   const doc = this.ownerDocument;
+  const text = () => ('value' in this && !this.isContentEditable) ? this.value : this.textContent;
+  if (text() === '') return false;
   if (typeof doc.execCommand === 'function') doc.execCommand('delete', false);
-  const empty = ('value' in this && !this.isContentEditable) ? this.value === '' : this.textContent === '';
-  if (empty) { this.dispatchEvent(new Event('change', { bubbles: true })); return true; }
+  if (text() === '') { this.dispatchEvent(new Event('change', { bubbles: true })); return true; }
   if ('value' in this && !this.isContentEditable) {
     const d = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(this), 'value');
     if (d && d.set) d.set.call(this, ''); else this.value = '';
@@ -203,9 +205,9 @@ pub(crate) async fn focus_and_select(
 }
 
 /// Empties a focused, selected field as a user's Delete would.
-pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -> Result<()> {
-    call_on::<Value>(node, selector, CLEAR_JS, Vec::new(), deadline).await?;
-    Ok(())
+/// Empties a field (see [`CLEAR_JS`]); false when it was empty already.
+pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -> Result<bool> {
+    call_on::<bool>(node, selector, CLEAR_JS, Vec::new(), deadline).await
 }
 
 /// Focuses the element unless it already has focus; when it did not, puts the caret at the end of

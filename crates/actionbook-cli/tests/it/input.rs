@@ -254,6 +254,20 @@ fn fill_select_and_upload() {
     );
     assert_eq!(on(&env, &t, &["fill", "#short", "abc"])["ok"], true);
 
+    // Filling "" empties a field; one empty already stays so, and that is no failure (it was
+    // "the input did not reach" it: clearing nothing fires no input event).
+    assert_eq!(on(&env, &t, &["fill", "#short", ""])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "document.getElementById('short').value"),
+        ""
+    );
+    let v = on(&env, &t, &["fill", "#short", ""]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value(&env, &t, "document.getElementById('short').value"),
+        ""
+    );
+
     // select: by value, by display text, several for multiple; a miss lists the options.
     let r = text(&env, &t, &["select", "#one", "g"]).ok();
     assert!(

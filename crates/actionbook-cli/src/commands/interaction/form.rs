@@ -124,14 +124,18 @@ impl TabCommand for Fill {
                     )));
                 }
                 actionability::listen(&node, KEY_EVENTS, &deadline, selector).await?;
+                // Whether the field's text changes (an empty field cleared stays as it is).
                 let typed = if self.text.is_empty() {
                     edit::clear(&node, selector, &deadline).await
                 } else {
-                    keyboard::insert_text(&page, &self.text, &deadline).await
+                    keyboard::insert_text(&page, &self.text, &deadline)
+                        .await
+                        .map(|()| true)
                 };
                 let seen = actionability::finish_listening(&node, &deadline, selector).await;
-                typed?;
-                let arrived = seen.gone
+                let changes = typed?;
+                let arrived = !changes
+                    || seen.gone
                     || seen.count_on_target("input") + seen.count_on_target("beforeinput") > 0;
                 if !arrived {
                     return Err(CliError::NotDelivered {
