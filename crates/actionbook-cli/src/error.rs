@@ -244,6 +244,13 @@ pub enum CliError {
     /// The daemon could not be reached or answered nonsense.
     #[error("daemon: {0}")]
     Daemon(String),
+    /// The daemon went away (or stopped answering) after it was given the command: the command
+    /// may have run, in part or whole.
+    #[error("daemon: {detail}; the command may have run in part")]
+    DaemonLost {
+        /// What the client saw.
+        detail: String,
+    },
     /// A command's reply is larger than the daemon's socket carries in one frame.
     #[error(
         "the reply ({bytes} bytes) is larger than the {limit} bytes the daemon's socket carries; ask for less (a smaller value, a narrower selector)"
@@ -354,9 +361,10 @@ impl CliError {
                 | CdpError::Connect { .. } => ErrorCode::CdpConnectionFailed,
                 _ => ErrorCode::InternalError,
             },
-            CliError::Daemon(_) | CliError::Io(_) | CliError::Internal(_) => {
-                ErrorCode::InternalError
-            }
+            CliError::Daemon(_)
+            | CliError::DaemonLost { .. }
+            | CliError::Io(_)
+            | CliError::Internal(_) => ErrorCode::InternalError,
             CliError::Manuals(e) => e.code(),
         }
     }
@@ -384,15 +392,19 @@ impl CliError {
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
+                | CliError::DaemonLost { .. }
         )
     }
 
     /// Whether the command surely did nothing: it failed before any input or change reached the
-    /// page or the browser (the element never became actionable, no connection was made).
+    /// page or the browser (the element never became actionable, no connection was made, the
+    /// daemon was never given it).
     pub fn not_performed(&self) -> bool {
         matches!(
             self,
-            CliError::NotActionable { .. } | CliError::Cdp(CdpError::Connect { .. })
+            CliError::NotActionable { .. }
+                | CliError::Cdp(CdpError::Connect { .. })
+                | CliError::Daemon(_)
         )
     }
 

@@ -91,7 +91,8 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
     };
     let name = command.name();
     let json = cli.global.json;
-    let context = addressed(&command);
+    let context = command.addressed();
+    let sent = reply::Unanswered::of(&command);
     let request = match lower::lower(command, &cli.global) {
         Ok(r) => r,
         Err(e) => return print(&reply::failure(name, context, &e), None, json),
@@ -104,19 +105,8 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
             }
             ExitCode::from(reply.exit_code)
         }
-        Err(e) => print(&reply::failure(name, None, &e), None, json),
+        Err(e) => print(&reply::unanswered(&sent, &e), None, json),
     }
-}
-
-/// The context a command addresses (its `--session` and `--tab`), for an error found before it
-/// is sent.
-fn addressed(command: &crate::commands::Command) -> Option<envelope::Context> {
-    let args = command.args_json().ok()?;
-    let session = args.get("session")?.as_str()?;
-    Some(match args.get("tab").and_then(|t| t.as_str()) {
-        Some(tab) => envelope::Context::tab(session, tab),
-        None => envelope::Context::session(session),
-    })
 }
 
 #[cfg(test)]

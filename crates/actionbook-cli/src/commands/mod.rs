@@ -293,6 +293,17 @@ macro_rules! command_table {
                 COMMANDS.iter().find(|c| c.name == name).unwrap_or(&COMMANDS[0])
             }
 
+            /// The session and tab the command names (`--session`, `--tab`), as the context of
+            /// a failure met before the command ran or without its answer.
+            pub fn addressed(&self) -> Option<Context> {
+                let args = self.args_json().ok()?;
+                let session = args.get("session")?.as_str()?;
+                Some(match args.get("tab").and_then(|t| t.as_str()) {
+                    Some(tab) => Context::tab(session, tab),
+                    None => Context::session(session),
+                })
+            }
+
             /// The request as JSON (the `args` of the wire form).
             pub fn args_json(&self) -> serde_json::Result<serde_json::Value> {
                 match self { $( Command::$name(r) => serde_json::to_value(r), )* }

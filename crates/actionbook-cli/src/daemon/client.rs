@@ -65,14 +65,16 @@ pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
             continue;
         }
         let answer: DaemonFrame = answer.map_err(|e| {
-            if matches!(
+            // The request may have reached the daemon: what it did is unknown.
+            let detail = if matches!(
                 e.kind(),
                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
             ) {
-                CliError::Daemon(format!("no answer within {} ms", read_limit.as_millis()))
+                format!("no answer within {} ms", read_limit.as_millis())
             } else {
-                CliError::Daemon(format!("the daemon closed the connection: {e}"))
-            }
+                format!("the daemon closed the connection: {e}")
+            };
+            CliError::DaemonLost { detail }
         })?;
         match answer {
             DaemonFrame::Reply {

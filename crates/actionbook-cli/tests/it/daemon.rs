@@ -245,3 +245,66 @@ fn the_daemon_runs_in_root_and_a_deep_home_still_gets_one() {
     assert_eq!(again["ok"], true, "{again}");
     assert!(deep_pid.is_some(), "no daemon for the deep home");
 }
+
+/// Runs `browser <args> <t> --json` in the background; returns once the command holds its tab
+/// (a `title` with a short timeout waits behind it and times out).
+fn holding(env: &Env, t: &[&str], args: &[&str]) -> std::process::Child {
+    let mut child = env
+        .command(&[&["--json", "browser"][..], args, t].concat())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the client");
+    for _ in 0..50 {
+        let v = crate::support::on(env, t, &["title", "--timeout", "300"]);
+        if v["error"]["code"] == "TIMEOUT" {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the command never held the tab");
+}
+
+/// A daemon killed while it runs a command: the client answers an envelope naming the session
+/// and tab, retryable only when running the command again is safe (an `eval` that had run in
+/// part is not; a wait for an element is).
+#[test]
+fn a_daemon_gone_mid_command_answers_retryable_only_when_a_retry_is_safe() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let cases = [
+        (
+            vec![
+                "eval",
+                "window.__runs = (window.__runs || 0) + 1; await new Promise(r => setTimeout(r, 60000)); 1",
+                "--timeout",
+                "90000",
+            ],
+            false,
+        ),
+        (
+            vec!["wait", "element", "#never", "--timeout", "90000"],
+            true,
+        ),
+    ];
+    for (args, retryable) in cases {
+        let client = holding(&env, &t, &args);
+        env.kill_daemon();
+        let out = client.wait_with_output().expect("the client");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert_eq!(v["ok"], false, "{args:?}: {v}");
+        assert_eq!(v["error"]["code"], "INTERNAL_ERROR", "{args:?}: {v}");
+        assert_eq!(v["error"]["retryable"], retryable, "{args:?}: {v}");
+        assert_eq!(v["context"]["session_id"], sid.as_str(), "{args:?}: {v}");
+        assert_eq!(v["context"]["tab_id"], "t1", "{args:?}: {v}");
+        assert!(v["meta"]["duration_ms"].as_u64().unwrap_or(0) > 0, "{v}");
+        // The next command finds the session again (a new daemon).
+        let v = crate::support::on(&env, &t, &["title"]);
+        assert_eq!(v["ok"], true, "{v}");
+    }
+}
