@@ -213,6 +213,31 @@ pub(crate) async fn navigate(
 
 /// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
 /// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
+/// Whether the page has a navigation on its way that has not committed: its target's URL (what
+/// the browser shows, a pending navigation's) is not its current history entry's. Both answers
+/// come from the browser process, which answers while DevTools holds the messages of a session
+/// attached meanwhile until that commit (the renderer's part of `Page.enable` waits for it).
+pub(crate) async fn commit_pending(
+    root: &Session,
+    page: &Session,
+    target: &cdp_protocol::TargetId,
+    deadline: &Deadline,
+) -> bool {
+    let limit = deadline.capped(deadline::QUICK_CALL);
+    let ask = cdp_protocol::target::GetTargetInfo {
+        target_id: Some(target.clone()),
+    };
+    let info = root.send_timeout(&ask, limit);
+    let history = page.send_timeout(&page::GetNavigationHistory, limit);
+    let (Ok(info), Ok(history)) = futures::join!(info, history) else {
+        return false;
+    };
+    let committed = usize::try_from(history.current_index)
+        .ok()
+        .and_then(|i| history.entries.get(i));
+    committed.is_some_and(|entry| entry.url != info.target_info.url)
+}
+
 pub(crate) async fn forget_history(page: &Session, deadline: &Deadline) -> Result<()> {
     page.send_timeout(
         &page::ResetNavigationHistory,

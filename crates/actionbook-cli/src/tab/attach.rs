@@ -35,6 +35,12 @@ pub(crate) async fn attach(
             tab: tab_id.to_string(),
         })?;
     let tid = TargetId::from(target_id.as_str());
+    // No command of this daemon ended on the tab yet (a first use, a daemon restart): a document
+    // that arrives from now on is one no command has seen (`wait navigation` takes it as the
+    // navigation waited for; one begun before a restart commits while we attach).
+    if state.last_done.is_none() {
+        state.last_done = Some(std::time::Instant::now());
+    }
     let pending = Pending::prepare(&conn.conn, &tid);
     if let Some(recorder) = pending.get::<network::NetworkRecorder>() {
         let (capacity, routes) = slot.with_record(|r| {
@@ -71,32 +77,54 @@ pub(crate) async fn attach(
         .map(crash::CrashWatch::receiver);
     // A page that crashed before we attached never answers Page.enable (until it is loaded
     // again); it announces the crash only if this connection had seen it, so a page that does
-    // not answer in time is taken as unresponsive: only commands that load a page may run.
-    let enable = session.send_timeout(&page::Enable, deadline.capped(deadline::QUICK_CALL));
-    let crashed_now = async {
-        loop {
-            if crash::next_verdict(&mut verdicts).await.crashed {
-                return;
+    // not answer in time is taken as unresponsive: only commands that load a page may run. One
+    // exception: a navigation on its way (begun before a daemon restart) holds a new session's
+    // messages until it commits; that is waited for, up to the command's deadline.
+    let mut patient = false;
+    let (crashed, page_enabled) = loop {
+        let limit = match patient {
+            true => deadline.remaining(),
+            false => deadline.capped(deadline::QUICK_CALL),
+        };
+        let enable = session.send_timeout(&page::Enable, limit);
+        let crashed_now = async {
+            loop {
+                if crash::next_verdict(&mut verdicts).await.crashed {
+                    return;
+                }
             }
+        };
+        let answer = tokio::select! {
+            r = enable => Some(r),
+            () = crashed_now => None,
+        };
+        let e = match answer {
+            None => break (true, false),
+            Some(Ok(_)) => break (false, true),
+            Some(Err(e)) => e,
+        };
+        let timed_out = e.kind() == ErrorKind::Timeout;
+        if timed_out && loads_page {
+            break (false, false);
         }
-    };
-    let (crashed, page_enabled) = tokio::select! {
-        r = enable => match r {
-            Ok(_) => (false, true),
-            Err(e) if e.kind() == ErrorKind::Timeout && loads_page => (false, false),
-            Err(e) => {
-                drop(services);
-                let _ = session.detach().await;
-                return Err(match e.kind() {
-                    ErrorKind::Timeout => CliError::PageUnresponsive {
-                        session: slot.id.clone(),
-                        tab: tab_id.to_string(),
-                    },
-                    _ => e.into(),
-                });
-            }
-        },
-        () = crashed_now => (true, false),
+        if timed_out
+            && !patient
+            && !deadline.is_over()
+            && navigation::commit_pending(&root, &session, &tid, deadline).await
+        {
+            patient = true;
+            continue;
+        }
+        drop(services);
+        let _ = session.detach().await;
+        return Err(match (timed_out, patient) {
+            (true, true) => deadline.timeout("waiting for the tab's navigation to commit"),
+            (true, false) => CliError::PageUnresponsive {
+                session: slot.id.clone(),
+                tab: tab_id.to_string(),
+            },
+            _ => e.into(),
+        });
     };
     // A launched headless session's viewport is exactly its window size.
     let viewport = slot.with_record(|r| {

@@ -308,3 +308,47 @@ fn a_daemon_gone_mid_command_answers_retryable_only_when_a_retry_is_safe() {
         assert_eq!(v["ok"], true, "{v}");
     }
 }
+
+/// A navigation begun before the daemon was killed and not committed yet holds the messages of
+/// the new daemon's page session until it commits (Chromium's doing): the next commands wait for
+/// it instead of calling the page unresponsive after 5 s, and `wait navigation` takes it as the
+/// navigation it waits for.
+#[test]
+fn a_navigation_under_way_across_a_daemon_restart_is_waited_for() {
+    need_chromium!();
+    let f = site();
+    f.route(
+        "/slow1.html",
+        "text/html",
+        "<title>Slow one</title><p>slow",
+        Duration::from_secs(8),
+    );
+    f.route(
+        "/slow2.html",
+        "text/html",
+        "<title>Slow two</title><p>slow",
+        Duration::from_secs(8),
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for (page, then) in [
+        ("/slow1.html", vec!["url", "--timeout", "30000"]),
+        (
+            "/slow2.html",
+            vec!["wait", "navigation", "--timeout", "30000"],
+        ),
+    ] {
+        let goto = holding(&env, &t, &["goto", &f.url(page), "--timeout", "60000"]);
+        env.kill_daemon();
+        let _ = goto.wait_with_output();
+        let v = crate::support::on(&env, &t, &then);
+        assert_eq!(
+            v["ok"], true,
+            "{then:?} after a restart mid-navigation: {v}"
+        );
+        assert_eq!(v["context"]["url"], f.url(page), "{v}");
+        let v = crate::support::on(&env, &t, &["title"]);
+        assert_eq!(v["ok"], true, "{v}");
+    }
+}
