@@ -257,27 +257,48 @@ async fn finish<D: Into<envelope::Data>>(
     let mut context = match done.context.take() {
         Some(c) => c,
         None => {
+            let mut gone = false;
             let (url, title) = match (cx.url.take(), cx.title.take()) {
                 (Some(u), Some(t)) => (u, t),
-                _ => cx.page_info().await?,
+                _ => match cx.page_info().await {
+                    Ok(info) => info,
+                    // The command ran and then its page went (a script's `window.close()`): its
+                    // answer stands, with the page's last known URL and title.
+                    Err(e) if e.is_session_end() => {
+                        gone = true;
+                        done.warnings.push(format!(
+                            "tab {} closed after the command ran (its page closed itself)",
+                            cx.tab_id
+                        ));
+                        cx.session
+                            .with_record(|r| {
+                                r.tab(&cx.tab_id).map(|t| (t.url.clone(), t.title.clone()))
+                            })
+                            .unwrap_or_default()
+                    }
+                    Err(e) => return Err(e),
+                },
             };
             // A tab replaced meanwhile (restart, close-tab) keeps its own URL and title.
-            let _ = cx
-                .update_tab_if(|t| {
-                    let changed = t.url != url || t.title != title;
-                    if changed {
-                        t.url = url.clone();
-                        t.title = title.clone();
-                    }
-                    changed
-                })
-                .await;
+            if !gone {
+                let _ = cx
+                    .update_tab_if(|t| {
+                        let changed = t.url != url || t.title != title;
+                        if changed {
+                            t.url = url.clone();
+                            t.title = title.clone();
+                        }
+                        changed
+                    })
+                    .await;
+            }
             Context {
                 session_id: cx.session.id.clone(),
                 tab_id: Some(cx.tab_id.clone()),
                 window_id: None,
-                url: Some(url),
-                title: Some(title),
+                // Unknown only for a page gone before its URL was ever read.
+                url: (!gone || !url.is_empty()).then_some(url),
+                title: (!gone || !title.is_empty()).then_some(title),
             }
         }
     };

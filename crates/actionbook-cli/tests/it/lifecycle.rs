@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::need_chromium;
-use crate::support::{Env, site, wait_gone, write_script};
+use crate::support::{Env, on, site, value, wait_gone, write_script};
 
 #[test]
 fn ids_contexts_and_tabs() {
@@ -714,4 +714,44 @@ fn an_unreadable_record_is_kept_reported_and_never_overwritten() {
         std::fs::read(dir.join("session.json")).expect("record kept"),
         garbage
     );
+}
+
+/// A script that closes its own page (`window.close()` in a popup) answers with its value, a
+/// warning that the tab closed and the page's last known URL; the tab is gone afterwards.
+#[test]
+fn an_eval_that_closes_its_page_answers_its_value() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    value(&env, &t1, "window.open(location.href, '_blank'); 1");
+    let mut popup = None;
+    for _ in 0..50 {
+        let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+        let tabs = v["data"]["tabs"].as_array().cloned().unwrap_or_default();
+        popup = tabs
+            .iter()
+            .filter_map(|t| t["tab_id"].as_str())
+            .find(|id| *id != "t1")
+            .map(str::to_string);
+        if popup.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let popup = popup.expect("the popup is listed as a tab");
+    let t2 = ["--session", sid.as_str(), "--tab", popup.as_str()];
+    let v = on(&env, &t2, &["eval", "window.close(); 42"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["value"], 42, "{v}");
+    // The page's last known URL, or none (a popup closed before any command read its URL).
+    assert!(
+        v["context"]["url"].is_null() || v["context"]["url"] == f.url("/index.html").as_str(),
+        "{v}"
+    );
+    let warned = v["meta"]["warnings"].to_string();
+    assert!(warned.contains("closed"), "{v}");
+    let v = on(&env, &t2, &["title"]);
+    assert_eq!(v["error"]["code"], "TAB_NOT_FOUND", "{v}");
 }
