@@ -1087,3 +1087,141 @@ fn a_child_target_the_recorder_cannot_watch_is_a_warning() {
         "{v}"
     );
 }
+
+/// Reads a HAR file written by `har stop` and checks it against the HAR 1.2 schema.
+fn read_har(path: &std::path::Path) -> Value {
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("the HAR file")).expect("HAR is JSON");
+    let mut errors = Vec::new();
+    validate(&har_schema(), &har, "$", &mut errors);
+    assert!(errors.is_empty(), "not HAR 1.2: {errors:#?}");
+    har
+}
+
+/// The HAR entry whose URL ends so.
+fn har_entry<'a>(har: &'a Value, url_end: &str) -> &'a Value {
+    har["log"]["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with(url_end))
+        })
+        .unwrap_or_else(|| panic!("no {url_end} entry in {har}"))
+}
+
+/// Waits until a request to `url_end` is listed (in flight or not).
+fn listed(env: &Env, t: &[&str], url_end: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let all = requests(env, t, &[]);
+        let hit = all["requests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["url"].as_str().is_some_and(|u| u.ends_with(url_end)))
+            .cloned();
+        match hit {
+            Some(r) => return r,
+            None if Instant::now() > until => panic!("no request to {url_end}: {all}"),
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+#[test]
+fn requests_cancelled_by_a_navigation_end_and_the_network_goes_idle() {
+    need_chromium!();
+    let f = Fixture::start();
+    // Answered long after the test is done: only the navigation ends them.
+    f.route(
+        "/c/slow.json",
+        "application/json",
+        r#"{"slow":true}"#,
+        Duration::from_secs(60),
+    );
+    f.route(
+        "/c/slow2.json",
+        "application/json",
+        r#"{"slow":2}"#,
+        Duration::from_secs(60),
+    );
+    f.html(
+        "/c/start.html",
+        "<!doctype html><title>Start</title><script>fetch('/c/slow.json').catch(() => {});</script>",
+    );
+    f.html(
+        "/c/reloaded.html",
+        "<!doctype html><title>Reloaded</title><script>if (!sessionStorage.fetched) { sessionStorage.fetched = 1; fetch('/c/slow2.json').catch(() => {}); }</script>",
+    );
+    f.html("/c/next.html", "<!doctype html><title>Next</title>next");
+    f.bytes("/favicon.ico", "image/gif", GIF);
+    let (env, sid) = open(Some(&f.url("/c/start.html")), &[]);
+    let t = tab(&sid);
+    ok(&on(
+        &env,
+        &t,
+        &["network", "har", "start", "--content", "none"],
+    ));
+    let slow = listed(&env, &t, "/c/slow.json");
+    assert_eq!(slow["status"], Value::Null, "in flight: {slow}");
+
+    // A goto to another page of the site replaces the document that made it.
+    ok(&on(&env, &t, &["goto", &f.url("/c/next.html")]));
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert_eq!(ok(&v)["observed_value"]["pending"], 0, "{v}");
+    let slow = find(&requests(&env, &t, &[]), "/c/slow.json").clone();
+    assert_eq!(slow["failure"], "net::ERR_ABORTED", "{slow}");
+    assert!(
+        slow["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("document that made it was replaced")),
+        "{slow}"
+    );
+    assert!(slow["duration_ms"].is_u64(), "{slow}");
+    let failed = requests(&env, &t, &["--status", "failed"]);
+    assert_eq!(urls(&failed), vec![f.url("/c/slow.json")], "{failed}");
+    let run = text(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            slow["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert!(run.stdout.contains("net::ERR_ABORTED"), "{run:?}");
+    assert!(run.stdout.contains("note: the document"), "{run:?}");
+
+    // A reload replaces it too; --clear then leaves nothing behind.
+    ok(&on(&env, &t, &["goto", &f.url("/c/reloaded.html")]));
+    listed(&env, &t, "/c/slow2.json");
+    ok(&on(&env, &t, &["reload"]));
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert_eq!(ok(&v)["observed_value"]["pending"], 0, "{v}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cancel.har");
+    let path_s = path.display().to_string();
+    ok(&on(&env, &t, &["network", "har", "stop", &path_s]));
+    requests(&env, &t, &["--clear"]);
+    let after = requests(&env, &t, &[]);
+    assert_eq!(after["total"], 0, "{after}");
+
+    // In the HAR file (started after the first page's fetch): failed, with the note, and a time
+    // of its own (not an empty -0.0).
+    let har = read_har(&path);
+    {
+        let e = har_entry(&har, "/c/slow2.json");
+        assert_eq!(e["_failure"], "net::ERR_ABORTED", "{e}");
+        assert!(
+            e["comment"]
+                .as_str()
+                .is_some_and(|c| c.contains("was replaced")),
+            "{e}"
+        );
+        let time = e["time"].as_f64().unwrap_or(-1.0);
+        assert!(time >= 0.0 && time.is_sign_positive(), "{e}");
+    }
+}

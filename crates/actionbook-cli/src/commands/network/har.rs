@@ -64,6 +64,10 @@ pub(super) struct Entry {
     request_id: String,
     #[serde(rename = "_failure", skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
+    /// Why the recorder ended it (its document was replaced), or that it had not ended when the
+    /// file was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -107,6 +111,9 @@ struct HarResponse {
     redirect_url: String,
     headers_size: i64,
     body_size: i64,
+    /// `disk` when the response came from the cache (as Chrome DevTools writes it).
+    #[serde(rename = "_fromCache", skip_serializing_if = "Option::is_none")]
+    from_cache: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -294,8 +301,35 @@ fn timings(r: &RequestRecord) -> Timings {
     }
 }
 
+/// Bytes of the response body on the wire, as Chrome DevTools' HAR export counts them
+/// (`responseBodySize`): 0 from the cache or for a 304, what came after the headers when their
+/// size is known, -1 otherwise.
+fn body_size(r: &RequestRecord) -> i64 {
+    if r.from_cache || r.status == Some(304) {
+        return 0;
+    }
+    match (r.encoded_data_length, r.header_bytes) {
+        (Some(all), Some(headers)) => (all - headers).max(0.0) as i64,
+        _ => -1,
+    }
+}
+
+/// The entry's comment: why the recorder ended it, or that it had not ended.
+fn comment(r: &RequestRecord) -> Option<String> {
+    match (r.note, r.finished) {
+        (Some(note), _) => Some(note.to_string()),
+        (None, None) => Some(IN_FLIGHT.to_string()),
+        (None, Some(_)) => None,
+    }
+}
+
+/// The comment of an entry written while its request was in flight.
+pub(super) const IN_FLIGHT: &str =
+    "still in flight when the file was written: its response and timings are not complete";
+
 fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
     let timings = timings(r);
+    // Summed from 0.0: an empty f64 sum is -0.0.
     let time = [
         timings.blocked,
         timings.dns,
@@ -306,14 +340,16 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
     ]
     .iter()
     .filter(|v| **v > 0.0)
-    .sum();
+    .fold(0.0, |sum, v| sum + v);
     let request_mime = r
         .request_headers
         .get("content-type")
         .cloned()
         .unwrap_or_default();
+    // HAR 1.2: the length of the returned content, decoded (the body when it was fetched, else
+    // what `Network.dataReceived` counted), as DevTools' `resourceSize`.
     let size = body.map_or_else(
-        || r.encoded_data_length.map_or(-1, |s| s as i64),
+        || i64::try_from(r.decoded_length).unwrap_or(i64::MAX),
         |b| b.size as i64,
     );
     Entry {
@@ -347,8 +383,9 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
                 encoding: body.and_then(|b| b.base64.then_some("base64")),
             },
             redirect_url: r.redirect_url.clone().unwrap_or_default(),
-            headers_size: -1,
-            body_size: r.encoded_data_length.map_or(-1, |s| s as i64),
+            headers_size: r.header_bytes.map_or(-1, |h| h as i64),
+            body_size: body_size(r),
+            from_cache: r.from_cache.then_some("disk"),
         },
         cache: Cache {},
         timings,
@@ -356,6 +393,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
         resource_type: r.resource_type.clone(),
         request_id: r.id.clone(),
         failure: r.failure.clone(),
+        comment: comment(r),
     }
 }
 

@@ -181,7 +181,13 @@ struct RequestItem<'a> {
     /// Chromium's error text when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<&'a str>,
+    /// Its response came from the disk cache: nothing went over the wire (no raw headers).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    from_cache: bool,
     method: &'a str,
+    /// Why it ended as it did when the recorder ended it (its document was replaced).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
     mime_type: &'a str,
     /// Where this hop's redirect led (each hop of a redirect chain is a request of its own).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,7 +212,9 @@ impl<'a> From<&'a RequestRecord> for RequestItem<'a> {
         RequestItem {
             duration_ms: r.duration_ms().map(|d| d.round() as u64),
             failure: r.failure.as_deref(),
+            from_cache: r.from_cache,
             method: &r.method,
+            note: r.note,
             mime_type: &r.mime_type,
             redirect_url: r.redirect_url.as_deref(),
             request_headers: &r.request_headers,
@@ -297,6 +305,12 @@ impl RenderText for RequestData<'_> {
         }
         if let Some(to) = &self.item.redirect_url {
             body.field("redirect_url", to);
+        }
+        if self.item.from_cache {
+            body.field("from_cache", "disk (nothing went over the wire)");
+        }
+        if let Some(note) = self.item.note {
+            body.field("note", note);
         }
         for (k, v) in self.item.request_headers {
             body.line(format_args!("> {k}: {v}"));

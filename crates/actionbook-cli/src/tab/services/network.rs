@@ -19,6 +19,20 @@
 //! When events are lost (a queue overflow, rare: the queue is large) the recorder cannot know
 //! which requests ended, so it forgets the ones in flight and counts the loss (`lost_events`).
 //!
+//! A document that is replaced (a navigation, a reload) takes its requests in flight with it, and
+//! Chromium reports no end for them (no `loadingFailed`: the renderer that would is gone). So the
+//! recorder follows which document each frame shows: `Page.frameNavigated` (the frame, its new
+//! loader id) ends the frame's requests made by an earlier document (their `loaderId` differs;
+//! never a navigation request, whose id is its document's) as failed with `net::ERR_ABORTED` and a
+//! note saying why; `Page.frameDetached` (removed, not moved to another process) ends the frame's.
+//! Workers' requests have no frame and are left to their session. Those frame events come from the
+//! tab's page session, which has `Page.enable` already (so the recorder adds nothing for the
+//! page), and from the recorder's own OOPIF sessions, where it enables the page domain. They come
+//! on another session than the requests, so in either order: a request of a replaced document
+//! reported later ends at once, one of the new document reported earlier stays. A keepalive
+//! request (`sendBeacon`) may outlive its document; should Chromium report its end after all, the
+//! record takes it (Chromium 156 reports none: only its `responseReceivedExtraInfo` comes).
+//!
 //! A redirect is a new `requestWillBeSent` under the same id: the hop it ends becomes an entry of
 //! its own (its 3xx response, `redirect_url`, id `<cdp id>:<hop>`), and the last hop keeps the CDP
 //! id. The raw headers Chromium reports apart (`requestWillBeSentExtraInfo`,
@@ -33,8 +47,8 @@
 //! memory and shown, never logged.
 //!
 //! Cost: the recorder is one more session with `Network.enable`, so Chromium builds about eight
-//! events per request (`dataReceived`, the most common, only moves the activity clock here: no
-//! decode, no ledger); response bodies it buffers for `getResponseBody` are capped
+//! events per request (`dataReceived`, the most common, moves the activity clock and adds its
+//! decoded length to the request's: a small decode and one lookup); response bodies it buffers for `getResponseBody` are capped
 //! ([`network_enable`]). What it costs a page load is in `benches/network.rs` and the README:
 //! Chromium's delivery of those events is most of it, and no CDP switch leaves some of them out.
 //! So a session started with `--max-tracked-requests 0` records nothing: the domain stays off
@@ -57,7 +71,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use cdp_protocol::{
     CdpError, Connection, ErrorKind, Event as _, EventFilter, EventStream, RawEvent, Session,
-    SessionId, TargetId, fetch, network, runtime, target,
+    SessionId, TargetId, fetch, network, page, runtime, target,
 };
 use futures::future::BoxFuture;
 use tokio::sync::watch;
@@ -104,7 +118,23 @@ const EVENTS: &[&str] = &[
     fetch::RequestPaused::METHOD,
     target::AttachedToTarget::METHOD,
     target::DetachedFromTarget::METHOD,
+    page::FrameNavigated::METHOD,
+    page::FrameDetached::METHOD,
 ];
+
+/// Chromium's error text for a request the recorder ends itself because the document that made it
+/// was replaced (as Chromium's own for a cancelled request).
+pub(crate) const ABORTED: &str = "net::ERR_ABORTED";
+
+/// Why such a request ended: Chromium reports no end for the requests of a replaced document.
+pub(crate) const REPLACED_NOTE: &str = "the document that made it was replaced before it ended: \
+     Chromium reports no end for it (a keepalive request may still have reached the server)";
+
+/// Loader ids of replaced documents remembered (a request of one reported late ends at once).
+const REPLACED_KEPT: usize = 256;
+
+/// Frames whose current document is remembered at most (frames that go are forgotten).
+const FRAMES_KEPT: usize = 4096;
 
 /// Whether the recorder is recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +169,9 @@ pub(crate) struct RequestRecord {
     pub resource_type: String,
     /// The frame that made it (none for a worker's requests).
     pub frame_id: Option<String>,
+    /// The document load it belongs to (`Network.LoaderId`): the document that made it, or for a
+    /// navigation request the document it loads (then equal to the CDP request id).
+    pub loader_id: String,
     /// Which kind of target reported it: `page`, `iframe`, `worker`, `service_worker`, ...
     pub target_type: String,
     /// HTTP status, once the response came.
@@ -167,6 +200,14 @@ pub(crate) struct RequestRecord {
     pub timing: Option<network::ResourceTiming>,
     /// Bytes received on the wire (headers and body), once finished.
     pub encoded_data_length: Option<f64>,
+    /// Bytes of the response's headers on the wire, when known (HTTP/1.x, not from the cache).
+    pub header_bytes: Option<f64>,
+    /// Bytes of the body after decoding (the sum of `Network.dataReceived`).
+    pub decoded_length: u64,
+    /// The response came from the disk cache (nothing went over the wire for it).
+    pub from_cache: bool,
+    /// Why it ended as it did, when the recorder ended it ([`REPLACED_NOTE`]).
+    pub note: Option<&'static str>,
     /// Chromium's error text when it failed (`net::ERR_FAILED`, `net::ERR_ABORTED`, ...).
     pub failure: Option<String>,
     /// When it started (as the recorder saw it).
@@ -182,6 +223,11 @@ pub(crate) struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// Whether it is a navigation request: Chromium gives it the id of the document it loads.
+    pub fn is_navigation(&self) -> bool {
+        self.cdp_id == self.loader_id
+    }
+
     /// How long it took (or has taken so far), in milliseconds.
     pub fn duration_ms(&self) -> Option<f64> {
         self.ended_at
@@ -261,6 +307,14 @@ struct Ledger {
     amended: HashMap<String, Vec<(String, String)>>,
     /// The ExtraInfo events of each request id, matched to its hops (by network request id).
     extra: HashMap<String, ExtraInfo>,
+    /// The document (loader id) each frame shows, from `Page.frameNavigated`.
+    documents: HashMap<String, String>,
+    /// Loader ids of documents replaced lately, newest last: a request of one that is reported
+    /// after the navigation (its events and the navigation's come on different sessions) ends at
+    /// once.
+    replaced: VecDeque<String>,
+    /// The latest CDP timestamp of a network event: when an end Chromium does not report is put.
+    clock: f64,
 }
 
 /// Raw headers of one ExtraInfo event.
@@ -374,6 +428,105 @@ impl Ledger {
             problems_more: 0,
             amended: HashMap::new(),
             extra: HashMap::new(),
+            documents: HashMap::new(),
+            replaced: VecDeque::new(),
+            clock: 0.0,
+        }
+    }
+
+    /// Moves the clock of network events on (CDP seconds).
+    fn tick(&mut self, at: f64) {
+        if at > self.clock {
+            self.clock = at;
+        }
+    }
+
+    /// Frame `frame` now shows document `loader` (`Page.frameNavigated`): the requests the frame's
+    /// earlier documents made and that are still in flight end (Chromium cancels them and reports
+    /// nothing). The navigation request itself and the new document's requests (reported before
+    /// the navigation, on another session) stay.
+    fn navigated(&mut self, frame: &str, loader: &str) -> bool {
+        if self.documents.len() >= FRAMES_KEPT && !self.documents.contains_key(frame) {
+            self.documents.clear();
+        }
+        if let Some(old) = self.documents.insert(frame.to_string(), loader.to_string())
+            && old != loader
+        {
+            self.remember_replaced(old);
+        }
+        let gone: Vec<String> = self
+            .in_flight
+            .values()
+            .filter(|r| {
+                r.frame_id.as_deref() == Some(frame)
+                    && !r.loader_id.is_empty()
+                    && r.loader_id != loader
+                    && !r.is_navigation()
+            })
+            .map(|r| r.cdp_id.clone())
+            .collect();
+        for id in &gone {
+            self.abandon(id);
+        }
+        !gone.is_empty()
+    }
+
+    /// Frame `frame` was removed (`Page.frameDetached`, not a move to another process): what it
+    /// still had in flight ends.
+    fn frame_removed(&mut self, frame: &str) -> bool {
+        if let Some(old) = self.documents.remove(frame) {
+            self.remember_replaced(old);
+        }
+        let gone: Vec<String> = self
+            .in_flight
+            .values()
+            .filter(|r| r.frame_id.as_deref() == Some(frame))
+            .map(|r| r.cdp_id.clone())
+            .collect();
+        for id in &gone {
+            self.abandon(id);
+        }
+        !gone.is_empty()
+    }
+
+    fn remember_replaced(&mut self, loader: String) {
+        if self.replaced.len() >= REPLACED_KEPT {
+            self.replaced.pop_front();
+        }
+        self.replaced.push_back(loader);
+    }
+
+    /// Ends request `id` whose document was replaced: failed as Chromium fails a cancelled request,
+    /// with the note that says why. Should Chromium report its end after all, [`Ledger::done`]
+    /// puts the reported end in its place.
+    fn abandon(&mut self, id: &str) {
+        let at = self.clock;
+        if let Some(r) = self.in_flight.get_mut(id) {
+            r.note = Some(REPLACED_NOTE);
+            let at = at.max(r.timestamp);
+            self.done(id, at, None, Some(ABORTED.to_string()));
+        }
+    }
+
+    /// The end of a request the recorder ended itself (its document was replaced) reported after
+    /// all (a keepalive request that outlived its document): the record takes Chromium's end.
+    fn late_end(&mut self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
+        let update = |r: &mut RequestRecord| {
+            r.ended_at = Some(at);
+            r.encoded_data_length = size;
+            r.failure = failure.clone();
+            r.note = None;
+        };
+        let is_it = |r: &RequestRecord| r.cdp_id == id && r.note.is_some();
+        let mut ended = self.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+        if let Some(r) = ended.find(|r| is_it(r)) {
+            update(Arc::make_mut(r));
+        }
+        if let Some(har) = self.har.as_mut() {
+            let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
+            if let Some(r) = kept.find(|r| is_it(r)) {
+                update(r);
+            }
         }
     }
 
@@ -431,6 +584,7 @@ impl Ledger {
             redirected = Some((prev.hop, expect));
             ledger.finish(prev);
         }
+        ledger.tick(e.timestamp);
         let seq = ledger.next_seq;
         ledger.next_seq += 1;
         let mut request_headers = headers(&e.request.headers);
@@ -448,6 +602,7 @@ impl Ledger {
             url: e.request.url,
             resource_type: e.r#type.unwrap_or_default(),
             frame_id: e.frame_id.map(|f| f.as_str().to_string()),
+            loader_id: e.loader_id.as_str().to_string(),
             target_type: target_type.to_string(),
             status: None,
             status_text: String::new(),
@@ -462,6 +617,10 @@ impl Ledger {
             ended_at: None,
             timing: None,
             encoded_data_length: None,
+            header_bytes: None,
+            decoded_length: 0,
+            from_cache: false,
+            note: None,
             failure: None,
             started: Instant::now(),
             finished: None,
@@ -479,6 +638,12 @@ impl Ledger {
         if ledger.extra.contains_key(&id) {
             ledger.extra_info(&id).hop(hop);
         }
+        // Made by a document that is gone already (the navigation came first, on the session of
+        // the page): it never ends in Chromium's reports either.
+        let loader = e.loader_id.as_str();
+        if !loader.is_empty() && loader != id && ledger.replaced.iter().any(|l| l == loader) {
+            ledger.abandon(&id);
+        }
         hop == 0
     }
 
@@ -487,6 +652,7 @@ impl Ledger {
     fn response(&mut self, e: network::ResponseReceived) -> bool {
         let ledger = self;
         let id = e.request_id.as_str();
+        ledger.tick(e.timestamp);
         let Some(r) = ledger.in_flight.get_mut(id) else {
             return false;
         };
@@ -522,7 +688,9 @@ impl Ledger {
     /// flight.
     fn done(&mut self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) -> bool {
         let ledger = self;
+        ledger.tick(at);
         let Some(mut r) = ledger.in_flight.remove(id) else {
+            ledger.late_end(id, at, size, failure);
             return false;
         };
         r.finished = Some(Instant::now());
@@ -640,6 +808,9 @@ impl Ledger {
 struct Shared {
     conn: Connection,
     target: TargetId,
+    /// The tab's page session (the frame graph's, with `Page.enable`): its frame events say when
+    /// a document of the page is replaced, at no cost of the recorder's own.
+    page: Mutex<Option<SessionId>>,
     ledger: Mutex<Ledger>,
     state: watch::Sender<RecorderState>,
     activity: watch::Sender<Activity>,
@@ -664,6 +835,7 @@ impl TabService for NetworkRecorder {
             shared: Arc::new(Shared {
                 conn: conn.clone(),
                 target: target.clone(),
+                page: Mutex::new(None),
                 ledger: Mutex::new(Ledger::new()),
                 state: watch::channel(RecorderState::Starting).0,
                 activity: watch::channel(Activity {
@@ -677,12 +849,13 @@ impl TabService for NetworkRecorder {
         }
     }
 
-    fn start(&self, _page: &Session) -> Option<BoxFuture<'static, ()>> {
+    fn start(&self, page: &Session) -> Option<BoxFuture<'static, ()>> {
         let events = self
             .events
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()?;
+        *self.shared.page.lock().unwrap_or_else(|p| p.into_inner()) = page.id().cloned();
         let shared = self.shared.clone();
         Some(Box::pin(async move {
             let session = Arc::clone(&shared).attach().await;
@@ -1017,7 +1190,8 @@ impl Shared {
                 let ledger = shared.lock();
                 (ledger.fetch_enable(), ledger.records())
             };
-            let r = enable(&page, false, routes.as_ref(), record, false).await;
+            // No `Page.enable` here: the tab's page session has it, and its frame events serve.
+            let r = enable(&page, false, routes.as_ref(), record, false, false).await;
             if let Err(e) = &r.network {
                 shared.fail(format!("cannot enable the network domain: {e}"));
                 return;
@@ -1073,6 +1247,10 @@ impl Shared {
         let Some(from) = ev.session_id.as_ref() else {
             return true;
         };
+        if ev.method == page::FrameNavigated::METHOD || ev.method == page::FrameDetached::METHOD {
+            self.on_frame_event(ev, from);
+            return true;
+        }
         let target_type = match self.lock().sessions.get(from) {
             Some(t) => Arc::clone(t),
             None => return true,
@@ -1093,9 +1271,17 @@ impl Shared {
                     self.on_response(e);
                 }
             }
-            // The commonest event (one per chunk of a body), and it changes no count: only the
-            // clock of the last activity moves, with no decode and no ledger.
+            // The commonest event (one per chunk of a body), and it changes no count: the clock
+            // of the last activity moves, and the request's decoded size grows (HAR
+            // `content.size`); a small decode and one lookup.
             network::DataReceived::METHOD => {
+                if let Ok(e) = ev.decode::<network::DataReceived>() {
+                    let mut ledger = self.lock();
+                    ledger.tick(e.timestamp);
+                    if let Some(r) = ledger.in_flight.get_mut(e.request_id.as_str()) {
+                        r.decoded_length += u64::try_from(e.data_length).unwrap_or(0);
+                    }
+                }
                 self.activity.send_modify(|a| a.last_event = Instant::now());
             }
             network::RequestWillBeSentExtraInfo::METHOD => {
@@ -1149,7 +1335,10 @@ impl Shared {
         tokio::spawn(async move {
             // A target that does not do networking (or went away) still has to run.
             let forced = crate::fault::fails("child-network-enable");
-            let r = enable(&session, resume, routes.as_ref(), record, forced).await;
+            // An OOPIF's documents are reported on its own session only: its frame events say
+            // when one is replaced (a few events a navigation, none a request).
+            let frames = record && &*kind == "iframe";
+            let r = enable(&session, resume, routes.as_ref(), record, forced, frames).await;
             let mut ledger = shared.lock();
             if !ledger.sessions.contains_key(&child) {
                 return;
@@ -1160,6 +1349,7 @@ impl Shared {
                 ("the network domain", &r.network, false),
                 ("auto-attach", &r.auto_attach, true),
                 ("routing", &r.fetch, true),
+                ("its frame events", &r.page, true),
             ];
             for (what, result, optional) in parts {
                 if let Err(e) = result
@@ -1172,6 +1362,34 @@ impl Shared {
                 }
             }
         });
+    }
+
+    /// `Page.frameNavigated` / `Page.frameDetached` of the tab's page session or of one of the
+    /// recorder's iframe sessions (others are another tab's).
+    fn on_frame_event(&self, ev: &RawEvent, from: &SessionId) {
+        let page = self.page.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut ledger = self.lock();
+        if page.as_ref() != Some(from) && !ledger.sessions.contains_key(from) {
+            return;
+        }
+        let ended = if ev.method == page::FrameNavigated::METHOD {
+            match ev.decode::<page::FrameNavigated>() {
+                Ok(e) => ledger.navigated(e.frame.id.as_str(), e.frame.loader_id.as_str()),
+                Err(_) => false,
+            }
+        } else {
+            match ev.decode::<page::FrameDetached>() {
+                // A frame that moves to another process goes on there (its navigation request
+                // included); the new process's session reports its documents.
+                Ok(e) if e.reason != Some(page::FrameDetachedReason::Swap) => {
+                    ledger.frame_removed(e.frame_id.as_str())
+                }
+                _ => false,
+            }
+        };
+        if ended {
+            self.publish(&ledger, false);
+        }
     }
 
     fn on_detached(&self, gone: &SessionId) {
@@ -1366,6 +1584,14 @@ impl Shared {
 }
 
 fn respond(r: &mut RequestRecord, resp: network::Response) {
+    r.from_cache = resp.from_disk_cache.unwrap_or(false);
+    // What came on the wire when the response (its headers) came: over HTTP/1.x, the headers
+    // alone (status line included). HTTP/2 and 3 compress them, so their size is not known.
+    let http1 = resp
+        .protocol
+        .as_deref()
+        .is_some_and(|p| p.starts_with("http/1"));
+    r.header_bytes = resp.encoded_data_length.filter(|_| http1 && !r.from_cache);
     r.status = Some(resp.status);
     r.status_text = resp.status_text;
     r.mime_type = resp.mime_type;
@@ -1547,18 +1773,20 @@ struct Enabled {
     network: Result<(), CdpError>,
     auto_attach: Result<(), CdpError>,
     fetch: Result<(), CdpError>,
+    page: Result<(), CdpError>,
 }
 
-/// Enables the network domain (when it records), auto-attach (paused) and the routes' `Fetch` on
-/// one of the recorder's sessions, then resumes its target if it was paused. Sent in order before
-/// any answer is awaited: a paused target may answer only once resumed, and must not run before
-/// its routes.
+/// Enables the network domain (when it records), auto-attach (paused), the routes' `Fetch` and
+/// (`frames`) the page domain for its frame events on one of the recorder's sessions, then resumes
+/// its target if it was paused. Sent in order before any answer is awaited: a paused target may
+/// answer only once resumed, and must not run before its routes.
 async fn enable(
     session: &Session,
     resume: bool,
     routes: Option<&fetch::Enable>,
     record: bool,
     forced_failure: bool,
+    frames: bool,
 ) -> Enabled {
     let t = deadline::QUICK_CALL;
     let auto_attach = target::SetAutoAttach {
@@ -1599,16 +1827,25 @@ async fn enable(
         }
         session.send_timeout(&enable, t).await.map(|_| ())
     };
-    let (net, auto, fetch, _resumed) = futures::join!(
+    let page = async {
+        if frames {
+            session.send_timeout(&page::Enable, t).await.map(|_| ())
+        } else {
+            Ok(())
+        }
+    };
+    let (net, auto, fetch, page, _resumed) = futures::join!(
         network,
         session.send_timeout(&auto_attach, t),
         routing,
+        page,
         resume_it,
     );
     Enabled {
         network: net,
         auto_attach: auto.map(|_| ()),
         fetch,
+        page,
     }
 }
 
@@ -1731,6 +1968,62 @@ mod tests {
         let h = hops(&l, "r");
         assert_eq!(x_hop(&h[0].request_headers), Some("req"));
         assert_eq!(x_hop(&h[0].response_headers), Some("cors"));
+    }
+
+    /// A request of frame `frame` made by document `loader`.
+    fn made_by(id: &str, frame: Option<&str>, loader: &str) -> network::RequestWillBeSent {
+        network::RequestWillBeSent {
+            loader_id: loader.into(),
+            frame_id: frame.map(Into::into),
+            timestamp: 1.0,
+            ..will_be_sent(id, 0, None)
+        }
+    }
+
+    #[test]
+    fn a_navigation_ends_what_the_replaced_document_had_in_flight() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.navigated("F", "L1");
+        l.request(&s, "page", made_by("old", Some("F"), "L1"));
+        l.request(&s, "worker", made_by("worker", None, ""));
+        l.request(&s, "page", made_by("child", Some("C"), "L9"));
+        // The navigation request (its id is the new document's) and a request of the new
+        // document reported before the navigation's frame event.
+        l.request(&s, "page", made_by("L2", Some("F"), "L2"));
+        l.request(&s, "page", made_by("new", Some("F"), "L2"));
+        l.response(response("L2", false));
+        l.tick(3.0);
+        assert!(l.navigated("F", "L2"));
+        let old = &hops(&l, "old")[0];
+        assert_eq!(old.failure.as_deref(), Some(ABORTED));
+        assert_eq!(old.note, Some(REPLACED_NOTE));
+        assert_eq!(old.ended_at, Some(3.0));
+        let mut live: Vec<&str> = l.in_flight.keys().map(String::as_str).collect();
+        live.sort_unstable();
+        assert_eq!(live, ["L2", "child", "new", "worker"]);
+        // Reported late, after the navigation: ended at once.
+        l.request(&s, "page", made_by("late", Some("F"), "L1"));
+        assert!(!l.in_flight.contains_key("late"));
+        assert_eq!(hops(&l, "late")[0].failure.as_deref(), Some(ABORTED));
+        // A removed frame ends what it had in flight.
+        assert!(l.frame_removed("C"));
+        assert!(!l.in_flight.contains_key("child"));
+    }
+
+    #[test]
+    fn an_end_reported_after_the_document_was_replaced_takes_the_records_place() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.navigated("F", "L1");
+        l.request(&s, "page", made_by("beacon", Some("F"), "L1"));
+        l.navigated("F", "L2");
+        assert_eq!(hops(&l, "beacon")[0].note, Some(REPLACED_NOTE));
+        // A keepalive request Chromium did report the end of after all.
+        assert!(!l.done("beacon", 5.0, Some(40.0), None));
+        let r = &hops(&l, "beacon")[0];
+        assert_eq!((r.failure.as_deref(), r.note), (None, None));
+        assert_eq!((r.ended_at, r.encoded_data_length), (Some(5.0), Some(40.0)));
     }
 
     proptest::proptest! {
