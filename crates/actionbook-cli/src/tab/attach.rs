@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use cdp_protocol::{ErrorKind, Session, TargetId, page};
+use cdp_protocol::{ErrorKind, Session, TargetId, inspector, page};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
@@ -80,6 +80,12 @@ pub(crate) async fn attach(
     // not answer in time is taken as unresponsive: only commands that load a page may run. One
     // exception: a navigation on its way (begun before a daemon restart) holds a new session's
     // messages until it commits; that is waited for, up to the command's deadline.
+    // A crash that happened while no daemon watched (killed, restarting) is announced to a new
+    // session only on `Inspector.enable` (the browser answers it; the crash watch sees the
+    // notice): sent first, so such a page is known crashed at once instead of after 5 s.
+    let _ = session
+        .send_timeout(&inspector::Enable, deadline.capped(deadline::QUICK_CALL))
+        .await;
     let mut patient = false;
     let (crashed, page_enabled) = loop {
         let limit = match patient {
@@ -140,7 +146,10 @@ pub(crate) async fn attach(
     // The services set up meanwhile (the network recorder attaches its own session); the command
     // starts once they see the page, so its first requests are recorded. A service that is slow
     // to get ready does not fail the command: it reports that itself when asked.
-    let _ = tokio::time::timeout(deadline.capped(deadline::QUICK_CALL), services.ready()).await;
+    // A crashed page answers them nothing (the command fails on the crash at once).
+    if !crashed {
+        let _ = tokio::time::timeout(deadline.capped(deadline::QUICK_CALL), services.ready()).await;
+    }
     state.attached = Some((conn.generation, session.clone()));
     state.services = services;
     state.crash_seen = 0;

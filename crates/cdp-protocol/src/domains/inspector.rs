@@ -1,7 +1,15 @@
-//! `Inspector` domain: target-level notices sent to every session of a target, no enable needed.
+//! `Inspector` domain: target-level notices sent to every session of a target, no enable needed
+//! for what happens while attached; [`Enable`] also announces a crash that happened before.
 
-use crate::protocol::event;
+use crate::protocol::{event, unit_command};
 use serde::{Deserialize, Serialize};
+
+unit_command!(
+    /// `Inspector.enable`: answered by the browser process; on a target whose renderer is gone
+    /// already, `Inspector.targetCrashed` comes before the answer.
+    Enable,
+    "Inspector.enable"
+);
 
 /// `Inspector.targetCrashed`: the target's renderer process is gone.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
