@@ -15,11 +15,13 @@ use envelope::CommandName;
 use serde::Deserialize;
 
 use super::args::GlobalArgs;
+use super::lower::{lower, parse_words};
 use super::print::{guess_command, write_out};
-use crate::commands::Command;
+use crate::commands::{Command, CommandSpec};
 use crate::daemon::client;
 use crate::engine::Request;
 use crate::error::CliError;
+use crate::mcp::tools;
 use crate::model::ClientEnv;
 use crate::reply;
 use crate::store::Home;
@@ -161,13 +163,16 @@ pub fn run(home: &Home, args: &BatchArgs, global: &GlobalArgs) -> ExitCode {
     ExitCode::from(first_failure.unwrap_or(0))
 }
 
-/// The request of one line, or the command it seems to name and why it is not one.
+/// The request of one line, or the command it seems to name and why it is not one. Both forms
+/// are lowered as a CLI call is (`eval --file` read, upload paths checked) once the line is known
+/// to need nothing of stdin: that is where the batch's own lines come from, or, with a file, the
+/// caller's, which a line must not take.
 fn parse_line(
     line: &str,
     global: &GlobalArgs,
     env: &ClientEnv,
 ) -> Result<Request, (String, String)> {
-    let mut request = if line.starts_with('{') {
+    let (command, timeout_ms) = if line.starts_with('{') {
         let parsed: JsonLine = serde_json::from_str(line)
             .map_err(|e| ("batch".to_string(), format!("not a command object: {e}")))?;
         let name: CommandName = parsed.command.parse().map_err(|_| {
@@ -179,30 +184,40 @@ fn parse_line(
         let args = parsed
             .args
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+        // The same check as an MCP call's: the request's deserialisation alone ignores unknown
+        // names (its flattened session and tab rule out serde's `deny_unknown_fields`).
+        if let (Some(spec), serde_json::Value::Object(map)) = (CommandSpec::of(name), &args) {
+            tools::check_arguments(&tools::input_schema(spec), map)
+                .map_err(|e| (name.as_str().to_string(), e))?;
+        }
         let command = Command::from_json(name, args)
             .map_err(|e| (name.as_str().to_string(), e.to_string()))?;
-        Request {
-            command,
-            timeout_ms: parsed.timeout_ms,
-            env: env.clone(),
-        }
+        (command, parsed.timeout_ms)
     } else {
         let mut words = split_words(line).map_err(|e| ("batch".to_string(), e))?;
         if words.first().is_some_and(|w| w == "actionbook") {
             words.remove(0);
         }
-        let mut request = Request::from_args(&words).map_err(|e| {
+        let (command, own) = parse_words(&words).map_err(|e| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("actionbook".into())
                 .chain(words.iter().map(Into::into))
                 .collect();
             (guess_command(&argv), e.to_string())
         })?;
-        request.env = env.clone();
-        request
+        (command, own.timeout)
     };
-    if request.timeout_ms.is_none() {
-        request.timeout_ms = global.timeout;
+    let name = command.name().as_str().to_string();
+    if tools::code_from_stdin(&command) {
+        return Err((
+            name,
+            "eval's code from stdin (`-`) is not available inside a batch: put the code on the \
+             line (quoted), or use the JSON form"
+                .to_string(),
+        ));
     }
+    let mut request = lower(command, global).map_err(|e| (name, e.to_string()))?;
+    request.timeout_ms = timeout_ms.or(global.timeout);
+    request.env = env.clone();
     Ok(request)
 }
 

@@ -52,6 +52,17 @@ where
     I: IntoIterator<Item = S>,
     S: Into<OsString>,
 {
+    let (command, global) = parse_words(args)?;
+    lower(command, &global)
+}
+
+/// Parses the words after `actionbook` into a command of the table and its global flags, not
+/// lowered yet (`batch` checks a line before anything is read for it).
+pub(crate) fn parse_words<I, S>(args: I) -> Result<(Command, GlobalArgs), CliError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
     let argv =
         std::iter::once(OsString::from("actionbook")).chain(args.into_iter().map(Into::into));
     let cli = Cli::try_parse_from(argv).map_err(|e| {
@@ -60,7 +71,7 @@ where
         CliError::InvalidArgument(first.trim_start_matches("error: ").to_string())
     })?;
     match cli.command {
-        Some(TopCommand::Table(command)) => lower(command, &cli.global),
+        Some(TopCommand::Table(command)) => Ok((command, cli.global)),
         _ => Err(CliError::InvalidArgument(
             "expected a command of the table (`browser ...`, ...), not help or the daemon"
                 .to_string(),

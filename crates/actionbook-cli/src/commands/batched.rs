@@ -212,6 +212,7 @@ pub struct BatchClick {
         feature = "cli",
         arg(required = true, num_args = 2.., value_name = "SELECTOR")
     )]
+    #[schemars(length(min = 2))]
     pub selectors: Vec<String>,
     /// The session and tab.
     #[serde(flatten)]

@@ -94,8 +94,6 @@ pub struct Tool {
     pub name: String,
     /// Its `tools/list` entry.
     pub definition: Value,
-    /// The argument names its schema allows.
-    allowed: Vec<String>,
     /// Whether [`TIMEOUT_ARG`] is ours (not a field of the request itself).
     timeout_is_ours: bool,
 }
@@ -150,12 +148,7 @@ impl Catalogue {
                 return Err(invalid(format!("arguments must be an object, not {other}")));
             }
         };
-        if let Some(unknown) = args.keys().find(|k| !tool.allowed.contains(k)) {
-            return Err(invalid(format!(
-                "unknown argument {unknown:?} (expected one of: {})",
-                tool.allowed.join(", ")
-            )));
-        }
+        check_arguments(&tool.definition["inputSchema"], &args).map_err(invalid)?;
         let mut timeout_ms = self.default_timeout_ms;
         if tool.timeout_is_ours
             && let Some(t) = args.remove(TIMEOUT_ARG)
@@ -179,6 +172,13 @@ impl Catalogue {
         }
         let command = Command::from_json(tool.spec.name, Value::Object(args))
             .map_err(|e| invalid(e.to_string()))?;
+        if code_from_stdin(&command) {
+            // The server's stdin is the protocol stream: `-` is the CLI's shorthand, not code.
+            return Err(invalid(
+                "code \"-\" is the CLI's way to read the code from its stdin; send the code itself"
+                    .to_string(),
+            ));
+        }
         Ok(Request {
             command,
             timeout_ms,
@@ -203,19 +203,26 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
             remove_property(&mut schema, field);
         }
     }
+    let mut about = spec.about;
+    if spec.name == CommandName::BrowserEval {
+        eval_schema(&mut schema);
+        about = EVAL_ABOUT;
+    }
     let timeout_is_ours = !has_property(&schema, TIMEOUT_ARG);
     if timeout_is_ours && let Some(p) = schema["properties"].as_object_mut() {
+        // 0 is allowed as the CLI's `--timeout 0` is: the command gets no time (it fails with
+        // TIMEOUT unless it needs none).
         let description = if spec.traits.needs_timeout {
-            "How long to wait, in milliseconds (required)."
+            "How long to wait, in milliseconds (required; 0 checks once)."
         } else {
-            "Timeout of this command in milliseconds (default 30000)."
+            "Timeout of this command in milliseconds (default 30000; 0 gives it no time)."
         };
         p.insert(
             TIMEOUT_ARG.into(),
             json!({
                 "description": description,
                 "type": "integer",
-                "minimum": 1
+                "minimum": 0
             }),
         );
         if spec.traits.needs_timeout {
@@ -225,16 +232,12 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
             }
         }
     }
-    let allowed = schema["properties"]
-        .as_object()
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
     let name = tool_name(spec.name);
     let traits = spec.traits;
     let definition = json!({
         "name": name,
         "title": spec.name.as_str(),
-        "description": format!("{}. CLI: `actionbook {}`.", spec.about, spec.name.as_str()),
+        "description": format!("{about}. CLI: `actionbook {}`.", spec.name.as_str()),
         "inputSchema": schema,
         "annotations": {
             "title": spec.name.as_str(),
@@ -248,14 +251,98 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
         spec,
         name,
         definition,
-        allowed,
         timeout_is_ours,
     }
 }
 
+/// `browser_eval`'s description: the row's, without the CLI's `--file` and `-` (see [`eval_schema`]).
+const EVAL_ABOUT: &str = "Evaluate JavaScript in the page (top-level await)";
+
+/// `browser_eval`'s schema: the code itself, required. The CLI's `--file` and `-` (stdin) are
+/// not offered: `-` would read the protocol stream, and code-or-file needs a top-level `anyOf`,
+/// which some clients' tool schemas refuse; an agent reads a file and sends its text.
+fn eval_schema(schema: &mut Value) {
+    remove_property(schema, "file");
+    if let Some(code) = schema["properties"]
+        .get_mut("code")
+        .and_then(Value::as_object_mut)
+    {
+        code.remove("default");
+        code.insert(
+            "description".into(),
+            Value::from(
+                "JavaScript: an expression or statements, the value of the last one is the \
+                 result; `await` works at the top level; each call has its own scope.",
+            ),
+        );
+        code.insert("minLength".into(), Value::from(1));
+    }
+    match schema["required"].as_array_mut() {
+        Some(required) => required.insert(0, json!("code")),
+        None => schema["required"] = json!(["code"]),
+    }
+}
+
+/// Whether `command` is `eval -`: its code would be read from the stdin of the process that
+/// lowers it (the CLI's shorthand), which neither a batch line nor an MCP call can offer.
+pub(crate) fn code_from_stdin(command: &Command) -> bool {
+    matches!(command, Command::BrowserEval(e) if e.file.is_none() && e.code == "-")
+}
+
+/// Checks wire-form `args` against `schema` (an object schema as [`input_schema`] makes):
+/// no unknown name, every `required` one present, numbers within `minimum`/`maximum`, arrays
+/// within `minItems`/`maxItems`, strings at least `minLength`. Types are left to the request's
+/// deserialisation. Shared by MCP calls and `batch`'s JSON lines, so both refuse alike and what
+/// the schema says is what is checked. The error names the argument.
+pub(crate) fn check_arguments(schema: &Value, args: &Map<String, Value>) -> Result<(), String> {
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
+    if let Some(unknown) = args.keys().find(|k| !properties.contains_key(*k)) {
+        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        return Err(format!(
+            "unknown argument {unknown:?} (expected one of: {})",
+            names.join(", ")
+        ));
+    }
+    let required = schema["required"].as_array().into_iter().flatten();
+    if let Some(missing) = required
+        .filter_map(Value::as_str)
+        .find(|r| !args.contains_key(*r))
+    {
+        return Err(format!("missing argument {missing:?}"));
+    }
+    for (name, value) in args {
+        let p = &properties[name];
+        let bound = |key: &str| p.get(key).and_then(Value::as_f64);
+        if let Some(n) = value.as_f64() {
+            if let Some(min) = bound("minimum").filter(|&min| n < min) {
+                return Err(format!("{name} must be at least {min}, not {value}"));
+            }
+            if let Some(max) = bound("maximum").filter(|&max| n > max) {
+                return Err(format!("{name} must be at most {max}, not {value}"));
+            }
+        }
+        if let Some(items) = value.as_array() {
+            let len = items.len() as f64;
+            if let Some(min) = bound("minItems").filter(|&min| len < min) {
+                return Err(format!("{name} needs at least {min} items, not {len}"));
+            }
+            if let Some(max) = bound("maxItems").filter(|&max| len > max) {
+                return Err(format!("{name} takes at most {max} items, not {len}"));
+            }
+        }
+        if let Some(text) = value.as_str()
+            && let Some(min) = bound("minLength").filter(|&min| (text.chars().count() as f64) < min)
+        {
+            return Err(format!("{name} must not be shorter than {min} characters"));
+        }
+    }
+    Ok(())
+}
+
 /// The request's JSON Schema as a tool's `inputSchema`: an object schema, self-contained (`$ref`s
 /// to `$defs` inlined, which some clients do not follow), without the Rust type's title.
-fn input_schema(spec: &CommandSpec) -> Value {
+pub(crate) fn input_schema(spec: &CommandSpec) -> Value {
     let mut schema = (spec.schema)().to_value();
     let defs = schema
         .as_object_mut()
@@ -467,6 +554,141 @@ mod tests {
             c.request(&url, Some(json!({"tab": "t3", "session": "x"})))
                 .is_err()
         );
+    }
+
+    /// A value `p` (a property's schema) accepts, good enough to parse.
+    fn sample(name: &str, p: &Value) -> Value {
+        match name {
+            "session" => return json!("s1"),
+            "tab" => return json!("t1"),
+            "coordinates" | "destination" => return json!("10,20"),
+            "keys" => return json!("Enter"),
+            "expression" | "code" => return json!("1"),
+            _ => {}
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(first) = p[key].as_array().and_then(|a| a.first()) {
+                return sample(name, first);
+            }
+        }
+        if let Some(c) = p.get("const") {
+            return c.clone();
+        }
+        if let Some(first) = p["enum"].as_array().and_then(|a| a.first()) {
+            return first.clone();
+        }
+        let ty = match &p["type"] {
+            Value::Array(types) => types.iter().find(|t| *t != "null").cloned(),
+            t => Some(t.clone()),
+        };
+        match ty.as_ref().and_then(Value::as_str) {
+            Some("integer" | "number") => json!(1000),
+            Some("boolean") => json!(false),
+            Some("array") => json!(["a", "b"]),
+            Some("object") => json!({}),
+            _ => json!("x"),
+        }
+    }
+
+    /// Every schema's `required` is exactly what a call cannot leave out: the required arguments
+    /// alone make a request, and without any one of them the call is refused, naming it.
+    #[test]
+    fn required_lists_exactly_the_arguments_a_call_cannot_leave_out() {
+        for session in [None, Some("work")] {
+            let c = catalogue("all", session);
+            for t in c.tools() {
+                let schema = &t.definition["inputSchema"];
+                let required: Vec<&str> = schema["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let minimal: Map<String, Value> = required
+                    .iter()
+                    .map(|r| (r.to_string(), sample(r, &schema["properties"][r])))
+                    .collect();
+                let made = c.request(t, Some(Value::Object(minimal.clone())));
+                assert!(made.is_ok(), "{}: {minimal:?}: {made:?}", t.name);
+                for r in &required {
+                    let mut without = minimal.clone();
+                    without.remove(*r);
+                    let err = c.request(t, Some(Value::Object(without)));
+                    assert!(
+                        matches!(&err, Err(CliError::InvalidArgument(m)) if m.contains(r)),
+                        "{} without {r}: {err:?}",
+                        t.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn values_beyond_the_schemas_bounds_are_refused_and_within_accepted() {
+        let c = catalogue("all", None);
+        let tool = |name: &str| c.find(name).cloned().unwrap_or_else(|| panic!("{name}"));
+        let t = json!({"session": "s1", "tab": "t1"});
+        let with = |extra: Value| {
+            let mut args = t.clone();
+            if let (Some(a), Value::Object(e)) = (args.as_object_mut(), extra) {
+                a.extend(e);
+            }
+            Some(args)
+        };
+        let shot = tool("browser_screenshot");
+        for (quality, ok) in [(0, true), (100, true), (101, false), (200, false)] {
+            let r = c.request(
+                &shot,
+                with(json!({"path": "a.jpg", "screenshot_quality": quality})),
+            );
+            assert_eq!(r.is_ok(), ok, "quality {quality}: {r:?}");
+        }
+        let clicks = tool("browser_batch_click");
+        assert!(
+            c.request(&clicks, with(json!({"selectors": ["#a"]})))
+                .is_err()
+        );
+        assert!(
+            c.request(&clicks, with(json!({"selectors": ["#a", "#b"]})))
+                .is_ok()
+        );
+        // `--timeout 0` is accepted by the CLI (the command gets no time): so here.
+        let title = tool("browser_title");
+        assert_eq!(
+            c.request(&title, with(json!({"timeout": 0})))
+                .map(|r| r.timeout_ms)
+                .ok(),
+            Some(Some(0))
+        );
+        assert!(c.request(&title, with(json!({"timeout": -1}))).is_err());
+        let eval = tool("browser_eval");
+        for bad in [
+            json!({}),
+            json!({"code": ""}),
+            json!({"code": "-"}),
+            json!({"code": "1", "file": "a.js"}),
+        ] {
+            let r = c.request(&eval, with(bad.clone()));
+            assert!(
+                matches!(r, Err(CliError::InvalidArgument(_))),
+                "{bad}: {r:?}"
+            );
+        }
+        assert!(c.request(&eval, with(json!({"code": "-1"}))).is_ok());
+    }
+
+    #[test]
+    fn no_tool_offers_to_read_stdin() {
+        for t in catalogue("all", None).tools() {
+            let d = t.definition.to_string();
+            // What reading stdin would look like (the server's stdin is the protocol stream).
+            assert!(
+                !d.contains("from stdin") && !d.contains("for stdin"),
+                "{}",
+                t.definition
+            );
+        }
     }
 
     #[test]

@@ -190,3 +190,108 @@ fn batch_runs_words_and_json_lines_in_order_and_bails_on_request() {
     );
     assert_eq!(run.code, 2);
 }
+
+/// Runs `actionbook batch <args>` with `input` on stdin (then closed), failing the test instead
+/// of hanging when the batch has not exited within a minute.
+fn batch_within_a_minute(env: &Env, args: &[&str], input: &str) -> Run {
+    let mut child = env
+        .command(&[&["batch"][..], args].concat())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn batch");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .expect("write batch input");
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().ok().flatten().is_none() {
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("batch output");
+            panic!(
+                "the batch hangs; it printed: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("batch output");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[track_caller]
+fn assert_refused(env: &Value, part: &str) {
+    assert_eq!(env["error"]["code"], "INVALID_ARGUMENT", "{env}");
+    let message = env["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(part), "{part:?} not in {env}");
+}
+
+/// `eval -` reads the code from the CLI's stdin: inside a batch that is the batch's own input
+/// (it used to deadlock on it) or, with a file, the caller's (it used to be swallowed). The line
+/// is refused and the rest runs; `eval --file` in a JSON line is read by the batch, as on a
+/// words line.
+#[test]
+fn an_eval_from_stdin_is_refused_and_the_batch_goes_on() {
+    let env = Env::new();
+    let input = [
+        "browser eval - --session s --tab t",
+        r#"{"command": "browser eval", "args": {"code": "-", "session": "s", "tab": "t"}}"#,
+        r#"{"command": "browser eval", "args": {"file": "/nonexistent/x.js", "session": "s", "tab": "t"}}"#,
+        "browser list-sessions",
+    ]
+    .join("\n");
+    let run = batch_within_a_minute(&env, &["--json"], &input);
+    let all = envelopes(&run);
+    assert_eq!(all.len(), 4, "{run:?}");
+    assert_refused(&all[0], "stdin");
+    assert_eq!(all[0]["command"], "browser eval", "{}", all[0]);
+    assert_refused(&all[1], "stdin");
+    assert_refused(&all[2], "cannot read --file /nonexistent/x.js");
+    assert_eq!(all[3]["ok"], true, "{}", all[3]);
+    assert_eq!(run.code, 2, "{run:?}");
+
+    let path = env.home.with_file_name("eval.txt");
+    std::fs::write(
+        &path,
+        "browser eval - --session s --tab t\nbrowser list-sessions\n",
+    )
+    .expect("write the batch file");
+    let path = path.to_string_lossy().into_owned();
+    let run = batch_within_a_minute(&env, &["--json", &path], "document.title");
+    let all = envelopes(&run);
+    assert_eq!(all.len(), 2, "{run:?}");
+    assert_refused(&all[0], "stdin");
+    assert_eq!(all[1]["ok"], true, "{}", all[1]);
+}
+
+/// A JSON line's arguments are checked as an MCP call's are: unknown names and values beyond
+/// the schema's bounds are refused before anything runs.
+#[test]
+fn json_lines_refuse_what_mcp_refuses() {
+    let env = Env::new();
+    let t = r#""session": "m1", "tab": "t1""#;
+    let input = [
+        format!(r#"{{"command": "browser title", "args": {{{t}, "bogus": 1}}}}"#),
+        format!(r#"{{"command": "browser batch-click", "args": {{{t}, "selectors": ["a"]}}}}"#),
+        format!(
+            r#"{{"command": "browser screenshot", "args": {{{t}, "path": "a.jpg", "screenshot_quality": 200}}}}"#
+        ),
+        format!(r#"{{"command": "browser title", "args": {{{t}}}}}"#),
+    ]
+    .join("\n");
+    let run = batch_within_a_minute(&env, &["--json"], &input);
+    let all = envelopes(&run);
+    assert_eq!(all.len(), 4, "{run:?}");
+    assert_refused(&all[0], r#"unknown argument "bogus""#);
+    assert_refused(&all[1], "selectors needs at least 2 items");
+    assert_refused(&all[2], "screenshot_quality must be at most 100");
+    // A well-formed line runs (and finds no such session).
+    assert_eq!(all[3]["error"]["code"], "SESSION_NOT_FOUND", "{}", all[3]);
+}

@@ -41,6 +41,7 @@ pub struct Screenshot {
         arg(long, value_name = "0-100", value_parser = clap::value_parser!(u8).range(0..=100))
     )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100))]
     pub screenshot_quality: Option<u8>,
     /// Image format (default: from the file's extension, else png).
     #[cfg_attr(feature = "cli", arg(long, value_name = "png|jpeg"))]
