@@ -97,6 +97,9 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
         // Batches were removed from MCP in revision 2025-06-18.
         return invalid(Value::Null, "JSON-RPC batches are not supported");
     }
+    // `"id": null` is not a notification (that has no id at all): MCP forbids null ids, and
+    // JSON-RPC answers such a request, so it must not be left waiting.
+    let null_id = value.get("id").is_some_and(Value::is_null);
     let Ok(m) = serde_json::from_value::<Message>(value) else {
         return invalid(Value::Null, "not a JSON-RPC message object");
     };
@@ -120,6 +123,7 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
         None => return Incoming::Ignored,
     };
     match id {
+        Value::Null if null_id => invalid(Value::Null, "id must be a string or a number, not null"),
         Value::Null => Incoming::Notification { method },
         id if id_ok => Incoming::Request {
             id,
@@ -213,6 +217,15 @@ mod tests {
             (Value::Null, INVALID_REQUEST)
         );
         assert_eq!(code(parse(b"\xff\xfe")), (Value::Null, PARSE_ERROR));
+        assert_eq!(
+            code(parse(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)),
+            (Value::Null, INVALID_REQUEST)
+        );
+        // A response with a null id (an error about an unreadable message of ours): not answered.
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
+            Incoming::Ignored
+        );
     }
 
     #[test]

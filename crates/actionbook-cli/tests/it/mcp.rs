@@ -411,3 +411,124 @@ fn a_fixed_session_in_process_serves_the_core_profile() {
     let title = env.json(&["browser", "title", "--session", "work", "--tab", "t1"]);
     assert_eq!(title["data"]["value"], "Fixture Home", "{title}");
 }
+
+/// Every published schema says what its tool accepts: a valid object schema whose `required`
+/// names exist, and a call without any one of them is refused naming it; the bounds a schema
+/// states (quality, selector count, timeout) are the ones calls get; eval takes the code itself.
+/// No browser: every call here is refused before anything runs, or needs none.
+#[test]
+fn every_schema_says_what_its_tool_accepts() {
+    let env = Env::new();
+    let mut c = Client::spawn(&env, &["--tools", "all", "--in-process"]);
+    c.initialize();
+    let (tools, _) = c.list_all();
+    assert!(tools.len() > 50, "{}", tools.len());
+    let refused = |r: &Value, part: &str| {
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(
+            r["structuredContent"]["error"]["code"], "INVALID_ARGUMENT",
+            "{r}"
+        );
+        let message = r["structuredContent"]["error"]["message"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(message.contains(part), "{part:?} not in {r}");
+    };
+    for tool in &tools {
+        assert_valid_tool(tool);
+        let name = tool["name"].as_str().unwrap_or_default();
+        let required: Vec<&str> = tool["inputSchema"]["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for left_out in &required {
+            let arguments: serde_json::Map<String, Value> = required
+                .iter()
+                .filter(|r| *r != left_out)
+                .map(|r| (r.to_string(), json!("x")))
+                .collect();
+            let r = c.call(name, Value::Object(arguments));
+            refused(&r, &format!("missing argument \"{left_out}\""));
+        }
+    }
+    let find = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let t = json!({"session": "s1", "tab": "t1"});
+    let with = |extra: Value| {
+        let mut args = t.clone();
+        if let (Some(a), Value::Object(e)) = (args.as_object_mut(), extra) {
+            a.extend(e);
+        }
+        args
+    };
+
+    let quality = &find("browser_screenshot")["inputSchema"]["properties"]["screenshot_quality"];
+    assert_eq!(
+        (quality["minimum"].clone(), quality["maximum"].clone()),
+        (json!(0), json!(100))
+    );
+    let r = c.call(
+        "browser_screenshot",
+        with(json!({"path": "a.jpg", "screenshot_quality": 200})),
+    );
+    refused(&r, "screenshot_quality must be at most 100");
+
+    let selectors = &find("browser_batch_click")["inputSchema"]["properties"]["selectors"];
+    assert_eq!(selectors["minItems"], 2, "{selectors}");
+    let r = c.call("browser_batch_click", with(json!({"selectors": ["#a"]})));
+    refused(&r, "selectors needs at least 2 items");
+
+    // `timeout` as the CLI's --timeout: 0 allowed (no time given), negative refused.
+    let timeout = &find("browser_list_sessions")["inputSchema"]["properties"]["timeout"];
+    assert_eq!(timeout["minimum"], 0, "{timeout}");
+    let r = c.call("browser_list_sessions", json!({"timeout": 0}));
+    assert_ne!(
+        r["structuredContent"]["error"]["code"], "INVALID_ARGUMENT",
+        "{r}"
+    );
+    let r = c.call("browser_list_sessions", json!({"timeout": -1}));
+    refused(&r, "timeout must be at least 0");
+
+    let eval = find("browser_eval");
+    let schema = &eval["inputSchema"];
+    assert!(schema["properties"].get("file").is_none(), "{eval}");
+    assert!(
+        schema["required"]
+            .as_array()
+            .is_some_and(|r| r.contains(&json!("code"))),
+        "{eval}"
+    );
+    assert!(!eval.to_string().contains("stdin"), "{eval}");
+    refused(
+        &c.call("browser_eval", with(json!({"code": "-"}))),
+        "send the code itself",
+    );
+    refused(
+        &c.call("browser_eval", with(json!({"code": "1", "file": "a.js"}))),
+        "unknown argument \"file\"",
+    );
+    assert_eq!(c.close_and_wait(), Some(0));
+}
+
+/// A request whose id is null is invalid (MCP forbids null ids): answered -32600 with a null
+/// id, not taken for a notification and left unanswered.
+#[test]
+fn a_request_with_a_null_id_is_answered_invalid() {
+    let env = Env::new();
+    let mut c = Client::spawn(&env, &["--in-process"]);
+    c.initialize();
+    c.send_line(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+    let answer = c.read();
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    // Still serving.
+    assert_eq!(c.ok("ping", json!({})), json!({}));
+    assert_eq!(c.close_and_wait(), Some(0));
+}
