@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, Fixture, RefusedPort, assert_failure, on, text, value_until};
+use crate::support::{Env, Fixture, RefusedPort, assert_failure, on, text, value, value_until};
 
 /// A 1x1 GIF (binary: its body comes back base64).
 const GIF: &[u8] = &[
@@ -476,7 +476,8 @@ fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
 
     // Fulfill replaces the answer (the same pattern routed again replaces the route); a route
     // inside the OOPIF mocks the frame's own fetch.
-    ok(&on(
+    let mock = r#"{"name":"mocked"}"#;
+    let v = on(
         &env,
         &t,
         &[
@@ -487,11 +488,14 @@ fn routes_abort_and_mock_requests_of_the_page_and_its_oopif_and_persist() {
             "--status",
             "200",
             "--body",
-            r#"{"name":"mocked"}"#,
+            mock,
             "--header",
             "Content-Type: application/json",
         ],
-    ));
+    );
+    // Its size in bytes (17), not base64's length without the padding (18).
+    let mocked = &ok(&v)["routes"][0];
+    assert_eq!(mocked["body_bytes"], mock.len(), "{v}");
     let dir = tempfile::tempdir().expect("tempdir");
     let body_file = dir.path().join("frame.json");
     std::fs::write(&body_file, r#"{"name":"frame-mocked"}"#).expect("body file");
@@ -1224,4 +1228,193 @@ fn requests_cancelled_by_a_navigation_end_and_the_network_goes_idle() {
         let time = e["time"].as_f64().unwrap_or(-1.0);
         assert!(time >= 0.0 && time.is_sign_positive(), "{e}");
     }
+}
+
+/// The response header bytes the fixture server sends for a 200 of this type and length.
+fn fixture_header_bytes(content_type: &str, len: usize) -> i64 {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+    )
+    .len() as i64
+}
+
+#[test]
+fn har_sizes_are_the_bodys_decoded_and_wire_bytes_apart_from_the_headers() {
+    need_chromium!();
+    let (f, _refused) = fixture();
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
+    index_loaded(&env, &t);
+    let json_body = r#"{"name":"real","items":[1,2,3]}"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    for content in ["none", "text"] {
+        ok(&on(
+            &env,
+            &t,
+            &["network", "har", "start", "--content", content],
+        ));
+        ok(&on(&env, &t, &["reload"]));
+        index_loaded(&env, &t);
+        let path = dir.path().join(format!("{content}.har"));
+        ok(&on(
+            &env,
+            &t,
+            &["network", "har", "stop", &path.display().to_string()],
+        ));
+        let har = read_har(&path);
+        for (end, ct, len) in [
+            ("/n/api.json", "application/json", json_body.len()),
+            ("/n/pixel.gif", "image/gif", GIF.len()),
+        ] {
+            let e = har_entry(&har, end);
+            let response = &e["response"];
+            // HAR 1.2: content.size is the body's length, bodySize its bytes on the wire (no
+            // compression here: the same), headersSize the header bytes.
+            assert_eq!(response["content"]["size"], len, "--content {content}: {e}");
+            assert_eq!(response["bodySize"], len, "--content {content}: {e}");
+            assert_eq!(
+                response["headersSize"],
+                fixture_header_bytes(ct, len),
+                "--content {content}: {e}"
+            );
+            assert!(e.get("comment").is_none(), "{e}");
+        }
+        let api = har_entry(&har, "/n/api.json");
+        if content == "text" {
+            assert_eq!(api["response"]["content"]["text"], json_body, "{api}");
+        } else {
+            assert!(api["response"]["content"].get("text").is_none(), "{api}");
+        }
+        // A request that failed before any response has no body and no headers.
+        let refused = har_entry(&har, "/refused");
+        assert_eq!(refused["response"]["content"]["size"], 0, "{refused}");
+        assert_eq!(refused["response"]["bodySize"], -1, "{refused}");
+        assert_eq!(refused["response"]["headersSize"], -1, "{refused}");
+    }
+}
+
+/// A site whose 301 may be cached (the fixture server forbids caching): `/r/page.html`, and
+/// `/r/1` 302 -> `/r/2` 301 (cacheable) -> `/r/end.json`. Served on a thread for the rest of
+/// the test process (the port stays bound).
+fn caching_site() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let text = String::from_utf8_lossy(&head);
+            let path = text.split_whitespace().nth(1).unwrap_or("/");
+            let path = path.split('?').next().unwrap_or("/");
+            let (status, extra, ct, body) = match path {
+                "/r/1" => ("302 Found", "Location: /r/2\r\n", "text/plain", ""),
+                "/r/2" => (
+                    "301 Moved Permanently",
+                    "Location: /r/end.json\r\nCache-Control: max-age=600\r\n",
+                    "text/plain",
+                    "",
+                ),
+                "/r/end.json" => ("200 OK", "", "application/json", r#"{"end":true}"#),
+                "/r/page.html" => (
+                    "200 OK",
+                    "",
+                    "text/html",
+                    "<!doctype html><title>R</title>r",
+                ),
+                _ => ("404 Not Found", "", "text/plain", ""),
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\n{extra}Content-Type: {ct}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    base
+}
+
+#[test]
+fn a_redirect_hop_from_the_cache_says_so_and_fresh_hops_keep_their_raw_headers() {
+    need_chromium!();
+    let base = caching_site();
+    let (env, sid) = open(Some(&format!("{base}/r/page.html")), &[]);
+    let t = tab(&sid);
+    ok(&on(
+        &env,
+        &t,
+        &["network", "har", "start", "--content", "none"],
+    ));
+    for q in ["a", "b"] {
+        let got = value(&env, &t, &format!("fetch('/r/1?{q}').then(r => r.text())"));
+        assert_eq!(got, r#"{"end":true}"#);
+    }
+    settle(&env, &t);
+    let all = requests(&env, &t, &["--filter", "/r/"]);
+    let hops_of = |q: &str| {
+        let first = find(&all, &format!("/r/1?{q}"));
+        let id = first["request_id"].as_str().unwrap_or("").to_string();
+        let cdp = id.split(':').next().unwrap_or("").to_string();
+        let hops: Vec<Value> = all["requests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| {
+                r["request_id"]
+                    .as_str()
+                    .is_some_and(|h| h.split(':').next() == Some(cdp.as_str()))
+            })
+            .cloned()
+            .collect();
+        hops
+    };
+    // The first chain went over the wire: every hop has the raw request headers (host is only
+    // there), none from the cache.
+    let fresh = hops_of("a");
+    assert_eq!(fresh.len(), 3, "{all}");
+    for h in &fresh {
+        assert!(h["request_headers"]["host"].is_string(), "{h}");
+        assert!(h.get("from_cache").is_none(), "{h}");
+    }
+    // The second: the 301 came from the disk cache, so it has no raw headers and says why.
+    let again = hops_of("b");
+    assert_eq!(again.len(), 3, "{all}");
+    let middle = again
+        .iter()
+        .find(|h| h["url"].as_str().is_some_and(|u| u.ends_with("/r/2")))
+        .unwrap_or_else(|| panic!("no /r/2 hop in {all}"));
+    assert_eq!(middle["status"], 301, "{middle}");
+    assert_eq!(middle["from_cache"], true, "{middle}");
+    let id = middle["request_id"].as_str().unwrap_or("");
+    let run = text(&env, &t, &["network", "request", id]);
+    assert!(run.stdout.contains("from_cache: disk"), "{run:?}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cache.har");
+    ok(&on(
+        &env,
+        &t,
+        &["network", "har", "stop", &path.display().to_string()],
+    ));
+    let har = read_har(&path);
+    let cached: Vec<&Value> = har["log"]["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["response"]["_fromCache"] == "disk")
+        .collect();
+    assert_eq!(cached.len(), 1, "{har}");
+    assert!(
+        cached[0]["request"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("/r/2")),
+        "{har}"
+    );
+    assert_eq!(cached[0]["response"]["bodySize"], 0, "{har}");
 }

@@ -2026,6 +2026,116 @@ mod tests {
         assert_eq!((r.ended_at, r.encoded_data_length), (Some(5.0), Some(40.0)));
     }
 
+    /// One event of a redirect chain of request `r`, as Chromium 156 sends them.
+    enum Ev {
+        /// `requestWillBeSent` of hop n (for n > 0: the redirect of hop n-1, its
+        /// `redirectHasExtraInfo`, and whether that response came from the disk cache).
+        Sent(u32, bool, bool),
+        /// `requestWillBeSentExtraInfo` of hop n.
+        ReqExtra(u32),
+        /// `responseReceivedExtraInfo` of hop n.
+        RespExtra(u32),
+        /// The last hop's `responseReceived` (with `hasExtraInfo`), then its end.
+        Response,
+        Done,
+    }
+
+    fn replay(events: &[Ev]) -> Vec<RequestRecord> {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        for e in events {
+            match *e {
+                Ev::Sent(k, extra, cached) => {
+                    let mut sent = will_be_sent("r", k, (k > 0).then_some(extra));
+                    if let Some(resp) = sent.redirect_response.as_mut() {
+                        resp.from_disk_cache = Some(cached);
+                    }
+                    l.request(&s, "page", sent);
+                }
+                Ev::ReqExtra(k) => l.extra("r", false, raw(&k.to_string())),
+                Ev::RespExtra(k) => l.extra("r", true, raw(&k.to_string())),
+                Ev::Response => {
+                    l.response(response("r", true));
+                }
+                Ev::Done => {
+                    l.done("r", 1.0, None, None);
+                }
+            }
+        }
+        assert!(l.extra.is_empty(), "left waiting: {:?}", l.extra);
+        hops(&l, "r")
+    }
+
+    /// `(request's, response's)` raw headers of each hop, by their `x-hop`.
+    fn raw_of(h: &[RequestRecord]) -> Vec<(Option<&str>, Option<&str>)> {
+        h.iter()
+            .map(|r| (x_hop(&r.request_headers), x_hop(&r.response_headers)))
+            .collect()
+    }
+
+    #[test]
+    fn chromiums_own_orders_of_a_three_hop_chain_give_each_hop_its_raw_headers() {
+        use Ev::*;
+        // fetch('/redir1'), 302 -> 301 -> 200, nothing cached: hop 1's request headers come
+        // before its requestWillBeSent.
+        let fetch = [
+            Sent(0, false, false),
+            ReqExtra(0),
+            RespExtra(0),
+            ReqExtra(1),
+            Sent(1, true, false),
+            RespExtra(1),
+            Sent(2, true, false),
+            ReqExtra(2),
+            RespExtra(2),
+            Response,
+            Done,
+        ];
+        // The same chain as a navigation: hop 1's response headers come after hop 2 started.
+        let goto = [
+            Sent(0, false, false),
+            ReqExtra(0),
+            RespExtra(0),
+            Sent(1, true, false),
+            ReqExtra(1),
+            Sent(2, true, false),
+            RespExtra(1),
+            ReqExtra(2),
+            RespExtra(2),
+            Response,
+            Done,
+        ];
+        let all = [
+            (Some("0"), Some("0")),
+            (Some("1"), Some("1")),
+            (Some("2"), Some("2")),
+        ];
+        assert_eq!(raw_of(&replay(&fetch)), all);
+        assert_eq!(raw_of(&replay(&goto)), all);
+        // Again once the 301 is in the disk cache: hop 1 never goes on the wire, so it has no
+        // raw headers (redirectHasExtraInfo false) and says it came from the cache.
+        let cached = [
+            ReqExtra(0),
+            Sent(0, false, false),
+            RespExtra(0),
+            Sent(1, true, false),
+            ReqExtra(2),
+            Sent(2, false, true),
+            RespExtra(2),
+            Response,
+            Done,
+        ];
+        let h = replay(&cached);
+        assert_eq!(
+            raw_of(&h),
+            [(Some("0"), Some("0")), (None, None), (Some("2"), Some("2"))]
+        );
+        assert_eq!(
+            h.iter().map(|r| r.from_cache).collect::<Vec<_>>(),
+            [false, true, false]
+        );
+    }
+
     proptest::proptest! {
         /// A redirect chain whose hops have raw headers or not (the flags), with the raw-header
         /// events of each kind in hop order but placed anywhere among the hops' own events: every
