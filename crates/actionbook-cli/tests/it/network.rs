@@ -1418,3 +1418,129 @@ fn a_redirect_hop_from_the_cache_says_so_and_fresh_hops_keep_their_raw_headers()
     );
     assert_eq!(cached[0]["response"]["bodySize"], 0, "{har}");
 }
+
+#[test]
+fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight() {
+    need_chromium!();
+    let f = Fixture::start();
+    // The slow one starts first and ends last.
+    f.route(
+        "/o/slow.json",
+        "application/json",
+        r#"{"slow":1}"#,
+        Duration::from_millis(700),
+    );
+    f.route(
+        "/o/fast.json",
+        "application/json",
+        r#"{"fast":1}"#,
+        Duration::ZERO,
+    );
+    let big = "x".repeat(1024 * 1024 + 100);
+    f.route("/o/big.txt", "text/plain", &big, Duration::ZERO);
+    f.route(
+        "/o/hang.json",
+        "application/json",
+        "{}",
+        Duration::from_secs(60),
+    );
+    f.html(
+        "/o/page.html",
+        r#"<!doctype html><title>Order</title><div id="done">pending</div><script>
+  const slow = fetch('/o/slow.json').then(r => r.text());
+  const fast = fetch('/o/fast.json', {method: 'POST', body: 'a=1&b=2'}).then(r => r.text());
+  const big = fetch('/o/big.txt').then(r => r.text());
+  Promise.all([slow, fast, big]).then(() => { document.getElementById('done').textContent = 'done'; });
+</script>"#,
+    );
+    f.bytes("/favicon.ico", "image/gif", GIF);
+    let (env, sid) = open(Some(&f.url("/o/page.html")), &[]);
+    let t = tab(&sid);
+    assert_eq!(shown(&env, &t, "done"), "done");
+    settle(&env, &t);
+
+    // Listed in the order they started, not the order they ended.
+    let all = requests(&env, &t, &["--filter", "/o/"]);
+    let order = urls(&all);
+    let at = |end: &str| {
+        order
+            .iter()
+            .position(|u| u.ends_with(end))
+            .unwrap_or_else(|| panic!("no {end} in {order:?}"))
+    };
+    assert!(at("/o/slow.json") < at("/o/fast.json"), "{order:?}");
+
+    // An unknown type is refused, naming the ones there are.
+    let v = on(&env, &t, &["network", "requests", "--type", "bogus"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "fetch");
+    let v = on(&env, &t, &["network", "requests", "--type", "image,bogus"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "\"bogus\"");
+    ok(&on(
+        &env,
+        &t,
+        &["network", "requests", "--type", "XHR,websocket"],
+    ));
+
+    // The text of one request: its post data, and a body cut at 1 MiB says so.
+    let fast = find(&all, "/o/fast.json");
+    let run = text(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            fast["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert!(
+        run.stdout.contains("post_data: 7 bytes\na=1&b=2\n"),
+        "{run:?}"
+    );
+    let big_req = find(&all, "/o/big.txt");
+    let id = big_req["request_id"].as_str().unwrap_or("");
+    let run = text(&env, &t, &["network", "request", id]);
+    assert!(
+        run.stdout.contains(&format!(
+            "body: {} bytes (utf8), cut: the first 1048576 shown",
+            big.len()
+        )),
+        "{}",
+        &run.stdout[..run.stdout.len().min(600)]
+    );
+    let v = on(&env, &t, &["network", "request", id]);
+    assert_eq!(v["meta"]["truncated"], true);
+
+    // A HAR file written while a request is in flight says so, in the warnings and the entry.
+    ok(&on(
+        &env,
+        &t,
+        &["network", "har", "start", "--content", "none"],
+    ));
+    value(&env, &t, "fetch('/o/hang.json'); 1");
+    listed(&env, &t, "/o/hang.json");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("pending.har");
+    let v = on(
+        &env,
+        &t,
+        &["network", "har", "stop", &path.display().to_string()],
+    );
+    ok(&v);
+    let warned = v["meta"]["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|w| {
+            w.as_str()
+                .is_some_and(|w| w.starts_with("1 request was still in flight"))
+        });
+    assert!(warned, "{v}");
+    let har = read_har(&path);
+    let e = har_entry(&har, "/o/hang.json");
+    assert!(
+        e["comment"]
+            .as_str()
+            .is_some_and(|c| c.contains("still in flight")),
+        "{e}"
+    );
+}

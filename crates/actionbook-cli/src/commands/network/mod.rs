@@ -318,8 +318,26 @@ impl RenderText for RequestData<'_> {
         for (k, v) in self.item.response_headers {
             body.line(format_args!("< {k}: {v}"));
         }
+        if let Some(p) = &self.post_data {
+            body.field("post_data", format_args!("{} bytes", p.len()));
+            for line in p.lines() {
+                body.line(line);
+            }
+        }
         if let Some(b) = &self.response_body {
-            body.field("body", format_args!("{} bytes ({})", b.size, b.encoding));
+            if b.truncated {
+                body.field(
+                    "body",
+                    format_args!(
+                        "{} bytes ({}), cut: the first {} shown",
+                        b.size,
+                        b.encoding,
+                        BODY_LIMIT.min(b.size)
+                    ),
+                );
+            } else {
+                body.field("body", format_args!("{} bytes ({})", b.size, b.encoding));
+            }
             if b.encoding == "utf8" {
                 for line in b.text.lines() {
                     body.line(line);
@@ -528,6 +546,29 @@ fn recorder_warnings(recorder: &NetworkRecorder) -> Vec<String> {
     out
 }
 
+/// Chromium's resource types (`Network.ResourceType`), what `--type` takes.
+const RESOURCE_TYPES: &[&str] = &[
+    "Document",
+    "Stylesheet",
+    "Image",
+    "Media",
+    "Font",
+    "Script",
+    "TextTrack",
+    "XHR",
+    "Fetch",
+    "Prefetch",
+    "EventSource",
+    "WebSocket",
+    "Manifest",
+    "SignedExchange",
+    "Ping",
+    "CSPViolationReport",
+    "Preflight",
+    "FedCM",
+    "Other",
+];
+
 /// What `network requests` keeps.
 #[derive(Debug)]
 struct Filter {
@@ -590,6 +631,17 @@ impl Filter {
         });
         if types.as_ref().is_some_and(Vec::is_empty) {
             return Err(CliError::InvalidArgument("--type names no type".into()));
+        }
+        // A misspelt type would list nothing, as if there had been no such request.
+        if let Some(bad) = types
+            .iter()
+            .flatten()
+            .find(|t| !RESOURCE_TYPES.iter().any(|k| k.eq_ignore_ascii_case(t)))
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "--type {bad:?} is no resource type: one of {}",
+                RESOURCE_TYPES.join(", ").to_ascii_lowercase()
+            )));
         }
         Ok(Filter {
             url,
@@ -820,6 +872,22 @@ impl TabCommand for HarStop {
             warnings.push(format!(
                 "{} response bodies were no longer available in Chromium and are left out",
                 bodies.missing
+            ));
+        }
+        let pending = capture
+            .entries
+            .iter()
+            .filter(|r| r.finished.is_none())
+            .count();
+        if pending > 0 {
+            let were = if pending == 1 {
+                "request was"
+            } else {
+                "requests were"
+            };
+            warnings.push(format!(
+                "{pending} {were} still in flight: their entries have no end (status 0 or no body, timings cut; comment: {:?})",
+                har::IN_FLIGHT
             ));
         }
         if capture.dropped > 0 {

@@ -917,17 +917,15 @@ impl NetworkRecorder {
         }
     }
 
-    /// Every request kept: the finished ones (oldest first, at most the ring's size), then those
-    /// in flight (by start).
+    /// Every request kept (the finished ones, at most the ring's size, and those in flight), in
+    /// the order they started: the ring holds them in the order they ended, and a redirect's hops
+    /// end only when the next one starts.
     pub fn requests(&self) -> Vec<Arc<RequestRecord>> {
         let ledger = self.shared.lock();
-        let mut live: Vec<Arc<RequestRecord>> = ledger
-            .in_flight
-            .values()
-            .map(|r| Arc::new(r.clone()))
-            .collect();
-        live.sort_by_key(|r| r.seq);
-        ledger.done.iter().cloned().chain(live).collect()
+        let live = ledger.in_flight.values().map(|r| Arc::new(r.clone()));
+        let mut all: Vec<Arc<RequestRecord>> = ledger.done.iter().cloned().chain(live).collect();
+        all.sort_by_key(|r| r.seq);
+        all
     }
 
     /// The kept request with this id (the latest, when an id came back).
