@@ -75,62 +75,22 @@ pub(crate) async fn attach(
     let mut verdicts = services
         .get::<crash::CrashWatch>()
         .map(crash::CrashWatch::receiver);
-    // A page that crashed before we attached never answers Page.enable (until it is loaded
-    // again); it announces the crash only if this connection had seen it, so a page that does
-    // not answer in time is taken as unresponsive: only commands that load a page may run. One
-    // exception: a navigation on its way (begun before a daemon restart) holds a new session's
-    // messages until it commits; that is waited for, up to the command's deadline.
-    // A crash that happened while no daemon watched (killed, restarting) is announced to a new
-    // session only on `Inspector.enable` (the browser answers it; the crash watch sees the
-    // notice): sent first, so such a page is known crashed at once instead of after 5 s.
-    let _ = session
-        .send_timeout(&inspector::Enable, deadline.capped(deadline::QUICK_CALL))
-        .await;
-    let mut patient = false;
-    let (crashed, page_enabled) = loop {
-        let limit = match patient {
-            true => deadline.remaining(),
-            false => deadline.capped(deadline::QUICK_CALL),
-        };
-        let enable = session.send_timeout(&page::Enable, limit);
-        let crashed_now = async {
-            loop {
-                if crash::next_verdict(&mut verdicts).await.crashed {
-                    return;
-                }
-            }
-        };
-        let answer = tokio::select! {
-            r = enable => Some(r),
-            () = crashed_now => None,
-        };
-        let e = match answer {
-            None => break (true, false),
-            Some(Ok(_)) => break (false, true),
-            Some(Err(e)) => e,
-        };
-        let timed_out = e.kind() == ErrorKind::Timeout;
-        if timed_out && loads_page {
-            break (false, false);
+    let answer = enable_page(&session, &root, &tid, &mut verdicts, deadline, loads_page).await;
+    let (crashed, page_enabled) = match answer {
+        Ok(PageAnswer::Enabled) => (false, true),
+        Ok(PageAnswer::Crashed) => (true, false),
+        Ok(PageAnswer::Silent) if loads_page => (false, false),
+        Ok(PageAnswer::Silent) | Err(_) => {
+            drop(services);
+            let _ = session.detach().await;
+            return Err(match answer {
+                Err(e) => e,
+                Ok(_) => CliError::PageUnresponsive {
+                    session: slot.id.clone(),
+                    tab: tab_id.to_string(),
+                },
+            });
         }
-        if timed_out
-            && !patient
-            && !deadline.is_over()
-            && navigation::commit_pending(&root, &session, &tid, deadline).await
-        {
-            patient = true;
-            continue;
-        }
-        drop(services);
-        let _ = session.detach().await;
-        return Err(match (timed_out, patient) {
-            (true, true) => deadline.timeout("waiting for the tab's navigation to commit"),
-            (true, false) => CliError::PageUnresponsive {
-                session: slot.id.clone(),
-                tab: tab_id.to_string(),
-            },
-            _ => e.into(),
-        });
     };
     // A launched headless session's viewport is exactly its window size.
     let viewport = slot.with_record(|r| {
@@ -158,6 +118,72 @@ pub(crate) async fn attach(
     state.crashed = crashed;
     state.page_enabled = page_enabled;
     Ok(session)
+}
+
+/// How a tab's page took `Page.enable` on a new session.
+enum PageAnswer {
+    /// It answered.
+    Enabled,
+    /// Its renderer is gone.
+    Crashed,
+    /// No answer in time (a script blocks it).
+    Silent,
+}
+
+/// `Page.enable` on a tab's new session.
+///
+/// A crash that happened while no daemon watched (killed, restarting) is announced to a new
+/// session only on `Inspector.enable` (answered by the browser; the crash watch sees the notice):
+/// sent first, so such a page is known crashed at once. A page that does not answer within 5 s is
+/// silent. Unless the command loads a page anyway, a navigation on its way (begun before a daemon
+/// restart) is told apart: it holds a new session's messages until it commits, which is waited
+/// for up to the command's deadline.
+async fn enable_page(
+    session: &Session,
+    root: &Session,
+    target: &TargetId,
+    verdicts: &mut Option<tokio::sync::watch::Receiver<crash::Verdict>>,
+    deadline: &Deadline,
+    loads_page: bool,
+) -> Result<PageAnswer> {
+    let _ = session
+        .send_timeout(&inspector::Enable, deadline.capped(deadline::QUICK_CALL))
+        .await;
+    let mut patient = false;
+    loop {
+        let limit = match patient {
+            true => deadline.remaining(),
+            false => deadline.capped(deadline::QUICK_CALL),
+        };
+        let enable = session.send_timeout(&page::Enable, limit);
+        let crashed_now = async {
+            loop {
+                if crash::next_verdict(verdicts).await.crashed {
+                    return;
+                }
+            }
+        };
+        let e = tokio::select! {
+            r = enable => match r {
+                Ok(_) => return Ok(PageAnswer::Enabled),
+                Err(e) => e,
+            },
+            () = crashed_now => return Ok(PageAnswer::Crashed),
+        };
+        if e.kind() != ErrorKind::Timeout {
+            return Err(e.into());
+        }
+        if patient {
+            return Err(deadline.timeout("waiting for the tab's navigation to commit"));
+        }
+        let pending = !loads_page
+            && !deadline.is_over()
+            && navigation::commit_pending(root, session, target, deadline).await;
+        if !pending {
+            return Ok(PageAnswer::Silent);
+        }
+        patient = true;
+    }
 }
 
 /// Loads a page that did not answer `Page.enable` when attached (crashed before, or blocked)
