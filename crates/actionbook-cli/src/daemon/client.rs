@@ -5,6 +5,7 @@
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
@@ -29,9 +30,56 @@ pub struct Reply {
     pub exit_code: u8,
 }
 
+/// Hangs up a [`send_cancellable`] call from another thread: its connection is shut down, which
+/// the daemon takes for a client gone (a read or a wait stops, other commands finish unread).
+#[derive(Debug, Clone, Default)]
+pub struct HangUp(Arc<Mutex<HangUpState>>);
+
+#[derive(Debug, Default)]
+struct HangUpState {
+    hung_up: bool,
+    stream: Option<UnixStream>,
+}
+
+impl HangUp {
+    /// Ends the call: its connection now, or the one it would open.
+    pub fn hang_up(&self) {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.hung_up = true;
+        if let Some(stream) = state.stream.take() {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    /// Keeps a handle on the call's new connection; false when the call is already hung up.
+    fn watch(&self, stream: &UnixStream) -> bool {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.stream = stream.try_clone().ok();
+        !state.hung_up
+    }
+
+    fn is_hung_up(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .hung_up
+    }
+}
+
 /// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply: the
 /// envelope's text rendering when `text`, else its JSON.
 pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
+    send_cancellable(home, request, text, &HangUp::default())
+}
+
+/// [`send`], which `hang_up` can end from another thread (then an error, whatever the daemon did).
+pub fn send_cancellable(
+    home: &Home,
+    request: Request,
+    text: bool,
+    hang_up: &HangUp,
+) -> Result<Reply> {
+    let hung_up = || CliError::Daemon("the call was hung up".to_string());
     home.ensure()?;
     let build = wire::build_id();
     let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -45,6 +93,9 @@ pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
     let mut resets = 0;
     loop {
         let mut stream = connect_or_spawn(home)?;
+        if !hang_up.watch(&stream) {
+            return Err(hung_up());
+        }
         // The daemon answers within the command's own timeout; leave room for launch and teardown.
         let read_limit = Duration::from_millis(timeout_ms) + Duration::from_secs(30);
         stream.set_read_timeout(Some(read_limit))?;
@@ -53,6 +104,9 @@ pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {
         // connection without having read the request: retrying cannot run the command twice.
         let sent = wire::write_frame(&mut stream, &frame);
         let answer = sent.and_then(|()| wire::read_frame::<DaemonFrame>(&mut stream));
+        if answer.is_err() && hang_up.is_hung_up() {
+            return Err(hung_up());
+        }
         if let Err(e) = &answer
             && matches!(
                 e.kind(),

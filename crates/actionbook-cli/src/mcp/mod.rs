@@ -73,17 +73,50 @@ pub enum Backend {
 impl Backend {
     /// Runs `request`: its envelope and the envelope's JSON.
     pub async fn execute(&self, request: Request) -> (Envelope, String) {
+        let name = request.command.name();
+        let done = self.execute_until(request, std::future::pending()).await;
+        // Never None: nothing cancels a pending future.
+        done.unwrap_or_else(|| {
+            let env = reply::failure(name, None, &CliError::Internal("cancelled".into()));
+            let json = env.to_json();
+            (env, json)
+        })
+    }
+
+    /// Runs `request` unless `cancelled` resolves first: then the command is stopped as the
+    /// daemon stops one whose client is gone (in process: its future is dropped; through the
+    /// daemon: the connection is hung up, so the daemon drops it), and there is no envelope.
+    /// Callers pass a `cancelled` that can resolve only for commands that are safe to cut.
+    pub async fn execute_until(
+        &self,
+        request: Request,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<(Envelope, String)> {
         match self {
             Backend::InProcess(engine) => {
-                let env = engine.execute(request).await;
+                let env = tokio::select! {
+                    env = engine.execute(request) => env,
+                    () = cancelled => return None,
+                };
                 let json = env.to_json();
-                (env, json)
+                Some((env, json))
             }
             Backend::Daemon(home) => {
                 let name = request.command.name();
                 let home = home.clone();
-                let sent =
-                    tokio::task::spawn_blocking(move || client::send(&home, request, false)).await;
+                let hang_up = client::HangUp::default();
+                let call = hang_up.clone();
+                let sent = tokio::task::spawn_blocking(move || {
+                    client::send_cancellable(&home, request, false, &call)
+                });
+                let sent = tokio::select! {
+                    sent = sent => sent,
+                    () = cancelled => {
+                        // The blocking call returns at once on its shut connection.
+                        hang_up.hang_up();
+                        return None;
+                    }
+                };
                 let parsed = match sent {
                     Ok(Ok(reply)) => Envelope::from_json(&reply.body)
                         .map(|env| (env, reply.body))
@@ -91,11 +124,11 @@ impl Backend {
                     Ok(Err(e)) => Err(e),
                     Err(e) => Err(CliError::Internal(format!("the daemon call failed: {e}"))),
                 };
-                parsed.unwrap_or_else(|e| {
+                Some(parsed.unwrap_or_else(|e| {
                     let env = reply::failure(name, None, &e);
                     let json = env.to_json();
                     (env, json)
-                })
+                }))
             }
         }
     }

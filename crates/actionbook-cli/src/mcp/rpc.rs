@@ -50,6 +50,8 @@ pub(crate) enum Incoming {
     Notification {
         /// The method.
         method: String,
+        /// Its params (`null` when absent).
+        params: Value,
     },
     /// A response to a request of ours (we send none) or an empty line: ignored.
     Ignored,
@@ -124,7 +126,10 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
     };
     match id {
         Value::Null if null_id => invalid(Value::Null, "id must be a string or a number, not null"),
-        Value::Null => Incoming::Notification { method },
+        Value::Null => Incoming::Notification {
+            method,
+            params: m.params.unwrap_or(Value::Null),
+        },
         id if id_ok => Incoming::Request {
             id,
             method,
@@ -194,7 +199,8 @@ mod tests {
         assert_eq!(
             parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Incoming::Notification {
-                method: "notifications/initialized".into()
+                method: "notifications/initialized".into(),
+                params: Value::Null
             }
         );
         assert_eq!(parse(b"  \r"), Incoming::Ignored);

@@ -3,14 +3,21 @@
 //! One reader (this loop), one writer task that owns the output; each request runs on a task of
 //! its own, so a `ping` or `tools/list` is answered while a long `tools/call` runs. At end of input
 //! the server stops reading, lets the calls in flight answer, flushes and returns.
+//!
+//! `notifications/cancelled`: a call of a read or a wait (the commands the daemon stops when their
+//! CLI client goes away, as on Ctrl-C) is stopped the same way, its tab freed, and gets no
+//! response, as the MCP spec asks. Any other call (a click, a start, an eval, ...) runs to its end
+//! and is answered: cut midway it would leave the page or the session half changed, and the spec
+//! lets a receiver ignore the cancellation of a request that cannot be cancelled.
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::Backend;
@@ -52,6 +59,8 @@ impl Server {
         let (tx, rx) = mpsc::unbounded_channel::<String>();
         let writer = tokio::spawn(write_lines(output, rx));
         let mut calls = JoinSet::new();
+        // The requests in flight, by id (its JSON text): how to cancel each.
+        let cancels: Arc<Mutex<HashMap<String, oneshot::Sender<()>>>> = Arc::default();
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -75,28 +84,47 @@ impl Server {
                 Incoming::Request { id, method, params } => {
                     let server = self.clone();
                     let tx = tx.clone();
+                    let key = id.to_string();
+                    let (cancel, cancelled) = oneshot::channel();
+                    lock(&cancels).insert(key.clone(), cancel);
+                    let cancels = cancels.clone();
                     calls.spawn(async move {
                         // A bug must not leave the client waiting for an answer that never comes.
-                        let handled = AssertUnwindSafe(server.handle(&id, &method, params))
-                            .catch_unwind()
-                            .await;
+                        let handled =
+                            AssertUnwindSafe(server.handle(&id, &method, params, cancelled))
+                                .catch_unwind()
+                                .await;
+                        lock(&cancels).remove(&key);
                         let line = handled.unwrap_or_else(|_| {
-                            rpc::error_line(
+                            Some(rpc::error_line(
                                 &id,
                                 &RpcError::new(
                                     rpc::INTERNAL_ERROR,
                                     "internal error: the request handler panicked",
                                 ),
-                            )
+                            ))
                         });
-                        let _ = tx.send(line);
+                        // None: cancelled and stopped, answered by nothing.
+                        if let Some(line) = line {
+                            let _ = tx.send(line);
+                        }
                     });
                 }
                 Incoming::Invalid { id, error } => {
                     let _ = tx.send(rpc::error_line(&id, &error));
                 }
-                // `notifications/initialized`, `notifications/cancelled` (a command in flight is
-                // not interrupted: the engine finishes it within its timeout) and the like.
+                Incoming::Notification { method, params }
+                    if method == "notifications/cancelled" =>
+                {
+                    // An unknown or finished request: nothing to do (the spec's MAY ignore).
+                    let id = params
+                        .get("requestId")
+                        .filter(|id| id.is_string() || id.is_number());
+                    if let Some(cancel) = id.and_then(|id| lock(&cancels).remove(&id.to_string())) {
+                        let _ = cancel.send(());
+                    }
+                }
+                // `notifications/initialized` and the like.
                 Incoming::Notification { .. } | Incoming::Ignored => {}
             }
         }
@@ -105,27 +133,39 @@ impl Server {
         writer.await.map_err(std::io::Error::other)?
     }
 
-    /// The response line of one request.
-    async fn handle(&self, id: &Value, method: &str, params: Value) -> String {
+    /// The response line of one request; none when `cancelled` stopped it.
+    async fn handle(
+        &self,
+        id: &Value,
+        method: &str,
+        params: Value,
+        cancelled: oneshot::Receiver<()>,
+    ) -> Option<String> {
         let result = match method {
             "initialize" => Ok(initialize(&params)),
             "ping" => Ok(json!({})),
             "tools/list" => self.list(&params),
             "tools/call" => {
-                return match self.call(params).await {
+                // Only a cancellation sent resolves it, not its sender dropped.
+                let cancelled = async {
+                    if cancelled.await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                return Some(match self.call(params, cancelled).await? {
                     Ok(result) => rpc::success_line(id, result),
                     Err(e) => rpc::error_line(id, &e),
-                };
+                });
             }
             _ => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!("method not found: {method}"),
             )),
         };
-        match result {
+        Some(match result {
             Ok(result) => rpc::success_line(id, result),
             Err(e) => rpc::error_line(id, &e),
-        }
+        })
     }
 
     fn list(&self, params: &Value) -> Result<Value, RpcError> {
@@ -153,19 +193,31 @@ impl Server {
         Ok(result)
     }
 
-    /// A `tools/call`: an unknown tool is a protocol error, everything else a tool result.
-    async fn call(&self, params: Value) -> Result<ToolResult, RpcError> {
-        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
-            RpcError::new(INVALID_PARAMS, "tools/call needs a tool name (params.name)")
-        })?;
-        let tool = self
-            .catalogue
-            .find(name)
-            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown tool: {name}")))?;
+    /// A `tools/call`: an unknown tool is a protocol error, everything else a tool result; none
+    /// when `cancelled` stopped the command.
+    async fn call(
+        &self,
+        params: Value,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<Result<ToolResult, RpcError>> {
+        let name = params.get("name").and_then(Value::as_str);
+        let Some(name) = name else {
+            let e = RpcError::new(INVALID_PARAMS, "tools/call needs a tool name (params.name)");
+            return Some(Err(e));
+        };
+        let Some(tool) = self.catalogue.find(name) else {
+            let e = RpcError::new(INVALID_PARAMS, format!("unknown tool: {name}"));
+            return Some(Err(e));
+        };
         let (envelope, json) = match self
             .catalogue
             .request(tool, params.get("arguments").cloned())
         {
+            // The commands the daemon stops when their client is gone (reads and waits; see
+            // daemon::server): the others run to their end, whatever the client says.
+            Ok(request) if tool.spec.traits.read_only || tool.spec.traits.needs_timeout => {
+                self.backend.execute_until(request, cancelled).await?
+            }
             Ok(request) => self.backend.execute(request).await,
             Err(e) => {
                 let env = reply::failure(tool.spec.name, None, &e);
@@ -173,8 +225,13 @@ impl Server {
                 (env, json)
             }
         };
-        Ok(tool_result(&envelope, json))
+        Some(Ok(tool_result(&envelope, json)))
     }
+}
+
+/// The map's lock; a panic elsewhere while holding it leaves the map usable.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn initialize(params: &Value) -> Value {
@@ -306,6 +363,11 @@ mod tests {
                 request(5, "tools/call", json!({"name": "browser_list_sessions"})),
                 request(6, "tools/call", json!({"arguments": {}})),
                 request(7, "ping", Value::Null),
+                // Cancelling what is not a command (a ping, a bad call) or is unknown: ignored.
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
             ],
             3,
         )

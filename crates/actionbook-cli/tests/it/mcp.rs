@@ -532,3 +532,60 @@ fn a_request_with_a_null_id_is_answered_invalid() {
     assert_eq!(c.ok("ping", json!({})), json!({}));
     assert_eq!(c.close_and_wait(), Some(0));
 }
+
+/// A wait cancelled by the client (`notifications/cancelled`) stops as a wait whose CLI client
+/// is gone does: its tab is free at once (not held for its whole timeout) and the cancelled
+/// request gets no response. Through the daemon and in process alike.
+#[test]
+fn a_cancelled_wait_stops_frees_its_tab_and_is_not_answered() {
+    need_chromium!();
+    let f = site();
+    for mode in [&[][..], &["--in-process"][..]] {
+        let env = Env::new();
+        let mut c = Client::spawn(
+            &env,
+            &[&["--tools", "core,browser_title"][..], mode].concat(),
+        );
+        c.initialize();
+        let start = c.call_ok(
+            "browser_start",
+            json!({"headless": true, "open_url": f.url("/index.html")}),
+        );
+        let sid = start["context"]["session_id"]
+            .as_str()
+            .expect("session id")
+            .to_string();
+        let waiting = c.next_id;
+        c.next_id += 1;
+        c.send_line(
+            &json!({"jsonrpc": "2.0", "id": waiting, "method": "tools/call", "params": {
+                "name": "browser_wait_condition",
+                "arguments": {"session": sid, "tab": "t1", "expression": "false", "timeout": 600000}
+            }})
+            .to_string(),
+        );
+        c.send_line(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": waiting, "reason": "the user gave up"}})
+            .to_string(),
+        );
+        // Not held until the wait's 10 minutes: the tab answers within the title's own timeout.
+        let title = c.call(
+            "browser_title",
+            json!({"session": sid, "tab": "t1", "timeout": 20000}),
+        );
+        assert_eq!(
+            title["structuredContent"]["data"]["value"], "Fixture Home",
+            "{mode:?}: {title}"
+        );
+        c.call_ok("browser_close", json!({"session": sid}));
+        // The server exits at end of input once its calls are done: the wait is not one of them.
+        assert_eq!(c.close_and_wait(), Some(0), "{mode:?}");
+        let rest: Vec<String> = c.lines.try_iter().collect();
+        assert!(
+            rest.iter()
+                .all(|l| !l.contains(&format!("\"id\":{waiting},"))),
+            "{mode:?}: the cancelled request was answered: {rest:?}"
+        );
+    }
+}
