@@ -852,6 +852,20 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     );
     assert_eq!(entries[page]["response"]["status"], 200);
     assert_eq!(entries[page]["response"]["redirectURL"], "");
+    // Cookies as HAR 1.2 cookie objects, from the raw Set-Cookie and Cookie headers.
+    assert_eq!(
+        entries[login]["response"]["cookies"],
+        json!([{"name": "sid", "value": "COOKIE-SECRET-93", "path": "/"}]),
+        "{}",
+        entries[login]
+    );
+    let api = at("/n/api.json");
+    assert_eq!(
+        entries[api]["request"]["cookies"],
+        json!([{"name": "sid", "value": "COOKIE-SECRET-93"}]),
+        "{}",
+        entries[api]
+    );
 
     let log = std::fs::read_to_string(env.home.join("daemon.log")).unwrap_or_default();
     assert!(

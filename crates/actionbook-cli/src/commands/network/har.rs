@@ -76,13 +76,117 @@ struct NameValue {
     value: String,
 }
 
+/// A HAR 1.2 cookie: from a `Cookie` request header (name and value) or a `Set-Cookie` response
+/// header (with its attributes).
+#[derive(Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Cookie {
+    name: String,
+    value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    domain: Option<String>,
+    /// ISO 8601.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secure: Option<bool>,
+}
+
+impl Cookie {
+    fn new(name: &str, value: &str) -> Cookie {
+        Cookie {
+            name: name.trim().to_string(),
+            value: value.trim().to_string(),
+            path: None,
+            domain: None,
+            expires: None,
+            http_only: None,
+            secure: None,
+        }
+    }
+}
+
+/// The cookies a `Cookie` request header sends (`a=1; b=2`).
+fn request_cookies(r: &RequestRecord) -> Vec<Cookie> {
+    let Some(h) = r.request_headers.get("cookie") else {
+        return Vec::new();
+    };
+    h.split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| Cookie::new(k, v))
+        .filter(|c| !c.name.is_empty())
+        .collect()
+}
+
+/// The cookies the response sets: one `Set-Cookie` a line (Chromium joins repeated headers with
+/// line breaks), the attributes HAR has kept. `Max-Age` wins over `Expires`, as in browsers.
+fn response_cookies(r: &RequestRecord) -> Vec<Cookie> {
+    let Some(h) = r.response_headers.get("set-cookie") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in h.lines() {
+        let mut parts = line.split(';');
+        let Some((name, value)) = parts.next().and_then(|p| p.split_once('=')) else {
+            continue;
+        };
+        let mut c = Cookie::new(name, value);
+        if c.name.is_empty() {
+            continue;
+        }
+        let mut max_age = None;
+        for attr in parts {
+            let (k, v) = attr.split_once('=').unwrap_or((attr, ""));
+            let v = v.trim();
+            match k.trim().to_ascii_lowercase().as_str() {
+                "path" => c.path = Some(v.to_string()),
+                "domain" => c.domain = Some(v.to_string()),
+                "expires" => c.expires = http_date(v),
+                "max-age" => max_age = v.parse::<i64>().ok(),
+                "httponly" => c.http_only = Some(true),
+                "secure" => c.secure = Some(true),
+                _ => {}
+            }
+        }
+        if let Some(secs) = max_age {
+            let at = (r.wall_time * 1000.0) as i64 + secs.saturating_mul(1000);
+            c.expires = Some(Timestamp::from_millis(at).to_string());
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An HTTP date (`Wed, 21 Oct 2026 07:28:00 GMT`, or with dashes `21-Oct-2026`) as ISO 8601.
+fn http_date(s: &str) -> Option<String> {
+    let rest = s.split_once(',').map_or(s, |(_, r)| r).replace('-', " ");
+    let mut it = rest.split_whitespace();
+    let day: u32 = it.next()?.parse().ok()?;
+    let month = it.next()?.to_ascii_lowercase();
+    let months = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month = months.iter().position(|m| month.starts_with(m))? + 1;
+    let mut year: u32 = it.next()?.parse().ok()?;
+    if year < 100 {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    let time = it.next()?;
+    let iso = format!("{year:04}-{month:02}-{day:02}T{time}Z");
+    Timestamp::parse_rfc3339(&iso).map(|t| t.to_string())
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct HarRequest {
     method: String,
     url: String,
     http_version: String,
-    cookies: Vec<NameValue>,
+    cookies: Vec<Cookie>,
     headers: Vec<NameValue>,
     query_string: Vec<NameValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,7 +208,7 @@ struct HarResponse {
     status: i64,
     status_text: String,
     http_version: String,
-    cookies: Vec<NameValue>,
+    cookies: Vec<Cookie>,
     headers: Vec<NameValue>,
     content: Content,
     #[serde(rename = "redirectURL")]
@@ -360,7 +464,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
             method: r.method.clone(),
             url: r.url.clone(),
             http_version: http_version(r),
-            cookies: Vec::new(),
+            cookies: request_cookies(r),
             headers: name_values(r.request_headers.iter()),
             query_string: query_string(&r.url),
             post_data: r.post_data.as_ref().map(|text| PostData {
@@ -374,7 +478,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
             status: r.status.unwrap_or(0),
             status_text: r.status_text.clone(),
             http_version: http_version(r),
-            cookies: Vec::new(),
+            cookies: response_cookies(r),
             headers: name_values(r.response_headers.iter()),
             content: Content {
                 size,
@@ -429,5 +533,78 @@ impl Har {
                     .collect(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_dates_become_iso_8601() {
+        assert_eq!(
+            http_date("Wed, 21 Oct 2026 07:28:00 GMT").as_deref(),
+            Some("2026-10-21T07:28:00.000Z")
+        );
+        assert_eq!(
+            http_date("Wed, 21-Oct-26 07:28:00 GMT").as_deref(),
+            Some("2026-10-21T07:28:00.000Z")
+        );
+        assert_eq!(http_date("soon"), None);
+    }
+
+    #[test]
+    fn set_cookie_lines_become_har_cookies_with_their_attributes() {
+        let mut r = RequestRecord {
+            id: "r".into(),
+            cdp_id: "r".into(),
+            hop: 0,
+            redirect_url: None,
+            method: "GET".into(),
+            url: "http://h/".into(),
+            resource_type: String::new(),
+            frame_id: None,
+            loader_id: String::new(),
+            target_type: "page".into(),
+            status: Some(200),
+            status_text: String::new(),
+            mime_type: String::new(),
+            request_headers: [("cookie".to_string(), "a=1; b=x=y".to_string())].into(),
+            response_headers: [(
+                "set-cookie".to_string(),
+                "s=1; Path=/; HttpOnly; Secure\nt=2; Max-Age=60; Domain=h\n=bad".to_string(),
+            )]
+            .into(),
+            post_data: None,
+            protocol: None,
+            remote_ip: None,
+            timestamp: 0.0,
+            wall_time: 1_000.0,
+            ended_at: None,
+            timing: None,
+            encoded_data_length: None,
+            header_bytes: None,
+            decoded_length: 0,
+            from_cache: false,
+            note: None,
+            failure: None,
+            started: std::time::Instant::now(),
+            finished: None,
+            responded: true,
+            seq: 0,
+            session: cdp_protocol::SessionId::new("s"),
+        };
+        let sent = request_cookies(&r);
+        assert_eq!(sent, [Cookie::new("a", "1"), Cookie::new("b", "x=y")]);
+        let set = response_cookies(&r);
+        assert_eq!(set.len(), 2);
+        assert_eq!(
+            (set[0].path.as_deref(), set[0].http_only, set[0].secure),
+            (Some("/"), Some(true), Some(true))
+        );
+        assert_eq!(set[1].domain.as_deref(), Some("h"));
+        assert_eq!(set[1].expires.as_deref(), Some("1970-01-01T00:17:40.000Z"));
+        r.response_headers.clear();
+        assert!(response_cookies(&r).is_empty());
     }
 }
