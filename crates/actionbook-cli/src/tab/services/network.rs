@@ -454,7 +454,7 @@ impl Ledger {
         {
             self.remember_replaced(old);
         }
-        let gone: Vec<String> = self
+        let gone: Vec<(String, String)> = self
             .in_flight
             .values()
             .filter(|r| {
@@ -463,9 +463,14 @@ impl Ledger {
                     && r.loader_id != loader
                     && !r.is_navigation()
             })
-            .map(|r| r.cdp_id.clone())
+            .map(|r| (r.cdp_id.clone(), r.loader_id.clone()))
             .collect();
-        for id in &gone {
+        for (id, old) in &gone {
+            // Their documents are gone too, also when the frame's was not known yet (the first
+            // navigation the recorder sees): their later requests end at once.
+            if !self.replaced.contains(old) {
+                self.remember_replaced(old.clone());
+            }
             self.abandon(id);
         }
         !gone.is_empty()
@@ -2007,6 +2012,17 @@ mod tests {
         // A removed frame ends what it had in flight.
         assert!(l.frame_removed("C"));
         assert!(!l.in_flight.contains_key("child"));
+    }
+
+    #[test]
+    fn the_first_navigation_seen_also_ends_the_later_requests_of_the_document_it_replaced() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.request(&s, "page", made_by("a", Some("F"), "L1"));
+        assert!(l.navigated("F", "L2"));
+        l.request(&s, "page", made_by("b", Some("F"), "L1"));
+        assert!(l.in_flight.is_empty());
+        assert_eq!(hops(&l, "b")[0].note, Some(REPLACED_NOTE));
     }
 
     #[test]
