@@ -195,6 +195,22 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
             Some("child got across sites")
         );
 
+        // A typed request is checked as the CLI checks its words: a JPEG quality past 100 (the
+        // schema's bound, which serde does not enforce) is refused, not passed to Chromium.
+        let shot = actionbook_cli::Command::from_json(
+            actionbook_cli::CommandName::BrowserScreenshot,
+            serde_json::json!({
+                "path": dir.path().join("q.jpg").to_string_lossy(),
+                "session": "emb",
+                "tab": "t1",
+                "screenshot_quality": 200,
+            }),
+        )
+        .expect("a screenshot request");
+        let v: Value = serde_json::from_str(&engine.execute(Request::new(shot)).await.to_json())
+            .expect("an envelope");
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+
         // Bad input answers with an envelope and the right code; the session stays usable.
         assert!(
             Request::from_args(["browser", "goto"]).is_err(),

@@ -83,36 +83,6 @@ pub(crate) fn failure_of(
     )
 }
 
-/// The envelope of a command the daemon did not answer (not reached, or gone while it ran): its
-/// context as addressed, `retryable` only when retrying is safe for it, the time the client
-/// waited.
-pub(crate) fn unanswered(sent: &Unanswered, err: &CliError) -> Envelope {
-    let ms = u64::try_from(sent.at.elapsed().as_millis()).unwrap_or(u64::MAX);
-    failure_of(sent.name, sent.traits, sent.context.clone(), err).with_duration_ms(ms)
-}
-
-/// What a failure without the daemon's answer reports of the command sent (taken before the
-/// command is lowered into its wire form).
-#[derive(Debug, Clone)]
-pub(crate) struct Unanswered {
-    name: CommandName,
-    traits: crate::model::CommandTraits,
-    context: Option<Context>,
-    at: std::time::Instant,
-}
-
-impl Unanswered {
-    /// The command about to be sent, now.
-    pub(crate) fn of(command: &crate::commands::Command) -> Unanswered {
-        Unanswered {
-            name: command.name(),
-            traits: command.spec().traits,
-            context: command.addressed(),
-            at: std::time::Instant::now(),
-        }
-    }
-}
-
 /// The JSON envelope of a failure that belongs to no known command (an unknown subcommand, or a
 /// request naming a command this build does not have): `command` is the name as given, since
 /// there is no normalised one to report.

@@ -117,11 +117,11 @@ pub fn run(home: &Home, args: &BatchArgs, global: &GlobalArgs) -> ExitCode {
         }
         let (body, ok, exit_code) = match parse_line(line, global, &env) {
             Ok(request) => {
-                let name = request.command.name();
+                let sent = client::Unanswered::of(&request.command);
                 match client::send(home, request, !global.json) {
                     Ok(reply) => (reply.body, reply.ok, reply.exit_code),
                     Err(e) => {
-                        let env = reply::failure(name, None, &e);
+                        let env = sent.envelope(&e);
                         let body = if global.json {
                             env.to_json()
                         } else {

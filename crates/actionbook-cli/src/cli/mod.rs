@@ -92,7 +92,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
     let name = command.name();
     let json = cli.global.json;
     let context = command.addressed();
-    let sent = reply::Unanswered::of(&command);
+    let sent = client::Unanswered::of(&command);
     let request = match lower::lower(command, &cli.global) {
         Ok(r) => r,
         Err(e) => return print(&reply::failure(name, context, &e), None, json),
@@ -105,7 +105,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
             }
             ExitCode::from(reply.exit_code)
         }
-        Err(e) => print(&reply::unanswered(&sent, &e), None, json),
+        Err(e) => print(&sent.envelope(&e), None, json),
     }
 }
 

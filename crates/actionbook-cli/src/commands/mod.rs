@@ -155,6 +155,14 @@ pub struct CommandSpec {
 }
 
 impl CommandSpec {
+    /// Whether the command stops when whoever asked for it is gone (a CLI client killed, an MCP
+    /// call cancelled): a read or a wait, whose answer nobody reads and which would hold its tab
+    /// until its own `--timeout`. Other commands finish: a start, a close or an eval cut midway
+    /// would leave things half done.
+    pub fn stops_without_its_caller(&self) -> bool {
+        self.traits.read_only || self.traits.needs_timeout
+    }
+
     /// The row of `name`, if the command is implemented.
     pub fn of(name: CommandName) -> Option<&'static CommandSpec> {
         COMMANDS.iter().find(|c| c.name == name)

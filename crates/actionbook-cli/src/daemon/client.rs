@@ -66,6 +66,36 @@ impl HangUp {
     }
 }
 
+/// What a failure without the daemon's answer reports of the command sent (taken before the
+/// command is lowered into its request): its context as addressed, `retryable` only when
+/// retrying is safe for it, the time the client waited.
+#[derive(Debug, Clone)]
+pub(crate) struct Unanswered {
+    name: envelope::CommandName,
+    traits: crate::model::CommandTraits,
+    context: Option<envelope::Context>,
+    at: Instant,
+}
+
+impl Unanswered {
+    /// The command about to be sent, now.
+    pub(crate) fn of(command: &crate::commands::Command) -> Unanswered {
+        Unanswered {
+            name: command.name(),
+            traits: command.spec().traits,
+            context: command.addressed(),
+            at: Instant::now(),
+        }
+    }
+
+    /// The envelope of the command failing with `err` (not reached, or gone while it ran).
+    pub(crate) fn envelope(&self, err: &CliError) -> envelope::Envelope {
+        let ms = u64::try_from(self.at.elapsed().as_millis()).unwrap_or(u64::MAX);
+        crate::reply::failure_of(self.name, self.traits, self.context.clone(), err)
+            .with_duration_ms(ms)
+    }
+}
+
 /// Sends `request` to the daemon of `home` (starting it when needed) and returns its reply: the
 /// envelope's text rendering when `text`, else its JSON.
 pub fn send(home: &Home, request: Request, text: bool) -> Result<Reply> {

@@ -367,12 +367,10 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
         let (_, _, left) = drain.status();
         return restart(&mut stream, build, left).await;
     };
-    // A read or a wait whose client went away (killed, or given up on its own timeout) stops:
-    // nobody reads its answer, and it would hold the tab until its own --timeout, however long.
-    // Other commands finish (a start, a close or an eval cut midway would leave things half
-    // done), bounded by their --timeout.
+    // A read or a wait whose client went away (killed, or given up on its own timeout) stops;
+    // other commands finish, bounded by their --timeout.
     let cancellable = crate::commands::CommandSpec::of(frame.request.command.name())
-        .is_some_and(|s| s.traits.read_only || s.traits.needs_timeout);
+        .is_some_and(crate::commands::CommandSpec::stops_without_its_caller);
     let run = engine.execute(frame.request);
     let env = if cancellable {
         tokio::select! {

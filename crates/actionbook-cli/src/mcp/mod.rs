@@ -102,7 +102,7 @@ impl Backend {
                 Some((env, json))
             }
             Backend::Daemon(home) => {
-                let name = request.command.name();
+                let sent_request = client::Unanswered::of(&request.command);
                 let home = home.clone();
                 let hang_up = client::HangUp::default();
                 let call = hang_up.clone();
@@ -120,12 +120,12 @@ impl Backend {
                 let parsed = match sent {
                     Ok(Ok(reply)) => Envelope::from_json(&reply.body)
                         .map(|env| (env, reply.body))
-                        .map_err(|e| CliError::Daemon(format!("unreadable reply: {e}"))),
+                        .map_err(|e| CliError::Internal(format!("unreadable reply: {e}"))),
                     Ok(Err(e)) => Err(e),
                     Err(e) => Err(CliError::Internal(format!("the daemon call failed: {e}"))),
                 };
                 Some(parsed.unwrap_or_else(|e| {
-                    let env = reply::failure(name, None, &e);
+                    let env = sent_request.envelope(&e);
                     let json = env.to_json();
                     (env, json)
                 }))

@@ -213,9 +213,9 @@ impl Server {
             .catalogue
             .request(tool, params.get("arguments").cloned())
         {
-            // The commands the daemon stops when their client is gone (reads and waits; see
-            // daemon::server): the others run to their end, whatever the client says.
-            Ok(request) if tool.spec.traits.read_only || tool.spec.traits.needs_timeout => {
+            // The commands the daemon stops when their client is gone (reads and waits): the
+            // others run to their end, whatever the client says.
+            Ok(request) if tool.spec.stops_without_its_caller() => {
                 self.backend.execute_until(request, cancelled).await?
             }
             Ok(request) => self.backend.execute(request).await,

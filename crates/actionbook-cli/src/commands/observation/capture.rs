@@ -200,6 +200,14 @@ impl TabCommand for Screenshot {
             Some(ImageKind::Jpeg) => ImageFormat::Jpeg,
             None => ImageFormat::from_extension(&path).unwrap_or_default(),
         };
+        // The CLI, MCP and batch check this before; a library caller reaches here unchecked.
+        if let Some(q) = self.screenshot_quality
+            && q > 100
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "--screenshot-quality {q} is not in 0-100"
+            )));
+        }
         let mut warnings = Vec::new();
         if self.screenshot_quality.is_some() && format == ImageFormat::Png {
             warnings.push("--screenshot-quality applies to jpeg only; ignored for png".to_string());
