@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, site, wait_gone};
+use crate::support::{Env, holding, site, wait_gone};
 
 /// Sends one raw frame (4-byte little-endian length, then JSON) and reads the answer.
 fn raw_request(socket: &Path, frame: &Value) -> Value {
@@ -244,27 +244,6 @@ fn the_daemon_runs_in_root_and_a_deep_home_still_gets_one() {
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(again["ok"], true, "{again}");
     assert!(deep_pid.is_some(), "no daemon for the deep home");
-}
-
-/// Runs `browser <args> <t> --json` in the background; returns once the command holds its tab
-/// (a `title` with a short timeout waits behind it and times out).
-fn holding(env: &Env, t: &[&str], args: &[&str]) -> std::process::Child {
-    let mut child = env
-        .command(&[&["--json", "browser"][..], args, t].concat())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn the client");
-    for _ in 0..50 {
-        let v = crate::support::on(env, t, &["title", "--timeout", "300"]);
-        if v["error"]["code"] == "TIMEOUT" {
-            return child;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("the command never held the tab");
 }
 
 /// A daemon killed while it runs a command: the client answers an envelope naming the session

@@ -437,6 +437,28 @@ pub fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
     env.json(&[&["browser"][..], args, t].concat())
 }
 
+/// Starts `browser <args...>` on the tab (`t` is `--session S --tab T`) in a client of its own
+/// (JSON on its stdout) and returns once the command holds the tab: a quick command queued behind
+/// it runs out of time.
+pub fn holding(env: &Env, t: &[&str], args: &[&str]) -> std::process::Child {
+    let mut child = env
+        .command(&[&["--json", "browser"][..], args, t].concat())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the client");
+    for _ in 0..50 {
+        let v = on(env, t, &["title", "--timeout", "300"]);
+        if v["error"]["code"] == "TIMEOUT" {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the command never held the tab: {args:?}");
+}
+
 /// Runs `browser <args...>` on the tab in text mode.
 pub fn text(env: &Env, t: &[&str], args: &[&str]) -> Run {
     env.run(&[&["browser"][..], args, t].concat())

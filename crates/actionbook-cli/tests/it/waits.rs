@@ -540,24 +540,9 @@ fn a_wait_does_not_hold_the_other_tabs() {
 }
 
 /// Starts `wait <args>` on tab `t` in a client of its own (JSON on its stdout) and returns once the
-/// wait holds the tab: a quick command queued behind it runs out of time.
+/// wait holds the tab.
 fn holding_wait(env: &Env, t: &[&str], args: &[&str]) -> std::process::Child {
-    let mut child = env
-        .command(&[&["--json", "browser", "wait"][..], args, t].concat())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn the waiting client");
-    for _ in 0..50 {
-        let v = on(env, t, &["title", "--timeout", "300"]);
-        if v["error"]["code"] == "TIMEOUT" {
-            return child;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("the wait never held the tab");
+    crate::support::holding(env, t, &[&["wait"][..], args].concat())
 }
 
 /// A wait whose client is gone (killed, or given up) stops at once instead of holding its tab
