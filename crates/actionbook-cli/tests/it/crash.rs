@@ -149,7 +149,14 @@ fn a_daemon_of_another_build_is_replaced_and_sessions_survive() {
     ])
     .env("ACTIONBOOK_HOME", &env.home);
     let out = cmd.output().expect("run copy");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not an envelope ({e}), exit {:?}: stdout {:?} stderr {:?}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
     assert!(
         wait_gone(old_daemon, Duration::from_secs(5)),

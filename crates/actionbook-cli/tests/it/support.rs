@@ -199,6 +199,19 @@ impl Env {
             .and_then(|s| s.trim().parse().ok())
     }
 
+    /// The recorded daemon's pid while that process still is this home's daemon. Pids are
+    /// reused quickly here (pid_max 32768 and many processes): a recorded pid of a daemon that
+    /// exited may be another test's process by now, which a kill must spare.
+    pub fn live_daemon_pid(&self) -> Option<u32> {
+        let pid = self.daemon_pid()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let home = format!("ACTIONBOOK_HOME={}", self.home.display());
+        let ours = String::from_utf8_lossy(&cmdline).contains("__daemon")
+            && environ.split(|b| *b == 0).any(|var| var == home.as_bytes());
+        (ours && alive(pid)).then_some(pid)
+    }
+
     /// Pids of live browser processes whose command line mentions this home.
     pub fn browser_pids(&self) -> Vec<u32> {
         let needle = self.home.to_string_lossy().into_owned();
@@ -237,7 +250,7 @@ impl Env {
     /// Kills the daemon with SIGKILL and waits until it is gone (every thread: /proc/PID vanishes or
     /// its socket stops accepting).
     pub fn kill_daemon(&self) {
-        if let Some(pid) = self.daemon_pid() {
+        if let Some(pid) = self.live_daemon_pid() {
             kill(pid);
             wait_gone(pid, Duration::from_secs(5));
             let until = Instant::now() + Duration::from_secs(5);
@@ -257,7 +270,7 @@ impl Drop for Env {
             eprintln!("--- daemon.log ---\n{log}--- end ---");
         }
         // Close what is still open (quietly), then make sure nothing survives.
-        if self.daemon_pid().is_some_and(alive) {
+        if self.live_daemon_pid().is_some() {
             let list = self.run(&["browser", "list-sessions", "--json"]);
             if let Ok(v) = serde_json::from_str::<Value>(list.stdout.trim()) {
                 for s in v["data"]["sessions"].as_array().into_iter().flatten() {
@@ -268,7 +281,7 @@ impl Drop for Env {
                 }
             }
         }
-        if let Some(pid) = self.daemon_pid() {
+        if let Some(pid) = self.live_daemon_pid() {
             kill(pid);
         }
         for pid in self.browser_pids() {
