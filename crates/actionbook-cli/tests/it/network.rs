@@ -1457,6 +1457,7 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
     );
     let big = "x".repeat(1024 * 1024 + 100);
     f.route("/o/big.txt", "text/plain", &big, Duration::ZERO);
+    f.route("/o/upload.json", "application/json", "{}", Duration::ZERO);
     f.route(
         "/o/hang.json",
         "application/json",
@@ -1469,7 +1470,8 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
   const slow = fetch('/o/slow.json').then(r => r.text());
   const fast = fetch('/o/fast.json', {method: 'POST', body: 'a=1&b=2'}).then(r => r.text());
   const big = fetch('/o/big.txt').then(r => r.text());
-  Promise.all([slow, fast, big]).then(() => { document.getElementById('done').textContent = 'done'; });
+  const upload = fetch('/o/upload.json', {method: 'POST', body: 'y'.repeat(100 * 1024)}).then(r => r.text());
+  Promise.all([slow, fast, big, upload]).then(() => { document.getElementById('done').textContent = 'done'; });
 </script>"#,
     );
     f.bytes("/favicon.ico", "image/gif", GIF);
@@ -1514,6 +1516,23 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
     assert!(
         run.stdout.contains("post_data: 7 bytes\na=1&b=2\n"),
         "{run:?}"
+    );
+    // A body past the 64 KiB that comes with the report is asked for when shown.
+    let upload = find(&all, "/o/upload.json");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "request",
+            upload["request_id"].as_str().unwrap_or(""),
+        ],
+    );
+    assert_eq!(
+        v["data"]["post_data"].as_str().map(str::len),
+        Some(100 * 1024),
+        "{}",
+        v.to_string().chars().take(600).collect::<String>()
     );
     let big_req = find(&all, "/o/big.txt");
     let id = big_req["request_id"].as_str().unwrap_or("");

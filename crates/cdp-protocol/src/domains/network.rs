@@ -188,6 +188,30 @@ command!(
     GetResponseBodyResponse
 );
 
+/// `Network.getRequestPostData`: the body of a request, also one too large to come with
+/// `requestWillBeSent` (past `maxPostDataSize`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetRequestPostData {
+    /// The request.
+    pub request_id: RequestId,
+}
+/// Result of [`GetRequestPostData`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetRequestPostDataResponse {
+    /// The body.
+    pub post_data: String,
+    /// Whether the body is base64.
+    #[serde(default)]
+    pub base64_encoded: bool,
+}
+command!(
+    GetRequestPostData,
+    "Network.getRequestPostData",
+    GetRequestPostDataResponse
+);
+
 /// `Network.emulateNetworkConditions`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

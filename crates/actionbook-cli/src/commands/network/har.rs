@@ -576,6 +576,7 @@ mod tests {
             )]
             .into(),
             post_data: None,
+            has_post_data: false,
             protocol: None,
             remote_ip: None,
             timestamp: 0.0,

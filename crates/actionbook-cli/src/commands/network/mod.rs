@@ -780,9 +780,24 @@ impl TabCommand for Request {
                 }
             }
         };
+        // A body past the capture limit (64 KiB) did not come with the report: asked for now.
+        let mut post_data = r.post_data.clone();
+        if post_data.is_none() && r.has_post_data {
+            match recorder
+                .post_data(&r, cx.deadline.capped(deadline::QUICK_CALL))
+                .await
+            {
+                Ok(p) if p.base64_encoded => {
+                    warnings.push("the request body is binary: shown base64".to_string());
+                    post_data = Some(p.post_data);
+                }
+                Ok(p) => post_data = Some(p.post_data),
+                Err(e) => warnings.push(format!("the request body is not available: {e}")),
+            }
+        }
         let data = RequestData {
             item: RequestItem::from(&r),
-            post_data: r.post_data.clone(),
+            post_data,
             protocol: r.protocol.clone(),
             remote_ip: r.remote_ip.clone(),
             status_text: r.status_text.clone(),

@@ -186,6 +186,8 @@ pub(crate) struct RequestRecord {
     pub response_headers: BTreeMap<String, String>,
     /// The request body, when Chromium reported it.
     pub post_data: Option<String>,
+    /// Whether the request has a body (reported or not: one past the capture limit is not).
+    pub has_post_data: bool,
     /// `http/1.1`, `h2`, ...
     pub protocol: Option<String>,
     /// The server's IP address.
@@ -614,6 +616,8 @@ impl Ledger {
             mime_type: String::new(),
             request_headers,
             response_headers: BTreeMap::new(),
+            has_post_data: e.request.has_post_data.unwrap_or(false)
+                || e.request.post_data.is_some(),
             post_data: e.request.post_data,
             protocol: None,
             remote_ip: None,
@@ -993,6 +997,23 @@ impl NetworkRecorder {
         session
             .send_timeout(
                 &network::GetResponseBody {
+                    request_id: r.cdp_id.as_str().into(),
+                },
+                timeout,
+            )
+            .await
+    }
+
+    /// The body of a request that had one too large to come with its report, from Chromium.
+    pub async fn post_data(
+        &self,
+        r: &RequestRecord,
+        timeout: Duration,
+    ) -> Result<network::GetRequestPostDataResponse, CdpError> {
+        let session = self.shared.conn.session(r.session.clone());
+        session
+            .send_timeout(
+                &network::GetRequestPostData {
                     request_id: r.cdp_id.as_str().into(),
                 },
                 timeout,
