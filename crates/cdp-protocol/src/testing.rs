@@ -12,6 +12,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 const MAX_REQUEST_HEAD: usize = 64 * 1024;
+/// The largest request body the server reads (the rest is left unread).
+const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone)]
@@ -168,7 +170,30 @@ async fn handle(mut stream: TcpStream, routes: Routes) {
     if !matches!(read, Ok(true)) {
         return;
     }
-    let text = String::from_utf8_lossy(&head);
+    // The request body is read before answering: a connection closed with unread data is reset,
+    // and the browser may then fail the request (a large upload).
+    let head_end = head
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(head.len(), |i| i + 4);
+    let text = String::from_utf8_lossy(&head[..head_end]).into_owned();
+    let length = text
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(MAX_REQUEST_BODY);
+    let mut unread = length.saturating_sub(head.len() - head_end);
+    let _ = tokio::time::timeout(READ_TIMEOUT, async {
+        while unread > 0 {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => unread = unread.saturating_sub(n),
+            }
+        }
+    })
+    .await;
     let mut parts = text.lines().next().unwrap_or_default().split_whitespace();
     let method = parts.next().unwrap_or_default().to_owned();
     let target = parts.next().unwrap_or("/").to_owned();
