@@ -241,7 +241,8 @@ pub enum CliError {
     /// browser exited); the tab pipeline turns this into TAB_NOT_FOUND when the tab is gone.
     #[error("the page was detached while the command ran")]
     PageDetached,
-    /// The daemon could not be reached or answered nonsense.
+    /// The daemon could not be reached, refused the request or could not read it: it was never
+    /// handed the command (see [`CliError::DaemonLost`] for one that was).
     #[error("daemon: {0}")]
     Daemon(String),
     /// The daemon went away (or stopped answering) after it was given the command: the command

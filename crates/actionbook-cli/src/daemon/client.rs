@@ -109,7 +109,9 @@ pub fn send_cancellable(
     text: bool,
     hang_up: &HangUp,
 ) -> Result<Reply> {
-    let hung_up = || CliError::Daemon("the call was hung up".to_string());
+    let hung_up = || CliError::DaemonLost {
+        detail: "the call was hung up".to_string(),
+    };
     home.ensure()?;
     let build = wire::build_id();
     let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);

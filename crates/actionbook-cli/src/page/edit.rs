@@ -204,8 +204,8 @@ pub(crate) async fn focus_and_select(
     Ok(focused == Some(true))
 }
 
-/// Empties a focused, selected field as a user's Delete would.
-/// Empties a field (see [`CLEAR_JS`]); false when it was empty already.
+/// Empties a focused, selected field as a user's Delete would (see [`CLEAR_JS`]); false when it
+/// was empty already.
 pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -> Result<bool> {
     call_on::<bool>(node, selector, CLEAR_JS, Vec::new(), deadline).await
 }

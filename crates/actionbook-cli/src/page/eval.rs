@@ -356,7 +356,6 @@ fn user_script(code: &str) -> String {
     format!("{{\n{code}\n}}")
 }
 
-/// The line (1-based, in the user's code) of the first stack frame of the wrapped script.
 /// The stack as the user's lines number it: the script runs one line into our wrapper, so each
 /// `<anonymous>:N:C` frame is one line lower than in the code the user gave.
 fn user_stack(stack: &str) -> String {
@@ -377,6 +376,7 @@ fn user_stack(stack: &str) -> String {
     out
 }
 
+/// The line (1-based, in the user's code) of the first stack frame of the wrapped script.
 fn stack_line(stack: &str) -> Option<(i64, i64)> {
     let at = stack.find("<anonymous>:")?;
     let mut parts = stack[at + "<anonymous>:".len()..].split(':');

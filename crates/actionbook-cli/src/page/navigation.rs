@@ -211,8 +211,6 @@ pub(crate) async fn navigate(
     res
 }
 
-/// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
-/// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
 /// Whether the page has a navigation on its way that has not committed: its target's URL (what
 /// the browser shows, a pending navigation's) is not its current history entry's. Both answers
 /// come from the browser process, which answers while DevTools holds the messages of a session
@@ -238,6 +236,8 @@ pub(crate) async fn commit_pending(
     committed.is_some_and(|entry| entry.url != info.target_info.url)
 }
 
+/// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
+/// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
 pub(crate) async fn forget_history(page: &Session, deadline: &Deadline) -> Result<()> {
     page.send_timeout(
         &page::ResetNavigationHistory,

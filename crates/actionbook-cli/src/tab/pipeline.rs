@@ -245,6 +245,45 @@ fn settle<D>(cx: &mut TabCx<'_>, traits: CommandTraits, done: Result<Done<D>>) -
     done
 }
 
+/// The context after a command that set none: the page's URL and title (kept in the tab's
+/// record). A page gone right after the command ran (a script's `window.close()`, a `close-tab`
+/// meanwhile) leaves the command's answer standing, with a warning and the page's last known URL
+/// and title (none when never read).
+async fn context_after(cx: &mut TabCx<'_>, warnings: &mut Vec<String>) -> Result<Context> {
+    let mut context = Context::tab(&cx.session.id, &cx.tab_id);
+    let (url, title) = match (cx.url.take(), cx.title.take()) {
+        (Some(u), Some(t)) => (u, t),
+        _ => match cx.page_info().await {
+            Ok(info) => info,
+            Err(e) if e.is_session_end() => {
+                warnings.push(format!("tab {} closed after the command ran", cx.tab_id));
+                let (url, title) = cx
+                    .session
+                    .with_record(|r| r.tab(&cx.tab_id).map(|t| (t.url.clone(), t.title.clone())))
+                    .unwrap_or_default();
+                context.url = Some(url).filter(|u| !u.is_empty());
+                context.title = Some(title).filter(|t| !t.is_empty());
+                return Ok(context);
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    // A tab replaced meanwhile (restart, close-tab) keeps its own URL and title.
+    let _ = cx
+        .update_tab_if(|t| {
+            let changed = t.url != url || t.title != title;
+            if changed {
+                t.url = url.clone();
+                t.title = title.clone();
+            }
+            changed
+        })
+        .await;
+    context.url = Some(url);
+    context.title = Some(title);
+    Ok(context)
+}
+
 /// Stage 6: the envelope, with the context after the command and the warnings it collected.
 async fn finish<D: Into<envelope::Data>>(
     name: CommandName,
@@ -256,51 +295,7 @@ async fn finish<D: Into<envelope::Data>>(
     }
     let mut context = match done.context.take() {
         Some(c) => c,
-        None => {
-            let mut gone = false;
-            let (url, title) = match (cx.url.take(), cx.title.take()) {
-                (Some(u), Some(t)) => (u, t),
-                _ => match cx.page_info().await {
-                    Ok(info) => info,
-                    // The command ran and then its page went (a script's `window.close()`): its
-                    // answer stands, with the page's last known URL and title.
-                    Err(e) if e.is_session_end() => {
-                        gone = true;
-                        done.warnings.push(format!(
-                            "tab {} closed after the command ran (its page closed itself)",
-                            cx.tab_id
-                        ));
-                        cx.session
-                            .with_record(|r| {
-                                r.tab(&cx.tab_id).map(|t| (t.url.clone(), t.title.clone()))
-                            })
-                            .unwrap_or_default()
-                    }
-                    Err(e) => return Err(e),
-                },
-            };
-            // A tab replaced meanwhile (restart, close-tab) keeps its own URL and title.
-            if !gone {
-                let _ = cx
-                    .update_tab_if(|t| {
-                        let changed = t.url != url || t.title != title;
-                        if changed {
-                            t.url = url.clone();
-                            t.title = title.clone();
-                        }
-                        changed
-                    })
-                    .await;
-            }
-            Context {
-                session_id: cx.session.id.clone(),
-                tab_id: Some(cx.tab_id.clone()),
-                window_id: None,
-                // Unknown only for a page gone before its URL was ever read.
-                url: (!gone || !url.is_empty()).then_some(url),
-                title: (!gone || !title.is_empty()).then_some(title),
-            }
-        }
+        None => context_after(cx, &mut done.warnings).await?,
     };
     if context.window_id.is_none() {
         context.window_id = cx.session.with_record(|r| r.context_window(&cx.tab_id));

@@ -284,8 +284,8 @@ pub(crate) fn not_delivered(action: &str, selector: &str, why: &NotReady) -> Cli
 
 /// Clicks the spot `count` times with `button`: approach, press and release, confirm; once more
 /// with fresh geometry when the press did not arrive (said in the warnings returned), unless
-/// forced. `missed`: a
-/// first click already sent did not arrive (why), so this is the second and last.
+/// forced. `missed`: a first click already sent did not arrive (why), so this is the second and
+/// last.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn click(
     cx: &mut TabCx<'_>,
