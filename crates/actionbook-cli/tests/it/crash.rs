@@ -200,6 +200,19 @@ fn crash_page(cdp_endpoint: &str, target_id: &str) {
     });
 }
 
+/// The answer of a command on a tab whose page crashed: CDP_CONNECTION_FAILED saying so, with
+/// the reload remedy.
+fn assert_crashed(v: &serde_json::Value) {
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "CDP_CONNECTION_FAILED", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("crashed") && m.contains("browser reload")),
+        "{v}"
+    );
+}
+
 #[test]
 fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
     need_chromium!();
@@ -207,16 +220,6 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
     let f = site();
     let (sid, endpoint, target) = start_with_endpoint(&env, &f.url("/index.html"));
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let crashed = |v: &serde_json::Value| {
-        assert_eq!(v["ok"], false, "{v}");
-        assert_eq!(v["error"]["code"], "CDP_CONNECTION_FAILED", "{v}");
-        assert!(
-            v["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("crashed") && m.contains("browser reload")),
-            "{v}"
-        );
-    };
     // Attached before the crash, so the daemon's session sees it happen.
     env.json(&[&["browser", "title"][..], &t].concat());
 
@@ -227,7 +230,7 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
         &["browser", "snapshot"],
         &["browser", "title"],
     ] {
-        crashed(&env.json(&[cmd, &t, &["--timeout", "20000"]].concat()));
+        assert_crashed(&env.json(&[cmd, &t, &["--timeout", "20000"]].concat()));
     }
     let v = env.json(&["browser", "list-tabs", "--session", &sid]);
     assert_eq!(v["data"]["total_tabs"], 1, "the tab stays: {v}");
@@ -238,7 +241,7 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
     assert_eq!(v["data"]["value"], 42, "{v}");
 
     crash_page(&endpoint, &target);
-    crashed(&env.json(&[&["browser", "url"][..], &t].concat()));
+    assert_crashed(&env.json(&[&["browser", "url"][..], &t].concat()));
     let v = env.json(&[&["browser", "goto", &f.url("/page2.html")][..], &t].concat());
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["data"]["from_url"], f.url("/index.html"), "{v}");
@@ -262,7 +265,7 @@ fn a_crashed_page_answers_at_once_and_reload_or_goto_bring_it_back() {
         .concat(),
     );
     crasher.join().expect("crasher");
-    crashed(&v);
+    assert_crashed(&v);
     let v = env.json(&[&["browser", "reload"][..], &t].concat());
     assert_eq!(v["context"]["title"], "Page Two", "{v}");
 }
@@ -282,14 +285,7 @@ fn a_page_that_crashed_while_no_daemon_was_attached_is_reported_and_reloads() {
     // crashed, as one that crashed under a daemon is (it was a TIMEOUT "does not answer" after
     // 5 s, with no word of the crash).
     for cmd in [&["browser", "title"][..], &["browser", "eval", "1"]] {
-        let v = env.json(&[cmd, &t, &["--timeout", "20000"]].concat());
-        assert_eq!(v["error"]["code"], "CDP_CONNECTION_FAILED", "{v}");
-        assert!(
-            v["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("crashed") && m.contains("browser reload")),
-            "{v}"
-        );
+        assert_crashed(&env.json(&[cmd, &t, &["--timeout", "20000"]].concat()));
     }
     let v = env.json(&[&["browser", "reload"][..], &t].concat());
     assert_eq!(v["ok"], true, "{v}");
