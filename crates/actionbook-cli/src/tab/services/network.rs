@@ -48,11 +48,11 @@
 //!
 //! Cost: the recorder is one more session with `Network.enable`, so Chromium builds about eight
 //! events per request (`dataReceived`, the most common, moves the activity clock and adds its
-//! decoded length to the request's: a small decode and one lookup); response bodies it buffers for `getResponseBody` are capped
-//! ([`network_enable`]). What it costs a page load is in `benches/network.rs` and the README:
-//! Chromium's delivery of those events is most of it, and no CDP switch leaves some of them out.
-//! So a session started with `--max-tracked-requests 0` records nothing: the domain stays off
-//! ([`RecorderState::Off`]) and the recorder only routes.
+//! decoded length to the request's: a small decode, one lock and one lookup); response bodies it
+//! buffers for `getResponseBody` are capped ([`network_enable`]). What it costs a page load is in
+//! `benches/network.rs` and the README: Chromium's delivery of those events is most of it, and no
+//! CDP switch leaves some of them out. So a session started with `--max-tracked-requests 0`
+//! records nothing: the domain stays off ([`RecorderState::Off`]) and the recorder only routes.
 //!
 //! Finished requests are kept in a ring of the session's `--max-tracked-requests` (500 by
 //! default); the oldest are dropped and counted. A HAR capture (`network har start`) keeps every
@@ -1275,6 +1275,10 @@ impl Shared {
             self.on_frame_event(ev, from);
             return true;
         }
+        if ev.method == network::DataReceived::METHOD {
+            self.on_data(ev, from);
+            return true;
+        }
         let target_type = match self.lock().sessions.get(from) {
             Some(t) => Arc::clone(t),
             None => return true,
@@ -1294,19 +1298,6 @@ impl Shared {
                 if let Ok(e) = ev.decode::<network::ResponseReceived>() {
                     self.on_response(e);
                 }
-            }
-            // The commonest event (one per chunk of a body), and it changes no count: the clock
-            // of the last activity moves, and the request's decoded size grows (HAR
-            // `content.size`); a small decode and one lookup.
-            network::DataReceived::METHOD => {
-                if let Ok(e) = ev.decode::<network::DataReceived>() {
-                    let mut ledger = self.lock();
-                    ledger.tick(e.timestamp);
-                    if let Some(r) = ledger.in_flight.get_mut(e.request_id.as_str()) {
-                        r.decoded_length += u64::try_from(e.data_length).unwrap_or(0);
-                    }
-                }
-                self.activity.send_modify(|a| a.last_event = Instant::now());
             }
             network::RequestWillBeSentExtraInfo::METHOD => {
                 if let Ok(e) = ev.decode::<network::RequestWillBeSentExtraInfo>() {
@@ -1459,6 +1450,26 @@ impl Shared {
         if ledger.response(e) {
             self.publish(&ledger, false);
         }
+    }
+
+    /// `Network.dataReceived`, the commonest event (one per chunk of a body): it changes no
+    /// count. The clock of the last activity moves and the request's decoded size grows (HAR
+    /// `content.size`): a small decode, then one lock for the session's check and one lookup.
+    fn on_data(&self, ev: &RawEvent, from: &SessionId) {
+        let Ok(e) = ev.decode::<network::DataReceived>() else {
+            return;
+        };
+        {
+            let mut ledger = self.lock();
+            if !ledger.sessions.contains_key(from) {
+                return;
+            }
+            ledger.tick(e.timestamp);
+            if let Some(r) = ledger.in_flight.get_mut(e.request_id.as_str()) {
+                r.decoded_length += u64::try_from(e.data_length).unwrap_or(0);
+            }
+        }
+        self.activity.send_modify(|a| a.last_event = Instant::now());
     }
 
     fn on_extra(&self, id: &str, response: bool, raw: RawHeaders) {
