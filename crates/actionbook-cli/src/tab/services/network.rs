@@ -410,7 +410,8 @@ impl ExtraInfo {
 /// late ExtraInfo event still finds its hop); beyond this, only those in flight are kept.
 const EXTRA_KEPT: usize = 2048;
 
-/// How far back in the finished requests a late ExtraInfo event looks for its hop.
+/// How far back in the finished requests a late event (ExtraInfo, an end the recorder did not
+/// wait for) looks for its hop.
 const LATE_EXTRA_SEARCH: usize = 256;
 
 impl Ledger {
@@ -518,13 +519,24 @@ impl Ledger {
     /// The end of a request the recorder ended itself (its document was replaced) reported after
     /// all (a keepalive request that outlived its document): the record takes Chromium's end.
     fn late_end(&mut self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
-        let update = |r: &mut RequestRecord| {
-            r.ended_at = Some(at);
-            r.encoded_data_length = size;
-            r.failure = failure.clone();
-            r.note = None;
-        };
-        let is_it = |r: &RequestRecord| r.cdp_id == id && r.note.is_some();
+        self.update_ended(
+            |r| r.cdp_id == id && r.note.is_some(),
+            |r| {
+                r.ended_at = Some(at);
+                r.encoded_data_length = size;
+                r.failure = failure.clone();
+                r.note = None;
+            },
+        );
+    }
+
+    /// Updates the latest hop that ended and that `is_it` picks, in the ring and in the HAR
+    /// capture (each searched [`LATE_EXTRA_SEARCH`] back): an event that came after its hop ended.
+    fn update_ended(
+        &mut self,
+        is_it: impl Fn(&RequestRecord) -> bool,
+        update: impl Fn(&mut RequestRecord),
+    ) {
         let mut ended = self.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
         if let Some(r) = ended.find(|r| is_it(r)) {
             update(Arc::make_mut(r));
@@ -761,17 +773,10 @@ impl Ledger {
             merge_raw(r, response, raw);
             return;
         }
-        let is_it = |r: &RequestRecord| r.cdp_id == id && r.hop == hop;
-        let mut ended = self.done.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-        if let Some(r) = ended.find(|r| is_it(r)) {
-            merge_raw(Arc::make_mut(r), response, raw);
-        }
-        if let Some(har) = self.har.as_mut() {
-            let mut kept = har.entries.iter_mut().rev().take(LATE_EXTRA_SEARCH);
-            if let Some(r) = kept.find(|r| is_it(r)) {
-                merge_raw(r, response, raw);
-            }
-        }
+        self.update_ended(
+            |r| r.cdp_id == id && r.hop == hop,
+            |r| merge_raw(r, response, raw),
+        );
     }
 
     fn problem(&mut self, what: String) {
