@@ -556,44 +556,17 @@ mod tests {
     #[test]
     fn set_cookie_lines_become_har_cookies_with_their_attributes() {
         let mut r = RequestRecord {
-            id: "r".into(),
-            cdp_id: "r".into(),
-            hop: 0,
-            redirect_url: None,
-            method: "GET".into(),
             url: "http://h/".into(),
-            resource_type: String::new(),
-            frame_id: None,
-            loader_id: String::new(),
-            target_type: "page".into(),
             status: Some(200),
-            status_text: String::new(),
-            mime_type: String::new(),
             request_headers: [("cookie".to_string(), "a=1; b=x=y".to_string())].into(),
             response_headers: [(
                 "set-cookie".to_string(),
                 "s=1; Path=/; HttpOnly; Secure\nt=2; Max-Age=60; Domain=h\n=bad".to_string(),
             )]
             .into(),
-            post_data: None,
-            has_post_data: false,
-            protocol: None,
-            remote_ip: None,
-            timestamp: 0.0,
             wall_time: 1_000.0,
-            ended_at: None,
-            timing: None,
-            encoded_data_length: None,
-            header_bytes: None,
-            decoded_length: 0,
-            from_cache: false,
-            note: None,
-            failure: None,
-            started: std::time::Instant::now(),
-            finished: None,
             responded: true,
-            seq: 0,
-            session: cdp_protocol::SessionId::new("s"),
+            ..RequestRecord::starting("r".into(), cdp_protocol::SessionId::new("s"))
         };
         let sent = request_cookies(&r);
         assert_eq!(sent, [Cookie::new("a", "1"), Cookie::new("b", "x=y")]);

@@ -225,6 +225,47 @@ pub(crate) struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// Request `id` of `session` as it starts now: nothing of it known yet (what its
+    /// `requestWillBeSent` says is set over this), no response, no end.
+    pub fn starting(id: String, session: SessionId) -> RequestRecord {
+        RequestRecord {
+            cdp_id: id.clone(),
+            id,
+            hop: 0,
+            redirect_url: None,
+            method: String::new(),
+            url: String::new(),
+            resource_type: String::new(),
+            frame_id: None,
+            loader_id: String::new(),
+            target_type: String::new(),
+            status: None,
+            status_text: String::new(),
+            mime_type: String::new(),
+            request_headers: BTreeMap::new(),
+            response_headers: BTreeMap::new(),
+            post_data: None,
+            has_post_data: false,
+            protocol: None,
+            remote_ip: None,
+            timestamp: 0.0,
+            wall_time: 0.0,
+            ended_at: None,
+            timing: None,
+            encoded_data_length: None,
+            header_bytes: None,
+            decoded_length: 0,
+            from_cache: false,
+            note: None,
+            failure: None,
+            started: Instant::now(),
+            finished: None,
+            responded: false,
+            seq: 0,
+            session,
+        }
+    }
+
     /// Whether it is a navigation request: Chromium gives it the id of the document it loads.
     pub fn is_navigation(&self) -> bool {
         self.cdp_id == self.loader_id
@@ -613,41 +654,21 @@ impl Ledger {
             }
         }
         let r = RequestRecord {
-            id: id.clone(),
-            cdp_id: id.clone(),
             hop,
-            redirect_url: None,
             method: e.request.method,
             url: e.request.url,
             resource_type: e.r#type.unwrap_or_default(),
             frame_id: e.frame_id.map(|f| f.as_str().to_string()),
             loader_id: e.loader_id.as_str().to_string(),
             target_type: target_type.to_string(),
-            status: None,
-            status_text: String::new(),
-            mime_type: String::new(),
             request_headers,
-            response_headers: BTreeMap::new(),
             has_post_data: e.request.has_post_data.unwrap_or(false)
                 || e.request.post_data.is_some(),
             post_data: e.request.post_data,
-            protocol: None,
-            remote_ip: None,
             timestamp: e.timestamp,
             wall_time: e.wall_time.unwrap_or_else(wall_now),
-            ended_at: None,
-            timing: None,
-            encoded_data_length: None,
-            header_bytes: None,
-            decoded_length: 0,
-            from_cache: false,
-            note: None,
-            failure: None,
-            started: Instant::now(),
-            finished: None,
-            responded: false,
             seq,
-            session: from.clone(),
+            ..RequestRecord::starting(id.clone(), from.clone())
         };
         ledger.in_flight.insert(id.clone(), r);
         // With the new hop in flight, so the id's matching stays for it.
