@@ -3,13 +3,15 @@
 
 use std::io::Write;
 use std::process::Stdio;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, Run, site};
+use crate::support::{Env, Run, assert_failure, kill, site};
 
-/// Runs `actionbook batch <args>` with `input` on stdin.
+/// Runs `actionbook batch <args>` with `input` on stdin (then closed), failing the test instead
+/// of hanging when the batch has not exited within two minutes.
 fn batch(env: &Env, args: &[&str], input: &str) -> Run {
     let mut child = env
         .command(&[&["batch"][..], args].concat())
@@ -23,7 +25,21 @@ fn batch(env: &Env, args: &[&str], input: &str) -> Run {
             .write_all(input.as_bytes())
             .expect("write batch input");
     }
-    let out = child.wait_with_output().expect("batch output");
+    // Its output is read as it comes (a full pipe would stall it), on a thread of its own.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(out) => out.expect("batch output"),
+        Err(_) => {
+            kill(pid);
+            let out = rx.recv().expect("batch output").expect("batch output");
+            panic!(
+                "the batch hangs; it printed: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    };
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -191,48 +207,6 @@ fn batch_runs_words_and_json_lines_in_order_and_bails_on_request() {
     assert_eq!(run.code, 2);
 }
 
-/// Runs `actionbook batch <args>` with `input` on stdin (then closed), failing the test instead
-/// of hanging when the batch has not exited within a minute.
-fn batch_within_a_minute(env: &Env, args: &[&str], input: &str) -> Run {
-    let mut child = env
-        .command(&[&["batch"][..], args].concat())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn batch");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(input.as_bytes())
-            .expect("write batch input");
-    }
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().ok().flatten().is_none() {
-        if std::time::Instant::now() > until {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("batch output");
-            panic!(
-                "the batch hangs; it printed: {}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("batch output");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-#[track_caller]
-fn assert_refused(env: &Value, part: &str) {
-    assert_eq!(env["error"]["code"], "INVALID_ARGUMENT", "{env}");
-    let message = env["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains(part), "{part:?} not in {env}");
-}
-
 /// `eval -` reads the code from the CLI's stdin: inside a batch that is the batch's own input
 /// (it used to deadlock on it) or, with a file, the caller's (it used to be swallowed). The line
 /// is refused and the rest runs; `eval --file` in a JSON line is read by the batch, as on a
@@ -247,13 +221,17 @@ fn an_eval_from_stdin_is_refused_and_the_batch_goes_on() {
         "browser list-sessions",
     ]
     .join("\n");
-    let run = batch_within_a_minute(&env, &["--json"], &input);
+    let run = batch(&env, &["--json"], &input);
     let all = envelopes(&run);
     assert_eq!(all.len(), 4, "{run:?}");
-    assert_refused(&all[0], "stdin");
+    assert_failure(&all[0], "INVALID_ARGUMENT", "stdin");
     assert_eq!(all[0]["command"], "browser eval", "{}", all[0]);
-    assert_refused(&all[1], "stdin");
-    assert_refused(&all[2], "cannot read --file /nonexistent/x.js");
+    assert_failure(&all[1], "INVALID_ARGUMENT", "stdin");
+    assert_failure(
+        &all[2],
+        "INVALID_ARGUMENT",
+        "cannot read --file /nonexistent/x.js",
+    );
     assert_eq!(all[3]["ok"], true, "{}", all[3]);
     assert_eq!(run.code, 2, "{run:?}");
 
@@ -264,10 +242,10 @@ fn an_eval_from_stdin_is_refused_and_the_batch_goes_on() {
     )
     .expect("write the batch file");
     let path = path.to_string_lossy().into_owned();
-    let run = batch_within_a_minute(&env, &["--json", &path], "document.title");
+    let run = batch(&env, &["--json", &path], "document.title");
     let all = envelopes(&run);
     assert_eq!(all.len(), 2, "{run:?}");
-    assert_refused(&all[0], "stdin");
+    assert_failure(&all[0], "INVALID_ARGUMENT", "stdin");
     assert_eq!(all[1]["ok"], true, "{}", all[1]);
 }
 
@@ -286,12 +264,20 @@ fn json_lines_refuse_what_mcp_refuses() {
         format!(r#"{{"command": "browser title", "args": {{{t}}}}}"#),
     ]
     .join("\n");
-    let run = batch_within_a_minute(&env, &["--json"], &input);
+    let run = batch(&env, &["--json"], &input);
     let all = envelopes(&run);
     assert_eq!(all.len(), 4, "{run:?}");
-    assert_refused(&all[0], r#"unknown argument "bogus""#);
-    assert_refused(&all[1], "selectors needs at least 2 items");
-    assert_refused(&all[2], "screenshot_quality must be at most 100");
+    assert_failure(&all[0], "INVALID_ARGUMENT", r#"unknown argument "bogus""#);
+    assert_failure(
+        &all[1],
+        "INVALID_ARGUMENT",
+        "selectors needs at least 2 items",
+    );
+    assert_failure(
+        &all[2],
+        "INVALID_ARGUMENT",
+        "screenshot_quality must be at most 100",
+    );
     // A well-formed line runs (and finds no such session).
     assert_eq!(all[3]["error"]["code"], "SESSION_NOT_FOUND", "{}", all[3]);
 }
