@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, site};
+use crate::support::{Env, assert_failure, site};
 
 /// How long a test waits for one answer (a browser start under load included).
 const ANSWER: Duration = Duration::from_secs(90);
@@ -425,14 +425,7 @@ fn every_schema_says_what_its_tool_accepts() {
     assert!(tools.len() > 50, "{}", tools.len());
     let refused = |r: &Value, part: &str| {
         assert_eq!(r["isError"], true, "{r}");
-        assert_eq!(
-            r["structuredContent"]["error"]["code"], "INVALID_ARGUMENT",
-            "{r}"
-        );
-        let message = r["structuredContent"]["error"]["message"]
-            .as_str()
-            .unwrap_or_default();
-        assert!(message.contains(part), "{part:?} not in {r}");
+        assert_failure(&r["structuredContent"], "INVALID_ARGUMENT", part);
     };
     for tool in &tools {
         assert_valid_tool(tool);
