@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, Fixture, RefusedPort, assert_failure, on, text, value, value_until};
+use crate::support::{
+    Env, Fixture, RefusedPort, Run, assert_failure, on, text, value, value_until,
+};
 
 /// A 1x1 GIF (binary: its body comes back base64).
 const GIF: &[u8] = &[
@@ -122,6 +124,22 @@ fn find<'a>(data: &'a Value, url_end: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no request to {url_end} in {data}"))
 }
 
+/// `network request` of a request listed by `network requests` (`item`): its envelope.
+fn request_of(env: &Env, t: &[&str], item: &Value) -> Value {
+    on(env, t, &["network", "request", request_id(item)])
+}
+
+/// The same as text.
+fn request_text(env: &Env, t: &[&str], item: &Value) -> Run {
+    text(env, t, &["network", "request", request_id(item)])
+}
+
+fn request_id(item: &Value) -> &str {
+    item["request_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no request_id in {item}"))
+}
+
 fn urls(data: &Value) -> Vec<String> {
     data["requests"]
         .as_array()
@@ -206,15 +224,7 @@ fn requests_of_every_frame_are_listed_filtered_and_shown_one_by_one() {
         .expect("the body is the JSON served");
     assert_eq!(body, json!({"name": "real", "items": [1, 2, 3]}));
     assert_eq!(v["meta"]["truncated"], false);
-    let v = on(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            img["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let v = request_of(&env, &t, img);
     assert_eq!(ok(&v)["response_body"]["encoding"], "base64", "{v}");
     assert_eq!(ok(&v)["response_body"]["size"], GIF.len());
     let v = on(&env, &t, &["network", "request", "no-such-id"]);
@@ -777,15 +787,7 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     assert_eq!(home["status"], 200, "{home}");
     assert!(home.get("redirect_url").is_none(), "{home}");
     assert_ne!(hop["request_id"], home["request_id"]);
-    let v = on(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            hop["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let v = request_of(&env, &t, hop);
     assert_eq!(ok(&v)["status"], 302, "{v}");
     assert_eq!(
         ok(&v)["response_body"],
@@ -794,29 +796,13 @@ fn redirects_are_entries_of_their_own_and_raw_cookie_headers_are_shown() {
     );
     // The Cookie header the fetch sent (also only in the ExtraInfo event).
     let api = find(&all, "/n/api.json");
-    let v = on(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            api["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let v = request_of(&env, &t, api);
     assert_eq!(
         ok(&v)["request_headers"]["cookie"],
         "sid=COOKIE-SECRET-93",
         "{v}"
     );
-    let run = text(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            api["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let run = request_text(&env, &t, api);
     assert!(
         run.stdout.contains("> cookie: sid=COOKIE-SECRET-93"),
         "{run:?}"
@@ -1206,15 +1192,7 @@ fn requests_cancelled_by_a_navigation_end_and_the_network_goes_idle() {
         .filter(|u| !u.ends_with("/favicon.ico"))
         .collect();
     assert_eq!(failed_urls, vec![f.url("/c/slow.json")], "{failed}");
-    let run = text(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            slow["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let run = request_text(&env, &t, &slow);
     assert!(run.stdout.contains("net::ERR_ABORTED"), "{run:?}");
     assert!(run.stdout.contains("note: the document"), "{run:?}");
 
@@ -1411,8 +1389,7 @@ fn a_redirect_hop_from_the_cache_says_so_and_fresh_hops_keep_their_raw_headers()
         .unwrap_or_else(|| panic!("no /r/2 hop in {all}"));
     assert_eq!(middle["status"], 301, "{middle}");
     assert_eq!(middle["from_cache"], true, "{middle}");
-    let id = middle["request_id"].as_str().unwrap_or("");
-    let run = text(&env, &t, &["network", "request", id]);
+    let run = request_text(&env, &t, middle);
     assert!(run.stdout.contains("from_cache: disk"), "{run:?}");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("cache.har");
@@ -1504,30 +1481,14 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
 
     // The text of one request: its post data, and a body cut at 1 MiB says so.
     let fast = find(&all, "/o/fast.json");
-    let run = text(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            fast["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let run = request_text(&env, &t, fast);
     assert!(
         run.stdout.contains("post_data: 7 bytes\na=1&b=2\n"),
         "{run:?}"
     );
     // A body past the 64 KiB that comes with the report is asked for when shown.
     let upload = find(&all, "/o/upload.json");
-    let v = on(
-        &env,
-        &t,
-        &[
-            "network",
-            "request",
-            upload["request_id"].as_str().unwrap_or(""),
-        ],
-    );
+    let v = request_of(&env, &t, upload);
     assert_eq!(
         v["data"]["post_data"].as_str().map(str::len),
         Some(100 * 1024),
@@ -1535,8 +1496,7 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
         v.to_string().chars().take(600).collect::<String>()
     );
     let big_req = find(&all, "/o/big.txt");
-    let id = big_req["request_id"].as_str().unwrap_or("");
-    let run = text(&env, &t, &["network", "request", id]);
+    let run = request_text(&env, &t, big_req);
     assert!(
         run.stdout.contains(&format!(
             "body: {} bytes (utf8), cut: the first 1048576 shown",
@@ -1545,7 +1505,7 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
         "{}",
         &run.stdout[..run.stdout.len().min(600)]
     );
-    let v = on(&env, &t, &["network", "request", id]);
+    let v = request_of(&env, &t, big_req);
     assert_eq!(v["meta"]["truncated"], true);
 
     // A HAR file written while a request is in flight says so, in the warnings and the entry.
