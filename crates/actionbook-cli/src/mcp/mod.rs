@@ -26,7 +26,6 @@ use crate::daemon::client;
 use crate::engine::{Engine, EngineConfig, Request};
 use crate::error::CliError;
 use crate::model::{ClientEnv, SessionId};
-use crate::reply;
 use crate::store::Home;
 
 mod result;
@@ -71,52 +70,26 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Runs `request`: its envelope and the envelope's JSON.
+    /// Runs `request`: its envelope and the envelope's JSON. Dropping the future stops the
+    /// command as the daemon stops one whose client is gone (in process: its future is dropped;
+    /// through the daemon: the connection is hung up, so the daemon drops it).
     pub async fn execute(&self, request: Request) -> (Envelope, String) {
-        let name = request.command.name();
-        let done = self.execute_until(request, std::future::pending()).await;
-        // Never None: nothing cancels a pending future.
-        done.unwrap_or_else(|| {
-            let env = reply::failure(name, None, &CliError::Internal("cancelled".into()));
-            let json = env.to_json();
-            (env, json)
-        })
-    }
-
-    /// Runs `request` unless `cancelled` resolves first: then the command is stopped as the
-    /// daemon stops one whose client is gone (in process: its future is dropped; through the
-    /// daemon: the connection is hung up, so the daemon drops it), and there is no envelope.
-    /// Callers pass a `cancelled` that can resolve only for commands that are safe to cut.
-    pub async fn execute_until(
-        &self,
-        request: Request,
-        cancelled: impl Future<Output = ()>,
-    ) -> Option<(Envelope, String)> {
         match self {
             Backend::InProcess(engine) => {
-                let env = tokio::select! {
-                    env = engine.execute(request) => env,
-                    () = cancelled => return None,
-                };
+                let env = engine.execute(request).await;
                 let json = env.to_json();
-                Some((env, json))
+                (env, json)
             }
             Backend::Daemon(home) => {
                 let sent_request = client::Unanswered::of(&request.command);
                 let home = home.clone();
-                let hang_up = client::HangUp::default();
-                let call = hang_up.clone();
+                let call = client::HangUp::default();
+                let guard = HangUpOnDrop(Some(call.clone()));
                 let sent = tokio::task::spawn_blocking(move || {
                     client::send_cancellable(&home, request, false, &call)
-                });
-                let sent = tokio::select! {
-                    sent = sent => sent,
-                    () = cancelled => {
-                        // The blocking call returns at once on its shut connection.
-                        hang_up.hang_up();
-                        return None;
-                    }
-                };
+                })
+                .await;
+                guard.disarm();
                 let parsed = match sent {
                     Ok(Ok(reply)) => Envelope::from_json(&reply.body)
                         .map(|env| (env, reply.body))
@@ -124,12 +97,45 @@ impl Backend {
                     Ok(Err(e)) => Err(e),
                     Err(e) => Err(CliError::Internal(format!("the daemon call failed: {e}"))),
                 };
-                Some(parsed.unwrap_or_else(|e| {
+                parsed.unwrap_or_else(|e| {
                     let env = sent_request.envelope(&e);
                     let json = env.to_json();
                     (env, json)
-                }))
+                })
             }
+        }
+    }
+
+    /// Runs `request` unless `cancelled` resolves first: then the command is stopped (see
+    /// [`Backend::execute`]) and there is no envelope. Callers pass a `cancelled` that can
+    /// resolve only for commands that are safe to cut.
+    pub async fn execute_until(
+        &self,
+        request: Request,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<(Envelope, String)> {
+        tokio::select! {
+            done = self.execute(request) => Some(done),
+            () = cancelled => None,
+        }
+    }
+}
+
+/// Hangs up a daemon call when dropped before [`HangUpOnDrop::disarm`]: the call's future was
+/// dropped (cancelled), and the blocking call returns at once on its shut connection.
+struct HangUpOnDrop(Option<client::HangUp>);
+
+impl HangUpOnDrop {
+    /// The call ended: nothing to hang up.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for HangUpOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.hang_up();
         }
     }
 }
