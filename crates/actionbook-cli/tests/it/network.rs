@@ -1447,7 +1447,7 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
   const slow = fetch('/o/slow.json').then(r => r.text());
   const fast = fetch('/o/fast.json', {method: 'POST', body: 'a=1&b=2'}).then(r => r.text());
   const big = fetch('/o/big.txt').then(r => r.text());
-  const upload = fetch('/o/upload.json', {method: 'POST', body: 'y'.repeat(100 * 1024)}).then(r => r.text());
+  const upload = fetch('/o/upload.json', {method: 'POST', body: 'y'.repeat(1024 * 1024 + 100)}).then(r => r.text());
   Promise.all([slow, fast, big, upload]).then(() => { document.getElementById('done').textContent = 'done'; });
 </script>"#,
     );
@@ -1486,14 +1486,23 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
         run.stdout.contains("post_data: 7 bytes\na=1&b=2\n"),
         "{run:?}"
     );
-    // A body past the 64 KiB that comes with the report is asked for when shown.
+    // A body past the 64 KiB that comes with the report is asked for when shown, and one past
+    // 1 MiB is cut there, as a response body is.
     let upload = find(&all, "/o/upload.json");
     let v = request_of(&env, &t, upload);
+    let short = v.to_string().chars().take(600).collect::<String>();
     assert_eq!(
         v["data"]["post_data"].as_str().map(str::len),
-        Some(100 * 1024),
+        Some(1024 * 1024),
+        "{short}"
+    );
+    assert_eq!(v["meta"]["truncated"], true, "{short}");
+    assert!(
+        v["meta"]["warnings"]
+            .to_string()
+            .contains("request body (1048676 bytes) is cut"),
         "{}",
-        v.to_string().chars().take(600).collect::<String>()
+        v["meta"]["warnings"]
     );
     let big_req = find(&all, "/o/big.txt");
     let run = request_text(&env, &t, big_req);

@@ -795,6 +795,21 @@ impl TabCommand for Request {
                 Err(e) => warnings.push(format!("the request body is not available: {e}")),
             }
         }
+        // Cut as a response body is: a large upload would not fit the answer.
+        if let Some(p) = post_data.as_mut()
+            && p.len() > BODY_LIMIT
+        {
+            let mut end = BODY_LIMIT;
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            warnings.push(format!(
+                "the request body ({} bytes) is cut: the first {end} shown",
+                p.len()
+            ));
+            p.truncate(end);
+            truncated = true;
+        }
         let data = RequestData {
             item: RequestItem::from(&r),
             post_data,
