@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::need_chromium;
@@ -1291,7 +1292,8 @@ fn har_sizes_are_the_bodys_decoded_and_wire_bytes_apart_from_the_headers() {
 }
 
 /// A site whose 301 may be cached (the fixture server forbids caching): `/r/page.html`, and
-/// `/r/1` 302 -> `/r/2` 301 (cacheable) -> `/r/end.json`. Served on a thread for the rest of
+/// `/r/1` 302 -> `/r/2` 301 (cacheable) -> `/r/end.json`; `/r/a.html` and `/r/b.html` load the
+/// same cacheable `/r/m.css`. Served on a thread for the rest of
 /// the test process (the port stays bound).
 fn caching_site() -> String {
     use std::io::{Read, Write};
@@ -1325,6 +1327,18 @@ fn caching_site() -> String {
                     "",
                     "text/html",
                     "<!doctype html><title>R</title>r",
+                ),
+                "/r/a.html" | "/r/b.html" => (
+                    "200 OK",
+                    "",
+                    "text/html",
+                    "<!doctype html><title>M</title><link rel=stylesheet href=\"/r/m.css\">",
+                ),
+                "/r/m.css" => (
+                    "200 OK",
+                    "Cache-Control: max-age=600\r\n",
+                    "text/css",
+                    "b{}",
                 ),
                 _ => ("404 Not Found", "", "text/plain", ""),
             };
@@ -1388,9 +1402,23 @@ fn a_redirect_hop_from_the_cache_says_so_and_fresh_hops_keep_their_raw_headers()
         .find(|h| h["url"].as_str().is_some_and(|u| u.ends_with("/r/2")))
         .unwrap_or_else(|| panic!("no /r/2 hop in {all}"));
     assert_eq!(middle["status"], 301, "{middle}");
-    assert_eq!(middle["from_cache"], true, "{middle}");
+    assert_eq!(middle["from_cache"], "disk", "{middle}");
     let run = request_text(&env, &t, middle);
     assert!(run.stdout.contains("from_cache: disk"), "{run:?}");
+    // A resource the next document of the same site reuses comes from the renderer's memory
+    // cache (Chromium says so only in `requestServedFromCache`).
+    for page in ["a", "b"] {
+        ok(&on(&env, &t, &["goto", &format!("{base}/r/{page}.html")]));
+    }
+    settle(&env, &t);
+    let css = requests(&env, &t, &["--filter", "/r/m.css"]);
+    let loads: Vec<&Value> = css["requests"].as_array().into_iter().flatten().collect();
+    assert_eq!(loads.len(), 2, "{css}");
+    assert!(loads[0].get("from_cache").is_none(), "{css}");
+    assert_eq!(loads[1]["from_cache"], "memory", "{css}");
+    assert_eq!(loads[1]["status"], 200, "{css}");
+    let run = request_text(&env, &t, loads[1]);
+    assert!(run.stdout.contains("from_cache: memory"), "{run:?}");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("cache.har");
     ok(&on(
@@ -1413,6 +1441,20 @@ fn a_redirect_hop_from_the_cache_says_so_and_fresh_hops_keep_their_raw_headers()
         "{har}"
     );
     assert_eq!(cached[0]["response"]["bodySize"], 0, "{har}");
+    let from_memory: Vec<&Value> = har["log"]["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["response"]["_fromCache"] == "memory")
+        .collect();
+    assert_eq!(from_memory.len(), 1, "{har}");
+    assert!(
+        from_memory[0]["request"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("/r/m.css")),
+        "{har}"
+    );
+    assert_eq!(from_memory[0]["response"]["bodySize"], 0, "{har}");
 }
 
 #[test]
@@ -1523,6 +1565,15 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
         &t,
         &["network", "har", "start", "--content", "none"],
     ));
+    // Request bodies past the 64 KiB that come with Chromium's report are asked for, whatever
+    // `--content` says (as the smaller ones are written): text as text, binary as base64.
+    value(
+        &env,
+        &t,
+        "Promise.all([fetch('/o/upload.json?text', {method: 'POST', body: 'z'.repeat(100 * 1024)}).then(r => r.text()), \
+         fetch('/o/upload.json?binary', {method: 'POST', body: new Uint8Array(70 * 1024).fill(255)}).then(r => r.text())]).then(() => 1)",
+    );
+    settle(&env, &t);
     value(&env, &t, "fetch('/o/hang.json'); 1");
     listed(&env, &t, "/o/hang.json");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -1543,6 +1594,28 @@ fn listing_order_type_check_post_data_cut_bodies_and_har_of_requests_in_flight()
         });
     assert!(warned, "{v}");
     let har = read_har(&path);
+    let text = &har_entry(&har, "/o/upload.json?text")["request"];
+    assert_eq!(
+        text["postData"]["text"].as_str().map(str::len),
+        Some(100 * 1024),
+        "{}",
+        text["postData"]["mimeType"]
+    );
+    assert_eq!(text["bodySize"], 100 * 1024);
+    assert!(text["postData"].get("comment").is_none());
+    let binary = &har_entry(&har, "/o/upload.json?binary")["request"];
+    let decoded = binary["postData"]["text"]
+        .as_str()
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
+    assert_eq!(decoded, Some(vec![255u8; 70 * 1024]));
+    assert_eq!(binary["bodySize"], 70 * 1024);
+    assert!(
+        binary["postData"]["comment"]
+            .as_str()
+            .is_some_and(|c| c.contains("base64")),
+        "{}",
+        binary["postData"]["comment"]
+    );
     let e = har_entry(&har, "/o/hang.json");
     assert!(
         e["comment"]

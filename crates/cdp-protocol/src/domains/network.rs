@@ -389,6 +389,16 @@ pub struct ResponseReceived {
 }
 event!(ResponseReceived, "Network.responseReceived");
 
+/// Event `Network.requestServedFromCache`: the request was answered from the renderer's memory
+/// cache (sent between its `requestWillBeSent` and its `responseReceived`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestServedFromCache {
+    /// Request id.
+    pub request_id: RequestId,
+}
+event!(RequestServedFromCache, "Network.requestServedFromCache");
+
 /// Event `Network.loadingFinished`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -200,6 +200,9 @@ struct HarRequest {
 struct PostData {
     mime_type: String,
     text: String,
+    /// Says so when `text` is base64 (a binary body; HAR 1.2 has no encoding field for it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -215,7 +218,7 @@ struct HarResponse {
     redirect_url: String,
     headers_size: i64,
     body_size: i64,
-    /// `disk` when the response came from the cache (as Chrome DevTools writes it).
+    /// `disk` or `memory` when the response came from a cache (as Chrome DevTools writes it).
     #[serde(rename = "_fromCache", skip_serializing_if = "Option::is_none")]
     from_cache: Option<&'static str>,
 }
@@ -256,9 +259,18 @@ pub(super) struct Body {
 /// The bodies of a capture, by request id, and how many were wanted but gone.
 #[derive(Debug, Default)]
 pub(super) struct Bodies {
+    /// Response bodies.
     pub by_id: HashMap<String, Body>,
+    /// Response bodies wanted but no longer in Chromium.
     pub missing: usize,
+    /// Request bodies too large to come with Chromium's report (past 64 KiB), asked for.
+    pub posts: HashMap<String, Body>,
+    /// Such request bodies Chromium no longer had.
+    pub missing_posts: usize,
 }
+
+/// The comment of a request body written base64.
+const POST_BASE64: &str = "base64: the request body is binary";
 
 /// Asks Chromium for the bodies `--content` wants (a few at a time, bounded by the deadline).
 pub(super) async fn bodies(
@@ -267,6 +279,41 @@ pub(super) async fn bodies(
     deadline: &Deadline,
 ) -> Bodies {
     let mut out = Bodies::default();
+    // Written whatever `--content` says, as the bodies that came with Chromium's report are.
+    let large_posts: Vec<&RequestRecord> = capture
+        .entries
+        .iter()
+        .filter(|r| r.has_post_data && r.post_data.is_none())
+        .collect();
+    for chunk in large_posts.chunks(16) {
+        if deadline.is_over() {
+            out.missing_posts += chunk.len();
+            continue;
+        }
+        let t = deadline.capped(deadline::QUICK_CALL);
+        let got = futures::future::join_all(chunk.iter().map(|r| recorder.post_data(r, t))).await;
+        for (r, p) in chunk.iter().zip(got) {
+            match p {
+                Ok(p) => {
+                    let size = match p.base64_encoded {
+                        true => base64::engine::general_purpose::STANDARD
+                            .decode(&p.post_data)
+                            .map_or(0, |b| b.len()),
+                        false => p.post_data.len(),
+                    };
+                    out.posts.insert(
+                        r.id.clone(),
+                        Body {
+                            text: p.post_data,
+                            base64: p.base64_encoded,
+                            size,
+                        },
+                    );
+                }
+                Err(_) => out.missing_posts += 1,
+            }
+        }
+    }
     if capture.content == HarContent::None {
         return out;
     }
@@ -409,7 +456,7 @@ fn timings(r: &RequestRecord) -> Timings {
 /// (`responseBodySize`): 0 from the cache or for a 304, what came after the headers when their
 /// size is known, -1 otherwise.
 fn body_size(r: &RequestRecord) -> i64 {
-    if r.from_cache || r.status == Some(304) {
+    if r.from_cache.is_some() || r.status == Some(304) {
         return 0;
     }
     match (r.encoded_data_length, r.header_bytes) {
@@ -431,7 +478,7 @@ fn comment(r: &RequestRecord) -> Option<String> {
 pub(super) const IN_FLIGHT: &str =
     "still in flight when the file was written: its response and timings are not complete";
 
-fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
+fn entry(r: &RequestRecord, body: Option<&Body>, post: Option<&Body>) -> Entry {
     let timings = timings(r);
     // Summed from 0.0: an empty f64 sum is -0.0.
     let time = [
@@ -467,12 +514,25 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
             cookies: request_cookies(r),
             headers: name_values(r.request_headers.iter()),
             query_string: query_string(&r.url),
-            post_data: r.post_data.as_ref().map(|text| PostData {
-                mime_type: request_mime,
-                text: text.clone(),
-            }),
+            post_data: match (&r.post_data, post) {
+                (Some(text), _) => Some(PostData {
+                    mime_type: request_mime,
+                    text: text.clone(),
+                    comment: None,
+                }),
+                (None, Some(p)) => Some(PostData {
+                    mime_type: request_mime,
+                    text: p.text.clone(),
+                    comment: p.base64.then_some(POST_BASE64),
+                }),
+                (None, None) => None,
+            },
             headers_size: -1,
-            body_size: r.post_data.as_ref().map_or(0, |p| p.len() as i64),
+            body_size: match (&r.post_data, post) {
+                (Some(text), _) => text.len() as i64,
+                (None, Some(p)) => p.size as i64,
+                (None, None) => 0,
+            },
         },
         response: HarResponse {
             status: r.status.unwrap_or(0),
@@ -489,7 +549,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
             redirect_url: r.redirect_url.clone().unwrap_or_default(),
             headers_size: r.header_bytes.map_or(-1, |h| h as i64),
             body_size: body_size(r),
-            from_cache: r.from_cache.then_some("disk"),
+            from_cache: r.from_cache.map(network::Cache::as_str),
         },
         cache: Cache {},
         timings,
@@ -503,7 +563,7 @@ fn entry(r: &RequestRecord, body: Option<&Body>) -> Entry {
 
 impl Har {
     /// The file of a capture, entries by start.
-    pub fn new(capture: &HarCapture, bodies: &HashMap<String, Body>) -> Har {
+    pub fn new(capture: &HarCapture, bodies: &Bodies) -> Har {
         let mut records: Vec<&RequestRecord> = capture.entries.iter().collect();
         records.sort_by_key(|r| r.seq);
         let title = records
@@ -529,7 +589,7 @@ impl Har {
                 }],
                 entries: records
                     .into_iter()
-                    .map(|r| entry(r, bodies.get(&r.id)))
+                    .map(|r| entry(r, bodies.by_id.get(&r.id), bodies.posts.get(&r.id)))
                     .collect(),
             },
         }

@@ -20,7 +20,7 @@ use crate::model::{self, TabTarget};
 use crate::reply::Done;
 use crate::store::{RouteAction, RouteRecord};
 use crate::tab::services::network::{
-    self, HarContent, NetworkRecorder, RecorderState, RequestRecord,
+    self, Cache, HarContent, NetworkRecorder, RecorderState, RequestRecord,
 };
 use crate::tab::{TabCommand, TabCx};
 
@@ -181,9 +181,9 @@ struct RequestItem<'a> {
     /// Chromium's error text when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<&'a str>,
-    /// Its response came from the disk cache: nothing went over the wire (no raw headers).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    from_cache: bool,
+    /// The cache that answered it (`disk`, `memory`): nothing went over the wire (no raw headers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from_cache: Option<&'static str>,
     method: &'a str,
     /// Why it ended as it did when the recorder ended it (its document was replaced).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -212,7 +212,7 @@ impl<'a> From<&'a RequestRecord> for RequestItem<'a> {
         RequestItem {
             duration_ms: r.duration_ms().map(|d| d.round() as u64),
             failure: r.failure.as_deref(),
-            from_cache: r.from_cache,
+            from_cache: r.from_cache.map(Cache::as_str),
             method: &r.method,
             note: r.note,
             mime_type: &r.mime_type,
@@ -306,8 +306,11 @@ impl RenderText for RequestData<'_> {
         if let Some(to) = &self.item.redirect_url {
             body.field("redirect_url", to);
         }
-        if self.item.from_cache {
-            body.field("from_cache", "disk (nothing went over the wire)");
+        if let Some(cache) = self.item.from_cache {
+            body.field(
+                "from_cache",
+                format_args!("{cache} (nothing went over the wire)"),
+            );
         }
         if let Some(note) = self.item.note {
             body.field("note", note);
@@ -904,6 +907,12 @@ impl TabCommand for HarStop {
                 bodies.missing
             ));
         }
+        if bodies.missing_posts > 0 {
+            warnings.push(format!(
+                "{} request bodies past 64 KiB were no longer available in Chromium and are left out",
+                bodies.missing_posts
+            ));
+        }
         let pending = capture
             .entries
             .iter()
@@ -927,7 +936,7 @@ impl TabCommand for HarStop {
                 network::HAR_LIMIT
             ));
         }
-        let file = har::Har::new(&capture, &bodies.by_id);
+        let file = har::Har::new(&capture, &bodies);
         let json = serde_json::to_vec_pretty(&file)
             .map_err(|e| CliError::internal(format!("encoding the HAR file: {e}")))?;
         let bytes = json.len() as u64;

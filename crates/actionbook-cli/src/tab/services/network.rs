@@ -112,6 +112,7 @@ const EVENTS: &[&str] = &[
     network::ResponseReceived::METHOD,
     network::LoadingFinished::METHOD,
     network::LoadingFailed::METHOD,
+    network::RequestServedFromCache::METHOD,
     network::DataReceived::METHOD,
     network::RequestWillBeSentExtraInfo::METHOD,
     network::ResponseReceivedExtraInfo::METHOD,
@@ -147,6 +148,25 @@ pub(crate) enum RecorderState {
     Failed(String),
     /// Recording is off (`--max-tracked-requests 0`): no `Network.enable`; routes still apply.
     Off,
+}
+
+/// The cache that answered a request instead of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cache {
+    /// The HTTP disk cache (`fromDiskCache`).
+    Disk,
+    /// The renderer's memory cache (`Network.requestServedFromCache`).
+    Memory,
+}
+
+impl Cache {
+    /// `disk` or `memory`, as Chrome DevTools' HAR export writes `_fromCache`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cache::Disk => "disk",
+            Cache::Memory => "memory",
+        }
+    }
 }
 
 /// One request as the recorder saw it; each hop of a redirect chain is one.
@@ -206,8 +226,8 @@ pub(crate) struct RequestRecord {
     pub header_bytes: Option<f64>,
     /// Bytes of the body after decoding (the sum of `Network.dataReceived`).
     pub decoded_length: u64,
-    /// The response came from the disk cache (nothing went over the wire for it).
-    pub from_cache: bool,
+    /// The cache that answered it, when one did (nothing went over the wire for it).
+    pub from_cache: Option<Cache>,
     /// Why it ended as it did, when the recorder ended it ([`REPLACED_NOTE`]).
     pub note: Option<&'static str>,
     /// Chromium's error text when it failed (`net::ERR_FAILED`, `net::ERR_ABORTED`, ...).
@@ -255,7 +275,7 @@ impl RequestRecord {
             encoded_data_length: None,
             header_bytes: None,
             decoded_length: 0,
-            from_cache: false,
+            from_cache: None,
             note: None,
             failure: None,
             started: Instant::now(),
@@ -711,6 +731,14 @@ impl Ledger {
             ledger.expect_extra(id, hop, expect);
         }
         true
+    }
+
+    /// Request `id` (in flight) was answered from the renderer's memory cache.
+    fn served_from_memory(&mut self, id: &str) {
+        if let Some(r) = self.in_flight.get_mut(id) {
+            r.from_cache = Some(Cache::Memory);
+            r.header_bytes = None;
+        }
     }
 
     /// Raw headers (an ExtraInfo event) of request `id`: merged into the hop they belong to (the
@@ -1350,6 +1378,11 @@ impl Shared {
                     self.on_done(e.request_id.as_str(), e.timestamp, None, Some(e.error_text));
                 }
             }
+            network::RequestServedFromCache::METHOD => {
+                if let Ok(e) = ev.decode::<network::RequestServedFromCache>() {
+                    self.lock().served_from_memory(e.request_id.as_str());
+                }
+            }
             fetch::RequestPaused::METHOD => {
                 if let Ok(e) = ev.decode::<fetch::RequestPaused>() {
                     self.on_paused(from, e);
@@ -1645,14 +1678,19 @@ impl Shared {
 }
 
 fn respond(r: &mut RequestRecord, resp: network::Response) {
-    r.from_cache = resp.from_disk_cache.unwrap_or(false);
+    // A memory-cache answer was announced before its response (`requestServedFromCache`).
+    if resp.from_disk_cache == Some(true) {
+        r.from_cache = Some(Cache::Disk);
+    }
     // What came on the wire when the response (its headers) came: over HTTP/1.x, the headers
     // alone (status line included). HTTP/2 and 3 compress them, so their size is not known.
     let http1 = resp
         .protocol
         .as_deref()
         .is_some_and(|p| p.starts_with("http/1"));
-    r.header_bytes = resp.encoded_data_length.filter(|_| http1 && !r.from_cache);
+    r.header_bytes = resp
+        .encoded_data_length
+        .filter(|_| http1 && r.from_cache.is_none());
     r.status = Some(resp.status);
     r.status_text = resp.status_text;
     r.mime_type = resp.mime_type;
@@ -2204,7 +2242,7 @@ mod tests {
         );
         assert_eq!(
             h.iter().map(|r| r.from_cache).collect::<Vec<_>>(),
-            [false, true, false]
+            [None, Some(Cache::Disk), None]
         );
     }
 
