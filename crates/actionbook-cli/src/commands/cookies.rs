@@ -408,7 +408,9 @@ impl SessionCommand for CookiesSet {
         let exact = |c: &&&network::Cookie| {
             let stored = c.domain.trim_start_matches('.');
             match (wanted, &url_host) {
-                (Some(d), _) => stored.eq_ignore_ascii_case(d.trim_start_matches('.')),
+                // A dotted domain is a cookie of its subdomains too: the host's own is another.
+                (Some(d), _) if d.starts_with('.') => c.domain.eq_ignore_ascii_case(d),
+                (Some(d), _) => stored.eq_ignore_ascii_case(d),
                 (None, Some(h)) => stored.eq_ignore_ascii_case(h),
                 (None, None) => false,
             }
@@ -426,6 +428,20 @@ impl SessionCommand for CookiesSet {
                 self.name
             )));
         };
+        // `.domain` asks for a cookie of every host under it; on a public suffix (`.com`,
+        // `.co.uk`, `.localhost`) Chromium stores one for that host alone instead, without an error.
+        if let Some(d) = wanted
+            && d.starts_with('.')
+            && !kept.domain.starts_with('.')
+        {
+            let stray = (*kept).clone();
+            remove_all(&root, &[stray], cx.deadline).await?;
+            let host = d.trim_start_matches('.');
+            return Err(CliError::InvalidArgument(format!(
+                "the browser will not set a cookie for every host under {d:?} (a public suffix): \
+                 it stored one for host {host:?} alone, now removed; give --domain {host} for that"
+            )));
+        }
         Ok(Done::data(CookieChangeData {
             action: ChangeAction::Set,
             affected: 1,

@@ -178,6 +178,38 @@ fn cookies_round_trip_delete_across_paths_and_refusals() {
             .contains("bad%20")
     );
 
+    // A dotted public suffix cannot scope a cookie: Chromium stored one for the host alone,
+    // without an error; refused, and that stray cookie removed.
+    let v = run_json(
+        &env,
+        &["cookies", "set", "wide", "1", "--domain", ".com"],
+        &s,
+    );
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("public suffix") && m.contains("--domain com")),
+        "{v}"
+    );
+    assert!(
+        !run_json(&env, &["cookies", "list"], &s)
+            .to_string()
+            .contains("\"wide\""),
+        "the stray host-only cookie is still there"
+    );
+    // A dotted domain that can scope one is kept dotted, even beside the host's own cookie of
+    // the same name and value.
+    for domain in ["example.com", ".example.com"] {
+        let v = run_json(
+            &env,
+            &["cookies", "set", "twin", "1", "--domain", domain],
+            &s,
+        );
+        assert_eq!(ok(&v)["domain"], domain, "{v}");
+    }
+    ok(&run_json(&env, &["cookies", "delete", "twin"], &s));
+
     // clear --domain, then clear.
     let v = run_json(&env, &["cookies", "clear", "--domain", "localhost"], &s);
     assert_eq!(
