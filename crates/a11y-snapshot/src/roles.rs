@@ -148,15 +148,22 @@ fn is_dropped_char(c: char) -> bool {
         | '\u{F0000}'..='\u{FFFFD}'
         | '\u{100000}'..='\u{10FFFD}'
         | '\u{FFFD}'                        // what a lone surrogate decodes to
-        | '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}')
+        | '\u{200B}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}')
+}
+
+/// Zero-width (non-)joiners: they join emoji into one (👨‍👩‍👧) and shape Persian or Indic words,
+/// so they stay between two kept characters.
+fn is_joiner(c: char) -> bool {
+    matches!(c, '\u{200C}' | '\u{200D}')
 }
 
 fn is_space_char(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\u{00A0}' | '\u{202F}' | '\u{2007}') || c.is_control()
 }
 
-/// Cleans an accessible name or text: drops icon-font glyphs (Private Use Area), zero-width characters and
-/// broken surrogates, turns non-breaking and other spaces into one plain space, and trims.
+/// Cleans an accessible name or text: drops icon-font glyphs (Private Use Area), zero-width spaces,
+/// soft hyphens and broken surrogates, keeps zero-width joiners only between two characters it
+/// keeps, turns non-breaking and other spaces into one plain space, and trims.
 pub fn clean_text(s: String) -> String {
     let simple = s.bytes().all(|b| (0x21..0x7f).contains(&b) || b == b' ')
         && !s.starts_with(' ')
@@ -167,17 +174,27 @@ pub fn clean_text(s: String) -> String {
     }
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
+    let mut pending_joiner = None;
     for c in s.chars() {
         if is_dropped_char(c) {
             continue;
         }
+        if is_joiner(c) {
+            // Only right after a kept character (not a space): emitted before the next one.
+            pending_joiner = (!pending_space && !out.is_empty()).then_some(c);
+            continue;
+        }
         if is_space_char(c) {
             pending_space = !out.is_empty();
+            pending_joiner = None;
             continue;
         }
         if pending_space {
             out.push(' ');
             pending_space = false;
+        }
+        if let Some(j) = pending_joiner.take() {
+            out.push(j);
         }
         out.push(c);
     }
@@ -197,8 +214,33 @@ mod tests {
         assert_eq!(clean_text("plain".into()), "plain");
         assert_eq!(clean_text("  \u{202f} ".into()), "");
         assert_eq!(clean_text("a\u{200b}b\u{feff}".into()), "ab");
+        // Joiners stay inside an emoji sequence or a word, not at an edge or beside a space.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+        assert_eq!(
+            clean_text(format!("fam {family} x")),
+            format!("fam {family} x")
+        );
+        assert_eq!(clean_text("\u{200D}a \u{200C} b\u{200D}".into()), "a b");
+        assert_eq!(clean_text("shy\u{ad}x".into()), "shyx");
         assert_eq!(map_role("StaticText").0, "text");
         assert_eq!(map_role("Iframe").0, "iframe");
         assert!(is_interactive_role("iframe") && !is_interactive_role("heading"));
+    }
+
+    proptest::proptest! {
+        /// Cleaned text is trimmed, has single spaces, no joiner at an edge or beside a space,
+        /// and cleaning it again changes nothing.
+        #[test]
+        fn cleaned_text_is_a_fixed_point(s in "[ a\u{a0}\u{200b}\u{200c}\u{200d}\u{ad}\u{e001}\u{1F468}\n]{0,24}") {
+            let once = clean_text(s);
+            proptest::prop_assert_eq!(clean_text(once.clone()), once.clone());
+            proptest::prop_assert!(!once.starts_with(' ') && !once.ends_with(' ') && !once.contains("  "));
+            proptest::prop_assert!(!once.starts_with(is_joiner) && !once.ends_with(is_joiner));
+            let joiner_by_space = once
+                .chars()
+                .zip(once.chars().skip(1))
+                .any(|(a, b)| (a == ' ' && is_joiner(b)) || (is_joiner(a) && b == ' '));
+            proptest::prop_assert!(!joiner_by_space, "{:?}", once);
+        }
     }
 }
