@@ -396,9 +396,31 @@ fn squeeze(s: &str) -> String {
     out.trim_matches(' ').to_string()
 }
 
+/// What differs between the Chromium versions the computed tree follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dialect {
+    /// A `<form>` without an author name is a `form` (156 does this); else it is a `generic`
+    /// (148 does this; the change lies between them).
+    pub unnamed_form_is_form: bool,
+}
+
+impl Dialect {
+    /// The dialect of a Chromium major version (the newest when unknown).
+    pub(crate) fn of_chromium(major: Option<u32>) -> Dialect {
+        Dialect {
+            unnamed_form_is_form: major.is_none_or(|m| m >= FORM_ALWAYS_SINCE),
+        }
+    }
+}
+
+/// The first Chromium major taken to give every `<form>` the `form` role (148 did not, 156
+/// does; the versions between are not seen here).
+const FORM_ALWAYS_SINCE: u32 = 149;
+
 /// Computes the AX tree of one document.
 pub(crate) struct AxCompute<'a> {
     v: &'a DocView<'a>,
+    dialect: Dialect,
     base_url: Option<url::Url>,
     info: Vec<Info>,
     /// Number of rendered text fragments per layout object.
@@ -411,7 +433,7 @@ pub(crate) struct AxCompute<'a> {
 
 impl<'a> AxCompute<'a> {
     /// Prepares the computation for one document.
-    pub(crate) fn new(v: &'a DocView<'a>, base_url: &str) -> AxCompute<'a> {
+    pub(crate) fn new(v: &'a DocView<'a>, base_url: &str, dialect: Dialect) -> AxCompute<'a> {
         let mut fragments = vec![0u16; v.doc.layout.node_index.len()];
         for &l in &v.doc.text_boxes.layout_index {
             if let Some(f) = usize::try_from(l).ok().and_then(|l| fragments.get_mut(l)) {
@@ -420,6 +442,7 @@ impl<'a> AxCompute<'a> {
         }
         let mut me = AxCompute {
             v,
+            dialect,
             base_url: url::Url::parse(base_url).ok(),
             info: Vec::new(),
             fragments,
@@ -862,7 +885,8 @@ impl<'a> AxCompute<'a> {
             Tag::Dd => "definition",
             Tag::Dfn | Tag::Dt => "term",
             Tag::Rp | Tag::Rt => "RubyAnnotation",
-            Tag::Form => "form",
+            Tag::Form if self.dialect.unnamed_form_is_form || self.has_author_name(i) => "form",
+            Tag::Form => "generic",
             Tag::Abbr => "Abbr",
             Tag::Article => "article",
             Tag::Code => "code",
@@ -2052,6 +2076,11 @@ struct NameCtx {
 }
 
 /// The AX tree of one captured document; `entry_of` maps its nodes to DOM arena entries.
-pub(crate) fn frame_tree(v: &DocView<'_>, base_url: &str, entry_of: &[u32]) -> ComputedTree {
-    AxCompute::new(v, base_url).tree(entry_of)
+pub(crate) fn frame_tree(
+    v: &DocView<'_>,
+    base_url: &str,
+    entry_of: &[u32],
+    dialect: Dialect,
+) -> ComputedTree {
+    AxCompute::new(v, base_url, dialect).tree(entry_of)
 }

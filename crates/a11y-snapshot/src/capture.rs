@@ -13,6 +13,7 @@ use cdp_protocol::{CdpError, Command, Session};
 use futures::future::join_all;
 use serde::Serialize;
 
+use crate::ax_compute::Dialect;
 use crate::ax_input::ComputedTree;
 use crate::doc_view::{DocView, Strings};
 use crate::dom::{FrameDom, ViewExtras, graft, shadow_hosts};
@@ -151,6 +152,7 @@ async fn session_doms(
     session: &Session,
     snap: CapturedSnapshot,
     opts: &CaptureOptions,
+    dialect: Dialect,
 ) -> SessionCapture {
     let frame_ids: Vec<String> = snap
         .documents
@@ -207,7 +209,7 @@ async fn session_doms(
         AxSource::Computed => views
             .iter()
             .zip(&entries)
-            .map(|(v, e)| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e))
+            .map(|(v, e)| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e, dialect))
             .collect(),
         AxSource::Chromium => Vec::new(),
     };
@@ -239,10 +241,23 @@ pub async fn capture<P: PageFrames>(
         }
     }
     let captures = join_all(sessions.iter().map(|(_, s, _)| async move {
-        let snap = s
-            .send_timeout(&CaptureSnapshotLean::new(), opts.timeout)
-            .await?;
-        Ok::<_, SnapshotError>(session_doms(s, snap, opts).await)
+        // The browser's version (asked once per connection) beside the capture: the computed
+        // tree follows what that Chromium builds.
+        let major = async {
+            match opts.accessibility {
+                AxSource::Computed => s
+                    .connection()
+                    .browser_major(opts.timeout)
+                    .await
+                    .ok()
+                    .flatten(),
+                AxSource::Chromium => None,
+            }
+        };
+        let lean = CaptureSnapshotLean::new();
+        let (snap, major) = futures::join!(s.send_timeout(&lean, opts.timeout), major);
+        let dialect = Dialect::of_chromium(major);
+        Ok::<_, SnapshotError>(session_doms(s, snap?, opts, dialect).await)
     }));
     let axs = async {
         match opts.accessibility {

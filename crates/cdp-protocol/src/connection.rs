@@ -170,6 +170,8 @@ struct Inner {
     url: String,
     /// Messages over the limit that were skipped (events and unroutable ones).
     skipped: Arc<AtomicU64>,
+    /// The browser's major version, once asked (`None`: a product string without one).
+    major: tokio::sync::OnceCell<Option<u32>>,
 }
 
 /// The URL may carry credentials: printed redacted.
@@ -288,6 +290,12 @@ struct SessionParams {
     session_id: SessionId,
 }
 
+/// The major version in a product string (`HeadlessChrome/148.0.7778.167` is 148).
+fn major_of(product: &str) -> Option<u32> {
+    let version = product.rsplit('/').next()?;
+    version.split('.').next()?.parse().ok()
+}
+
 /// The `result` member of a response, decoded straight into `T`.
 #[derive(Deserialize)]
 struct ResultOf<T> {
@@ -366,6 +374,7 @@ impl Connection {
                 default_timeout: options.default_timeout,
                 url: ws_url.to_owned(),
                 skipped,
+                major: tokio::sync::OnceCell::new(),
             }),
         })
     }
@@ -417,6 +426,23 @@ impl Connection {
     /// The deadline used by calls without an explicit one.
     pub fn default_timeout(&self) -> Duration {
         self.inner.default_timeout
+    }
+
+    /// The browser's major version (`Browser.getVersion`, asked once per connection; a failed
+    /// call is not kept, `None` is a product string without a version).
+    pub async fn browser_major(&self, timeout: Duration) -> Result<Option<u32>, CdpError> {
+        let major = self
+            .inner
+            .major
+            .get_or_try_init(|| async {
+                let v = self
+                    .browser()
+                    .send_timeout(&crate::domains::browser::GetVersion, timeout)
+                    .await?;
+                Ok::<_, CdpError>(major_of(&v.product))
+            })
+            .await?;
+        Ok(*major)
     }
 
     /// How many messages were over the message limit and skipped without failing a call
@@ -939,9 +965,19 @@ impl Router {
 
 #[cfg(test)]
 mod tests {
-    use super::{leading_id, leading_method, success_response_id, trailing_id, trailing_session};
+    use super::{
+        leading_id, leading_method, major_of, success_response_id, trailing_id, trailing_session,
+    };
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn major_versions_are_read_off_product_strings() {
+        assert_eq!(major_of("HeadlessChrome/148.0.7778.167"), Some(148));
+        assert_eq!(major_of("Chrome/156.0.8078.73"), Some(156));
+        assert_eq!(major_of("Chrome/"), None);
+        assert_eq!(major_of(""), None);
+    }
 
     proptest! {
         /// What the routing shortcuts read off Chromium-shaped messages is what a full parse

@@ -96,7 +96,7 @@ async fn hundred_thousand_elements() {
         lines[..40.min(lines.len())].join("\n"),
         lines[lines.len().saturating_sub(40)..].join("\n")
     );
-    if let Err(e) = crate::golden::check("big100k", &summary) {
+    if let Err(e) = crate::golden::check("big100k", &summary, crate::golden::major(&tab).await) {
         panic!("{e}");
     }
     tab.close().await;
