@@ -421,7 +421,7 @@ impl FrameRegistry {
                 match &self.main_frame {
                     Some(main) if *main == f.frame_id => {
                         if let Some(rec) = self.frames.get_mut(main)
-                            && rec.url.is_empty()
+                            && url_unknown(&rec.url)
                         {
                             rec.url = f.url.clone();
                             rec.name = f.name.clone();
@@ -438,7 +438,7 @@ impl FrameRegistry {
             if let Some(rec) = self.frames.get_mut(&f.frame_id) {
                 // A frame tree is a snapshot that events may already have overtaken: it only
                 // fills in what is still unknown; URLs, names and ownership follow the events.
-                if rec.url.is_empty() {
+                if url_unknown(&rec.url) {
                     rec.url = f.url.clone();
                     rec.loader_id = f.loader_id.clone();
                 }
@@ -1071,6 +1071,12 @@ impl FrameRegistry {
             self.remove_subtree(&c);
         }
     }
+}
+
+/// Whether a frame's URL says nothing yet: empty, or `:` (Chromium 148 lists a frame that has
+/// no document yet, such as an OOPIF target paused before its first navigation, with URL `:`).
+fn url_unknown(url: &str) -> bool {
+    url.is_empty() || url == ":"
 }
 
 #[cfg(test)]

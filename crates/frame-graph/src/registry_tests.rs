@@ -490,3 +490,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_url_of_no_document_yet_is_filled_in_by_a_later_frame_tree() {
+    let mut r = page();
+    // Chromium 148 lists a frame paused before its first navigation with URL ":".
+    r.seed_from_frame_tree(&sk("P"), &[tf("A", Some("M"), ":")]);
+    r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("A"), Some(&fid("M")));
+    r.seed_from_frame_tree(&sk("S1"), &[tf("A", Some("M"), "http://b/child.html")]);
+    assert_eq!(
+        r.info(&fid("A")).map(|i| i.url),
+        Some("http://b/child.html".to_owned())
+    );
+    // A known URL is not overwritten by a frame tree (events are newer).
+    r.seed_from_frame_tree(&sk("S1"), &[tf("A", Some("M"), "http://b/old.html")]);
+    assert_eq!(
+        r.info(&fid("A")).map(|i| i.url),
+        Some("http://b/child.html".to_owned())
+    );
+    r.check_invariants().unwrap();
+}
