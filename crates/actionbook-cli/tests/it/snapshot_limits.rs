@@ -114,7 +114,43 @@ fn snapshot_over_the_line_limit_says_how_to_narrow_and_leaves_the_tab_working() 
     assert!(names.contains(&"Go 2"), "{v}");
     let v = snap(&["--max-bytes", "4000"]);
     assert_eq!(v["ok"], true, "{v}");
-    assert!(v["data"]["pages"].as_u64().unwrap_or(0) > 1, "{v}");
+    let pages = v["data"]["pages"].as_u64().unwrap_or(0);
+    assert!(pages > 1, "{v}");
+    assert!(
+        !v["meta"]["warnings"]
+            .to_string()
+            .contains("over the budget"),
+        "{v}"
+    );
+    // A row longer than the budget is kept whole on a page of its own, and the page says so.
+    let v = env.json(
+        &[
+            &[
+                "browser",
+                "eval",
+                "const p = document.createElement('p'); p.textContent = 'lorem ipsum '.repeat(2000); document.body.append(p); 1",
+            ][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = snap(&["--max-bytes", "4000"]);
+    let pages = v["data"]["pages"].as_u64().unwrap_or(0);
+    // (page, its file's size then) of each page that says it is over the budget.
+    let over: Vec<(u64, u64)> = (1..=pages)
+        .filter_map(|n| {
+            let v = snap(&["--page", &n.to_string()]);
+            let said = v["meta"]["warnings"]
+                .to_string()
+                .contains("over the budget of 4000");
+            let file = v["data"]["path"].as_str().unwrap_or_default();
+            let bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            said.then_some((n, bytes))
+        })
+        .collect();
+    assert_eq!(over.len(), 1, "pages: {pages}, over: {over:?}");
+    assert!(over[0].1 > 24_000, "{over:?}");
 
     // The tab still works: a click by ref from the narrowed snapshot lands.
     let v = snap(&["--interactive"]);

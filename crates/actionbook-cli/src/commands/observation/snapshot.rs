@@ -264,12 +264,14 @@ fn summaries_of(o: &Outline, keep: impl Fn(u32) -> bool) -> (Vec<SnapshotNode>, 
     (nodes, stats)
 }
 
-/// The answer for page `page` (1-based) of a cut revision.
+/// The answer for page `page` (1-based) of a cut revision; a page over the budget (a row that
+/// does not fit one, kept whole rather than cut) is said in `warnings`.
 fn page_answer(
     revision: u64,
     outline: &Outline,
     paging: &Paging,
     page: usize,
+    warnings: &mut Vec<String>,
 ) -> Result<(String, Vec<SnapshotNode>, SnapshotStats, Pagination, u64)> {
     let pages = paging.pages();
     if page > pages {
@@ -279,6 +281,13 @@ fn page_answer(
     }
     let p = page - 1;
     let text = paging.render(outline, p);
+    if text.len() > paging.budget() {
+        warnings.push(format!(
+            "page {page} is {} bytes, over the budget of {}: a row longer than a page is kept whole on a page of its own",
+            text.len(),
+            paging.budget()
+        ));
+    }
     let (nodes, stats) = summaries_of(outline, |r| paging.owns(p, r));
     let owned = (0..outline.len() as u32)
         .filter(|&r| paging.owns(p, r))
@@ -328,7 +337,8 @@ impl Snapshot {
                 "revision {number} was not cut into pages"
             )));
         };
-        let (text, nodes, stats, pagination, pages) = page_answer(number, outline, paging, page)?;
+        let (text, nodes, stats, pagination, pages) =
+            page_answer(number, outline, paging, page, &mut warnings)?;
         let mut data = write_answer(cx, &text, nodes, stats).await?;
         data.revision = Some(number);
         data.pages = Some(pages);
@@ -589,7 +599,8 @@ impl TabCommand for Snapshot {
             )
         } else if let Some(b) = budget {
             let p = paginate(&view, b);
-            let (text, nodes, stats, pagination, pages) = page_answer(number, &view, &p, 1)?;
+            let (text, nodes, stats, pagination, pages) =
+                page_answer(number, &view, &p, 1, &mut warnings)?;
             truncated = pages > 1;
             done_pagination = Some(pagination);
             (text, nodes, stats, None, None, Some(pages), Some(p))
