@@ -128,6 +128,13 @@ fn subtree_starts(snap: &Snapshot, id: EncodedId) -> Vec<u32> {
     found
 }
 
+/// `s` in double quotes as a snapshot line prints a name (`"`, `\\` and line breaks escaped).
+pub fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_quoted(&mut out, s);
+    out
+}
+
 pub(crate) fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {

@@ -353,7 +353,8 @@ fn summary(role: &str, name: &str) -> String {
     if name.is_empty() {
         role.to_string()
     } else {
-        format!("{role} \"{name}\"")
+        // Escaped as the snapshot prints names: `button "Go \"quoted\""`.
+        format!("{role} {}", a11y_snapshot::render::quoted(name))
     }
 }
 
@@ -676,5 +677,20 @@ impl TabCommand for InspectPoint {
             parents,
             screenshot_path: None,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn summaries_quote_names_as_the_snapshot_does() {
+        assert_eq!(summary("button", "Go"), r#"button "Go""#);
+        assert_eq!(
+            summary("button", r#"Go "quoted" \ now"#),
+            r#"button "Go \"quoted\" \\ now""#
+        );
+        assert_eq!(summary("generic", ""), "generic");
     }
 }
