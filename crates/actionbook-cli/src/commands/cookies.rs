@@ -442,11 +442,22 @@ impl SessionCommand for CookiesSet {
                  it stored one for host {host:?} alone, now removed; give --domain {host} for that"
             )));
         }
-        Ok(Done::data(CookieChangeData {
+        let mut done = Done::data(CookieChangeData {
             action: ChangeAction::Set,
             affected: 1,
             domain: Some(kept.domain.clone()),
-        }))
+        });
+        // Chromium shortens a lifetime past 400 days without a word.
+        if let Some(asked) = self.expires
+            && kept.expires > 0.0
+            && kept.expires < asked - 1.0
+        {
+            done.warnings.push(format!(
+                "the browser keeps cookies at most 400 days: {:?} expires at {:.0}, not {asked:.0}",
+                self.name, kept.expires
+            ));
+        }
+        Ok(done)
     }
 }
 

@@ -209,6 +209,27 @@ fn cookies_round_trip_delete_across_paths_and_refusals() {
         assert_eq!(ok(&v)["domain"], domain, "{v}");
     }
     ok(&run_json(&env, &["cookies", "delete", "twin"], &s));
+    // A lifetime past Chromium's 400 days is shortened: said, not silent.
+    let v = run_json(
+        &env,
+        &[
+            "cookies",
+            "set",
+            "long",
+            "1",
+            "--domain",
+            "localhost",
+            "--expires",
+            "4102444800",
+        ],
+        &s,
+    );
+    ok(&v);
+    assert!(
+        v["meta"]["warnings"].to_string().contains("400 days"),
+        "{v}"
+    );
+    ok(&run_json(&env, &["cookies", "delete", "long"], &s));
 
     // clear --domain, then clear.
     let v = run_json(&env, &["cookies", "clear", "--domain", "localhost"], &s);
