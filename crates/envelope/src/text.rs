@@ -85,6 +85,26 @@ impl<'a> TextBody<'a> {
     }
 }
 
+/// Text kept on one line: line breaks shown as `\n` and `\r` (a list prints one entry a line).
+#[derive(Debug, Clone, Copy)]
+pub struct OneLine<'a>(pub &'a str);
+
+impl Display for OneLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(['\n', '\r']) {
+            f.write_str(&rest[..at])?;
+            f.write_str(if rest[at..].starts_with('\n') {
+                "\\n"
+            } else {
+                "\\r"
+            })?;
+            rest = &rest[at + 1..];
+        }
+        f.write_str(rest)
+    }
+}
+
 /// The header line for a context: `[sid tid] url`, `[sid tid]` or `[sid]`.
 pub(crate) struct Header<'a> {
     pub(crate) context: &'a Context,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ChangeAction;
-use crate::text::{RenderText, TextBody};
+use crate::text::{OneLine, RenderText, TextBody};
 
 /// Which storage (`data.storage`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -41,8 +41,9 @@ pub struct StorageListData {
 impl RenderText for StorageListData {
     fn render_body(&self, body: &mut TextBody<'_>) {
         body.count(self.items.len(), "key", "keys");
+        // One entry a line: a line break inside a key or value is shown as `\n`.
         for i in &self.items {
-            body.line(format_args!("{}={}", i.key, i.value));
+            body.line(format_args!("{}={}", OneLine(&i.key), OneLine(&i.value)));
         }
     }
 }

@@ -135,6 +135,26 @@ fn section_14_1_storage_list() {
 }
 
 #[test]
+fn a_listed_value_with_line_breaks_stays_on_its_line() {
+    let data = StorageListData {
+        storage: StorageKind::Local,
+        items: vec![
+            StorageItem {
+                key: "note".into(),
+                value: "a\nb\r\nc".into(),
+            },
+            theme(),
+        ],
+    };
+    let text =
+        Envelope::success(CommandName::BrowserLocalStorageList, tab_ctx(EXAMPLE), data).to_text();
+    assert_eq!(
+        text,
+        "[research-google t1] https://example.com\n2 keys\nnote=a\\nb\\r\\nc\ntheme=dark\n"
+    );
+}
+
+#[test]
 fn section_14_2_storage_get() {
     let data = StorageGetData {
         storage: StorageKind::Local,
