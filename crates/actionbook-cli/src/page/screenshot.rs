@@ -21,6 +21,8 @@ pub(crate) enum ImageFormat {
     Png,
     /// JPEG.
     Jpeg,
+    /// WebP.
+    Webp,
 }
 
 impl ImageFormat {
@@ -30,6 +32,7 @@ impl ImageFormat {
         match ext.as_str() {
             "png" => Some(ImageFormat::Png),
             "jpg" | "jpeg" => Some(ImageFormat::Jpeg),
+            "webp" => Some(ImageFormat::Webp),
             _ => None,
         }
     }
@@ -39,6 +42,7 @@ impl ImageFormat {
         match self {
             ImageFormat::Png => "image/png",
             ImageFormat::Jpeg => "image/jpeg",
+            ImageFormat::Webp => "image/webp",
         }
     }
 
@@ -46,7 +50,13 @@ impl ImageFormat {
         match self {
             ImageFormat::Png => "png",
             ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Webp => "webp",
         }
+    }
+
+    /// Whether `--screenshot-quality` applies.
+    pub fn has_quality(self) -> bool {
+        self != ImageFormat::Png
     }
 }
 
@@ -140,17 +150,65 @@ pub(crate) async fn metrics(page: &Session, deadline: &Deadline) -> Result<PageM
     })
 }
 
-/// The capture call for `shot` (the clip in document coordinates).
+/// Scrolls the top document to `(x, y)` (CSS pixels), as it was before a capture moved it.
+pub(crate) async fn scroll_to(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
+    let expression = format!("window.scrollTo({x}, {y})");
+    page.send_timeout(
+        &cdp_protocol::runtime::Evaluate {
+            expression,
+            silent: Some(true),
+            ..Default::default()
+        },
+        deadline.capped(deadline::QUICK_CALL),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Widest or tallest capture, in CSS pixels: a page 1.95 million pixels wide kept the renderer
+/// busy past the timeout, then took the browser down (a 1265 x 28356 page takes 2.5 s).
+const MAX_SIDE: f64 = 32_000.0;
+
+/// Most pixels of one capture (about 200 MB of RGBA in the renderer).
+const MAX_AREA: f64 = 50_000_000.0;
+
+/// A capture cut to the bounds: the size asked for and the size taken (CSS pixels).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Cut {
+    /// Width and height of what was asked for.
+    pub asked: (f64, f64),
+    /// Width and height captured (from its top left corner).
+    pub taken: (f64, f64),
+}
+
+/// Shrinks `clip` to [`MAX_SIDE`] per side and [`MAX_AREA`] in all, keeping its top left corner
+/// and as much of its width as the area allows; `None` when it fits.
+fn bound(clip: &mut page::Viewport) -> Option<Cut> {
+    let asked = (clip.width, clip.height);
+    let width = clip.width.min(MAX_SIDE);
+    let height = clip.height.min(MAX_SIDE).min((MAX_AREA / width).floor());
+    if (width, height) == asked {
+        return None;
+    }
+    clip.width = width;
+    clip.height = height;
+    Some(Cut {
+        asked,
+        taken: (width, height),
+    })
+}
+
+/// The capture call for `shot` (the clip in document coordinates), and how it was cut.
 async fn capture_params(
     page: &Session,
     shot: &Shot,
     deadline: &Deadline,
-) -> Result<page::CaptureScreenshot> {
+) -> Result<(page::CaptureScreenshot, Option<Cut>)> {
     let mut params = page::CaptureScreenshot {
         format: Some(shot.format.cdp().to_string()),
-        quality: match shot.format {
-            ImageFormat::Jpeg => shot.quality.map(i64::from),
-            ImageFormat::Png => None,
+        quality: match shot.format.has_quality() {
+            true => shot.quality.map(i64::from),
+            false => None,
         },
         ..Default::default()
     };
@@ -178,25 +236,29 @@ async fn capture_params(
                 "the region to capture is empty (the element has no size)".into(),
             ));
         }
+        let mut clip = clip;
+        let cut = bound(&mut clip);
         params.capture_beyond_viewport = Some(true);
         params.clip = Some(clip);
+        return Ok((params, cut));
     }
-    Ok(params)
+    Ok((params, None))
 }
 
-/// Captures the page as `shot` says and writes the image to `path`; returns its size in bytes.
+/// Captures the page as `shot` says and writes the image to `path`; returns its size in bytes
+/// and how the capture was cut to the bounds, if it was.
 pub(crate) async fn screenshot(
     page: &Session,
     shot: &Shot,
     path: &Path,
     deadline: &Deadline,
-) -> Result<u64> {
-    let params = capture_params(page, shot, deadline).await?;
+) -> Result<(u64, Option<Cut>)> {
+    let (params, cut) = capture_params(page, shot, deadline).await?;
     let raw = page
         .send_raw_timeout(&params, deadline.remaining())
         .await
         .map_err(|e| timeout_as(e, deadline, "browser screenshot"))?;
-    write_base64(raw, path.to_path_buf()).await
+    Ok((write_base64(raw, path.to_path_buf()).await?, cut))
 }
 
 /// Prints the page to PDF (backgrounds included) and writes it to `path`; returns its size.
@@ -372,5 +434,33 @@ impl Overlay {
                 ex.message().lines().next().unwrap_or_default()
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clip(width: f64, height: f64) -> page::Viewport {
+        page::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width,
+            height,
+            scale: 1.0,
+        }
+    }
+
+    #[test]
+    fn captures_are_bounded_per_side_and_in_all() {
+        let mut c = clip(1280.0, 28_356.0);
+        assert_eq!(bound(&mut c), None);
+        let mut c = clip(1_954_696.0, 720.0);
+        let cut = bound(&mut c).expect("cut");
+        assert_eq!(cut.taken, (MAX_SIDE, 720.0));
+        let mut c = clip(20_000.0, 20_000.0);
+        let cut = bound(&mut c).expect("cut");
+        assert_eq!(cut.taken, (20_000.0, 2_500.0));
+        assert!(c.width * c.height <= MAX_AREA);
     }
 }

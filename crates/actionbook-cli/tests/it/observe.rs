@@ -1135,3 +1135,105 @@ fn query_all_selectors_reselect_exactly_their_element() {
         }
     }
 }
+
+/// Width and height from a PNG's header (without decoding a possibly huge image).
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    assert!(
+        bytes.len() > 24 && &bytes[..8] == b"\x89PNG\r\n\x1a\n",
+        "{path:?} is no PNG"
+    );
+    let be =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn captures_are_bounded_honest_about_their_format_and_leave_the_page_as_it_was() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    // 200,000 letters without a break: a page about 1.95 million CSS pixels wide.
+    f.html(
+        "/wide.html",
+        "<!doctype html><title>Wide</title><p id=w></p>\
+         <div id=bottom style=\"margin-top:3000px\">bottom</div>\
+         <script>w.textContent = 'W'.repeat(200000)</script>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/wide.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let out = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| out.path().join(name).display().to_string();
+    let scroll_y = |env: &Env| {
+        tab_json(env, &["browser", "eval", "window.scrollY"], &t)["data"]["value"].clone()
+    };
+
+    // The whole page does not fit one capture: its top left is taken, and the answer says so.
+    let full = p("full.png");
+    let v = tab_json(&env, &["browser", "screenshot", &full, "--full"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["meta"]["truncated"], true, "{v}");
+    assert!(
+        v["meta"]["warnings"]
+            .to_string()
+            .contains("more than one capture holds"),
+        "{v}"
+    );
+    let (w, h) = png_size(Path::new(&full));
+    assert!((10_000..=32_000).contains(&w) && h >= 720, "{w}x{h}");
+    assert!(u64::from(w) * u64::from(h) <= 50_000_000, "{w}x{h}");
+    // The browser is fine after it.
+    let v = tab_json(&env, &["browser", "screenshot", &p("after.png")], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    let v = tab_json(&env, &["browser", "title"], &t);
+    assert_eq!(v["data"]["value"], "Wide", "{v}");
+
+    // An element far down is captured without leaving the page scrolled.
+    assert_eq!(scroll_y(&env), 0);
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "screenshot",
+            &p("bottom.png"),
+            "--selector",
+            "#bottom",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(scroll_y(&env), 0);
+    // --full and --selector ask for two different things.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "screenshot",
+            &p("both.png"),
+            "--full",
+            "--selector",
+            "#bottom",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], false, "{v}");
+    assert!(v.to_string().contains("--full"), "{v}");
+
+    // The bytes are what the name and the answer say: webp is WebP; a name of a format not
+    // written here gets PNG with a warning.
+    let webp = p("shot.webp");
+    let v = tab_json(&env, &["browser", "screenshot", &webp], &t);
+    assert_eq!(v["data"]["artifact"]["mime_type"], "image/webp", "{v}");
+    let bytes = std::fs::read(&webp).unwrap_or_default();
+    assert!(bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP");
+    let gif = p("shot.gif");
+    let v = tab_json(&env, &["browser", "screenshot", &gif], &t);
+    assert_eq!(v["data"]["artifact"]["mime_type"], "image/png", "{v}");
+    assert!(
+        v["meta"]["warnings"]
+            .to_string()
+            .contains("the file is PNG"),
+        "{v}"
+    );
+    png_size(Path::new(&gif));
+}

@@ -35,7 +35,7 @@ pub struct Screenshot {
     #[cfg_attr(feature = "cli", arg(long))]
     #[serde(default)]
     pub annotate: bool,
-    /// JPEG quality 0-100 (jpeg only).
+    /// JPEG or WebP quality 0-100 (not png).
     #[cfg_attr(
         feature = "cli",
         arg(long, value_name = "0-100", value_parser = clap::value_parser!(u8).range(0..=100))
@@ -44,11 +44,14 @@ pub struct Screenshot {
     #[schemars(range(max = 100))]
     pub screenshot_quality: Option<u8>,
     /// Image format (default: from the file's extension, else png).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "png|jpeg"))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "png|jpeg|webp"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screenshot_format: Option<ImageKind>,
-    /// Capture only this element's box (`@eN`, CSS or XPath; any frame).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
+    /// Capture only this element's box (`@eN`, CSS or XPath; any frame); not with --full.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "SELECTOR", conflicts_with = "full")
+    )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
 }
@@ -63,6 +66,8 @@ pub enum ImageKind {
     /// JPEG.
     #[cfg_attr(feature = "cli", value(alias = "jpg"))]
     Jpeg,
+    /// WebP.
+    Webp,
 }
 
 /// `browser pdf <path>`.
@@ -195,11 +200,30 @@ impl TabCommand for Screenshot {
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ArtifactData>> {
         let path = target_path(&self.path, cx.env)?;
+        let mut warnings = Vec::new();
         let format = match self.screenshot_format {
             Some(ImageKind::Png) => ImageFormat::Png,
             Some(ImageKind::Jpeg) => ImageFormat::Jpeg,
-            None => ImageFormat::from_extension(&path).unwrap_or_default(),
+            Some(ImageKind::Webp) => ImageFormat::Webp,
+            None => match ImageFormat::from_extension(&path) {
+                Some(f) => f,
+                None => {
+                    if let Some(ext) = path.extension() {
+                        warnings.push(format!(
+                            "{:?} names no format written here (png, jpeg, webp): the file is PNG",
+                            ext.to_string_lossy()
+                        ));
+                    }
+                    ImageFormat::Png
+                }
+            },
         };
+        // The CLI refuses the pair; MCP, batch and library callers reach here.
+        if self.full && self.selector.is_some() {
+            return Err(CliError::InvalidArgument(
+                "--full captures the whole page and --selector one element: give one".into(),
+            ));
+        }
         // The CLI, MCP and batch check this before; a library caller reaches here unchecked.
         if let Some(q) = self.screenshot_quality
             && q > 100
@@ -208,17 +232,20 @@ impl TabCommand for Screenshot {
                 "--screenshot-quality {q} is not in 0-100"
             )));
         }
-        let mut warnings = Vec::new();
-        if self.screenshot_quality.is_some() && format == ImageFormat::Png {
-            warnings.push("--screenshot-quality applies to jpeg only; ignored for png".to_string());
+        if self.screenshot_quality.is_some() && !format.has_quality() {
+            warnings
+                .push("--screenshot-quality applies to jpeg and webp; ignored for png".to_string());
         }
         let deadline = cx.deadline.clone();
         let page = cx.page.clone();
+        let mut scrolled_from = None;
         let clip: Option<ViewRect> = match &self.selector {
             Some(sel) => {
                 cx.load_refs();
                 let frames = &mut cx.state.frames;
                 let node = locate::locate(frames, &page, sel, &deadline).await?;
+                // Put back after the capture: an observation leaves the page as it was.
+                scrolled_from = screenshot::metrics(&page, &deadline).await.ok();
                 let _ = node
                     .session()
                     .send_timeout(
@@ -264,8 +291,22 @@ impl TabCommand for Screenshot {
         {
             warnings.push(format!("the annotation labels could not be removed: {e}"));
         }
-        let bytes = written?;
+        if let Some(m) = scrolled_from
+            && let Err(e) = screenshot::scroll_to(&page, m.scroll_x, m.scroll_y, &deadline).await
+        {
+            warnings.push(format!(
+                "the page's scroll position could not be put back: {e}"
+            ));
+        }
+        let (bytes, cut) = written?;
         let mut done = Done::data(artifact(&path, format.mime(), bytes));
+        if let Some(c) = cut {
+            done.truncated = true;
+            warnings.push(format!(
+                "the page is {:.0} x {:.0} CSS pixels, more than one capture holds: its top left {:.0} x {:.0} were captured",
+                c.asked.0, c.asked.1, c.taken.0, c.taken.1
+            ));
+        }
         done.warnings = warnings;
         Ok(done)
     }
