@@ -480,7 +480,7 @@ pub(crate) async fn run_user_script(
             .send_timeout(
                 &runtime::CallFunctionOn {
                     object_id: Some(object_id),
-                    function_declaration: "function() { return this; }".to_string(),
+                    function_declaration: AS_JSON_JS.to_string(),
                     return_by_value: Some(true),
                     ..Default::default()
                 },
@@ -488,23 +488,101 @@ pub(crate) async fn run_user_script(
             )
             .await;
         match by_value {
-            Ok(v) if v.exception_details.is_none() => Ok(eval_value(&v.result)),
-            _ => {
+            Ok(v) if v.exception_details.is_none() => {
+                // A Date or a RegExp comes back as its text: still an object of the script's.
+                let mut value = eval_value(&v.result);
+                value.kind = obj.r#type.clone();
+                Ok(value)
+            }
+            Ok(v) => {
                 let d = described(obj).preview;
+                let why = v
+                    .exception_details
+                    .as_ref()
+                    .and_then(|e| e.exception.as_ref())
+                    .and_then(|e| e.description.clone())
+                    .map(|m| first_line(&m).trim_start_matches("Error: ").to_string())
+                    .unwrap_or_default();
                 Err(with_pre(CliError::EvalFailed {
                     message: format!(
-                        "the result ({d}) cannot be returned as JSON (cyclic, or a host object \
-                         such as window); return the part you need, e.g. JSON.stringify(...) or \
-                         a plain object"
+                        "the result ({d}) cannot be returned as JSON ({why}: over 100,000 values \
+                         or 1,000 levels, or the window itself); return the part you need"
                     ),
                     details: Some(json!({ "kind": "not_serializable", "description": d })),
                 }))
             }
+            Err(e) => Err(with_pre(e.into())),
         }
     };
     release_group(page).await;
     value.map(|v| (v, pre))
 }
+
+/// Turns a script's object result into JSON that keeps what `JSON.stringify` loses: a Date is
+/// its ISO text, a RegExp its source (`/re/g`), a Map its `[key, value]` pairs, a Set and a typed
+/// array their items, an Error `{name, message, stack}`, a DOM node a short description
+/// (`div#id.class`), a node list or collection an array of those, a BigInt `"1n"`, NaN and
+/// ±Infinity their names, a repeated object on its own path `"[Circular]"`; `undefined` in an
+/// object drops the key (in an array it is `null`), functions and symbols their text. Bounded:
+/// past 100,000 values or 1,000 levels it throws, and the window itself is refused (what was).
+const AS_JSON_JS: &str = r#"function () {
+  if (this === window) throw new Error('the window');
+  let budget = 100000;
+  const path = [];
+  const node = (n) => {
+    if (n.nodeType === 1) {
+      let d = n.localName;
+      if (n.id) d += '#' + n.id;
+      for (const c of n.classList || []) d += '.' + c;
+      return d;
+    }
+    if (n.nodeType === 3) return '#text ' + JSON.stringify(n.data.length > 60 ? n.data.slice(0, 60) + '…' : n.data);
+    return n.nodeName.toLowerCase();
+  };
+  const walk = (v, depth) => {
+    if (--budget < 0 || depth > 1000) throw new Error('too large');
+    switch (typeof v) {
+      case 'number': return Number.isFinite(v) ? v : String(v);
+      case 'bigint': return v + 'n';
+      case 'function': case 'symbol': return String(v);
+      case 'object': break;
+      default: return v;
+    }
+    if (v === null) return null;
+    // A window (another frame's, perhaps cross-origin, whose other properties throw).
+    try { if (v.window === v) return '[Window]'; } catch (e) { return '[Window]'; }
+    if (v instanceof Date) return isNaN(v) ? 'Invalid Date' : v.toISOString();
+    if (v instanceof RegExp) return String(v);
+    if (typeof Node === 'function' && v instanceof Node) return node(v);
+    try {
+      if (typeof v.toJSON === 'function') return walk(v.toJSON(), depth + 1);
+    } catch (e) {}
+    if (path.includes(v)) return '[Circular]';
+    path.push(v);
+    try {
+      if (v instanceof Error) return { name: v.name, message: v.message, stack: String(v.stack || '') };
+      if (v instanceof Map) return [...v].map(([k, x]) => [walk(k, depth + 1), walk(x, depth + 1)]);
+      if (v instanceof Set) return [...v].map((x) => walk(x, depth + 1));
+      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v, (x) => walk(x, depth + 1));
+      if (v instanceof ArrayBuffer) return { byteLength: v.byteLength };
+      if (Array.isArray(v) || (typeof NodeList === 'function' && v instanceof NodeList) ||
+          (typeof HTMLCollection === 'function' && v instanceof HTMLCollection)) {
+        return Array.from(v, (x) => { const w = walk(x, depth + 1); return w === undefined ? null : w; });
+      }
+      const out = {};
+      for (const k of Object.keys(v)) {
+        let x;
+        try { x = v[k]; } catch (e) { continue; }
+        const w = walk(x, depth + 1);
+        if (w !== undefined) out[k] = w;
+      }
+      return out;
+    } finally {
+      path.pop();
+    }
+  };
+  return walk(this, 0);
+}"#;
 
 /// EVAL_FAILED of a script that ran out of time (and was stopped).
 fn timed_out(deadline: &Deadline) -> CliError {
@@ -643,13 +721,32 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
         }
         _ => {
             let v = obj.value.clone().unwrap_or(Value::Null);
-            let preview = serde_json::to_string(&v).unwrap_or_default();
+            let preview = match &v {
+                Value::Number(n) if n.is_f64() => n.as_f64().map(js_number).unwrap_or_default(),
+                _ => serde_json::to_string(&v).unwrap_or_default(),
+            };
             EvalValue {
                 value: v,
                 kind: kind.to_string(),
                 preview,
             }
         }
+    }
+}
+
+/// A number as JavaScript prints it (`12345678901234567000`, `1e+21`, `1e-7`), not as JSON
+/// writers do (`1.2345678901234567e19`).
+fn js_number(n: f64) -> String {
+    let a = n.abs();
+    if a >= 1e21 || (a != 0.0 && a < 1e-6) {
+        let e = format!("{n:e}");
+        // JavaScript writes the exponent's sign: `1e+21`.
+        match e.split_once('e') {
+            Some((m, x)) if !x.starts_with('-') => format!("{m}e+{x}"),
+            _ => e,
+        }
+    } else {
+        format!("{n}")
     }
 }
 
@@ -746,6 +843,19 @@ mod tests {
             json!({"type": "object", "subtype": "null", "value": null}),
         ));
         assert_eq!(v.kind, "null");
+        // Numbers print as JavaScript prints them.
+        let v = eval_value(&object(
+            json!({"type": "number", "value": 12345678901234567890.0_f64}),
+        ));
+        assert_eq!(v.preview, "12345678901234567000");
+        for (n, js) in [
+            (1e21, "1e+21"),
+            (1.5e-7, "1.5e-7"),
+            (0.1, "0.1"),
+            (2.5, "2.5"),
+        ] {
+            assert_eq!(js_number(n), js);
+        }
     }
 
     #[test]

@@ -327,3 +327,67 @@ fn a_huge_eval_value_is_cut_not_fatal() {
         (3.into(), false.into())
     );
 }
+
+#[test]
+fn eval_keeps_what_json_would_lose() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let index = f.url("/index.html");
+    let sid = env.start(&["--open-url", &index]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let eval = |code: &str| env.json(&[&["browser", "eval", code][..], &t].concat());
+    let cases: [(&str, serde_json::Value); 11] = [
+        ("new Date(0)", serde_json::json!("1970-01-01T00:00:00.000Z")),
+        ("/re/g", serde_json::json!("/re/g")),
+        (
+            "new Map([[1, 2], ['k', {a: 1}]])",
+            serde_json::json!([[1, 2], ["k", {"a": 1}]]),
+        ),
+        ("new Set([1, 'x'])", serde_json::json!([1, "x"])),
+        ("new Uint8Array([1, 2])", serde_json::json!([1, 2])),
+        ("new URL('http://x/y')", serde_json::json!("http://x/y")),
+        (
+            "(() => { const d = document.createElement('div'); d.id = 'a'; d.className = 'b c'; return [d, document.body]; })()",
+            serde_json::json!(["div#a.b.c", "body"]),
+        ),
+        (
+            "({big: 1n, n: NaN, i: -Infinity, u: undefined, f() {}})",
+            serde_json::json!({"big": "1n", "n": "NaN", "i": "-Infinity", "f": "f() {}"}),
+        ),
+        ("[undefined, 1]", serde_json::json!([null, 1])),
+        (
+            "(() => { const o = {a: 1}; o.self = o; return [o, o]; })()",
+            // A repeat beside (not inside) itself is no cycle.
+            serde_json::json!([{"a": 1, "self": "[Circular]"}, {"a": 1, "self": "[Circular]"}]),
+        ),
+        (
+            "({d: new Date(0)})",
+            serde_json::json!({"d": "1970-01-01T00:00:00.000Z"}),
+        ),
+    ];
+    for (code, want) in cases {
+        let v = eval(code);
+        assert_eq!(v["data"]["value"], want, "{code}: {v}");
+        assert_eq!(v["data"]["type"], "object", "{code}: {v}");
+    }
+    let v = eval("new Error('e')");
+    assert_eq!(v["data"]["value"]["name"], "Error", "{v}");
+    assert_eq!(v["data"]["value"]["message"], "e", "{v}");
+    // The text output is the value, as JavaScript prints a number too.
+    let r = env
+        .run(&[&["browser", "eval", "new Date(0)"][..], &t].concat())
+        .ok();
+    assert!(r.stdout.ends_with("\n1970-01-01T00:00:00.000Z\n"), "{r:?}");
+    let r = env
+        .run(&[&["browser", "eval", "12345678901234567890"][..], &t].concat())
+        .ok();
+    assert!(r.stdout.ends_with("\n12345678901234567000\n"), "{r:?}");
+    // The window itself is still refused, saying why.
+    let v = eval("window");
+    assert_eq!(v["error"]["details"]["kind"], "not_serializable", "{v}");
+    assert!(
+        v["error"]["message"].to_string().contains("the window"),
+        "{v}"
+    );
+}
