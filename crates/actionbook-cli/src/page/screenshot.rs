@@ -73,6 +73,22 @@ pub(crate) struct ViewRect {
     pub height: f64,
 }
 
+impl ViewRect {
+    /// The part of `self` inside `other`; `None` when less than a pixel of it is.
+    pub fn within(&self, other: &ViewRect) -> Option<ViewRect> {
+        let x = self.x.max(other.x);
+        let y = self.y.max(other.y);
+        let width = (self.x + self.width).min(other.x + other.width) - x;
+        let height = (self.y + self.height).min(other.y + other.height) - y;
+        (width >= 1.0 && height >= 1.0).then_some(ViewRect {
+            x,
+            y,
+            width,
+            height,
+        })
+    }
+}
+
 /// What to capture.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shot {

@@ -1237,3 +1237,78 @@ fn captures_are_bounded_honest_about_their_format_and_leave_the_page_as_it_was()
     );
     png_size(Path::new(&gif));
 }
+
+#[test]
+fn annotations_stay_inside_the_frames_that_show_them() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    // An inner frame larger than the outer one that holds it: "Far" lies outside what the outer
+    // frame shows, "Edge" half inside.
+    f.html(
+        "/nest.html",
+        "<!doctype html><title>Nest</title><body style=\"margin:0\">\
+         <iframe id=outer src=\"/outer.html\" style=\"position:absolute;left:50px;top:50px;\
+         width:300px;height:200px;border:0\"></iframe></body>",
+    );
+    f.html(
+        "/outer.html",
+        "<!doctype html><body style=\"margin:0;background:#eee\">\
+         <iframe id=inner src=\"/inner.html\" style=\"position:absolute;left:0;top:0;\
+         width:900px;height:700px;border:0\"></iframe></body>",
+    );
+    f.html(
+        "/inner.html",
+        "<!doctype html><body style=\"margin:0\">\
+         <button style=\"position:absolute;left:10px;top:10px;width:80px;height:30px\">Near</button>\
+         <button style=\"position:absolute;left:500px;top:400px;width:80px;height:30px\">Far</button>\
+         <button style=\"position:absolute;left:250px;top:100px;width:120px;height:30px\">Edge</button>\
+         </body>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/nest.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(
+        &env,
+        &t,
+        "(() => { try { const d = outer.contentDocument.querySelector('#inner').contentDocument; \
+         return d.readyState === 'complete' && d.querySelectorAll('button').length === 3; } \
+         catch (e) { return false; } })()",
+    );
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    ref_of(&snap, "button", "Far");
+    let out = tempfile::tempdir().expect("tempdir");
+    let plain = out.path().join("plain.png");
+    let ann = out.path().join("ann.png");
+    let v = tab_json(
+        &env,
+        &["browser", "screenshot", &plain.display().to_string()],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "screenshot",
+            &ann.display().to_string(),
+            "--annotate",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let base = png_pixels(&plain);
+    let a = png_pixels(&ann);
+    // Labelled inside the outer frame ("Near" at 60,60)...
+    assert!(differs(&a, &base, 60, 60, 80, 30), "no label on Near");
+    // ...and nothing drawn where the outer frame (50,50 300x200) does not show its content: not
+    // at "Far" (550,450), not the right half of "Edge" (300..420), not the inner frame's edges.
+    assert!(!differs(&a, &base, 540, 430, 110, 60), "Far is outlined");
+    assert!(
+        !differs(&a, &base, 352, 0, 928, 720),
+        "drawn right of the outer frame"
+    );
+    assert!(
+        !differs(&a, &base, 0, 252, 1280, 468),
+        "drawn below the outer frame"
+    );
+}

@@ -1,10 +1,12 @@
 //! `browser screenshot` and `browser pdf` (spec 10.2, 10.3): files written whole or not at all,
 //! paths relative to the client's working directory.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use cdp_protocol::FrameId;
+use cdp_protocol::{FrameId, dom};
 use envelope::{Artifact, ArtifactData};
+use frame_graph::{FrameGraph, Rect};
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 
@@ -143,9 +145,28 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
         })
         .unwrap_or_default();
     let m = screenshot::metrics(&page, deadline).await?;
+    // What the capture shows of the top document, in viewport coordinates.
+    let top = match full {
+        true => ViewRect {
+            x: -m.scroll_x,
+            y: -m.scroll_y,
+            width: m.content_width,
+            height: m.content_height,
+        },
+        false => ViewRect {
+            x: 0.0,
+            y: 0.0,
+            width: m.viewport_width,
+            height: m.viewport_height,
+        },
+    };
+    let views = frame_views(&g, top, deadline).await;
     let boxes = join_all(entries.iter().map(|e| {
         let g = g.clone();
+        let view = views.get(e.frame_id.as_str()).copied().flatten();
         async move {
+            // A frame scrolled or clipped out of sight shows none of its elements.
+            let view = view?;
             let session = g.session_for(&FrameId::from(e.frame_id.as_str()))?;
             let b = read::border_box_of(
                 &g,
@@ -158,22 +179,12 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
             )
             .await
             .ok()??;
-            Some((e.reference.number(), b))
+            Some((e.reference.number(), b.within(&view)?))
         }
     }))
     .await;
     let mut out = Vec::new();
     for (n, b) in boxes.into_iter().flatten() {
-        if b.width < 1.0 || b.height < 1.0 {
-            continue;
-        }
-        let on_screen = b.x + b.width > 0.0
-            && b.y + b.height > 0.0
-            && b.x < m.viewport_width
-            && b.y < m.viewport_height;
-        if !full && !on_screen {
-            continue;
-        }
         let (dx, dy) = if full {
             (m.scroll_x, m.scroll_y)
         } else {
@@ -189,6 +200,85 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
     }
     out.sort_by_key(|l| l.n);
     Ok(out)
+}
+
+/// Per frame (by id), the part of the top-level viewport it shows: `top` for the main frame,
+/// and for a child what its parent shows of its `<iframe>`'s content box (borders and padding
+/// are not the child's); `None` for a frame that shows nothing or whose `<iframe>` has no box.
+async fn frame_views(
+    g: &FrameGraph,
+    top: ViewRect,
+    deadline: &Deadline,
+) -> HashMap<String, Option<ViewRect>> {
+    let frames = g.frames();
+    // Each `<iframe>`'s content box, asked of its parent's session all at once.
+    let owners = join_all(frames.iter().map(|f| async move {
+        let parent = f.parent_frame_id.as_ref()?;
+        let session = g.session_for(parent)?;
+        let owner = match f.owner_backend_node_id {
+            Some(o) => o,
+            None => {
+                session
+                    .send_timeout(
+                        &dom::GetFrameOwner {
+                            frame_id: f.frame_id.clone(),
+                        },
+                        deadline.capped(deadline::QUICK_CALL),
+                    )
+                    .await
+                    .ok()?
+                    .backend_node_id
+            }
+        };
+        let model = session
+            .send_timeout(
+                &dom::GetBoxModel {
+                    backend_node_id: Some(owner),
+                    ..Default::default()
+                },
+                deadline.capped(deadline::QUICK_CALL),
+            )
+            .await
+            .ok()?
+            .model;
+        let q = &model.content;
+        if q.len() < 8 {
+            return None;
+        }
+        let xs = [q[0], q[2], q[4], q[6]];
+        let ys = [q[1], q[3], q[5], q[7]];
+        let x = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let y = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let local = Rect {
+            x,
+            y,
+            width: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) - x,
+            height: ys.iter().copied().fold(f64::NEG_INFINITY, f64::max) - y,
+        };
+        let r = g.to_page_rect(parent, local).await.ok()?;
+        Some(ViewRect {
+            x: r.x,
+            y: r.y,
+            width: r.width,
+            height: r.height,
+        })
+    }))
+    .await;
+    // Parents come before their children: each view is its parent's cut to its `<iframe>`.
+    let mut views: HashMap<String, Option<ViewRect>> = HashMap::new();
+    for (f, owner) in frames.iter().zip(owners) {
+        let view = match &f.parent_frame_id {
+            None => Some(top),
+            Some(p) => views
+                .get(p.as_str())
+                .copied()
+                .flatten()
+                .zip(owner)
+                .and_then(|(pv, o)| o.within(&pv)),
+        };
+        views.insert(f.frame_id.as_str().to_string(), view);
+    }
+    views
 }
 
 impl TabCommand for Screenshot {
