@@ -14,6 +14,10 @@ use crate::error::CliError;
 /// Default timeout of a command when `--timeout` is not given.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
+/// The longest `--timeout` (2^31 - 1 ms, about 24.8 days): the longest delay a page's timer
+/// takes; a longer one fires at once there (fill and type then failed after the text landed).
+pub const MAX_TIMEOUT_MS: u64 = 2_147_483_647;
+
 /// One quick CDP round trip (target lists, window lookups, `Page.enable`, small evaluations).
 pub(crate) const QUICK_CALL: Duration = Duration::from_secs(5);
 /// A CDP call that makes the browser create or attach something (new targets, attach, reload,
@@ -55,10 +59,13 @@ pub struct Deadline {
 }
 
 impl Deadline {
-    /// The deadline of a command with this `--timeout` (default [`DEFAULT_TIMEOUT_MS`]).
+    /// The deadline of a command with this `--timeout` (default [`DEFAULT_TIMEOUT_MS`], at
+    /// most [`MAX_TIMEOUT_MS`]: the CLI refuses more, a library caller's is shortened to it).
     pub fn new(timeout_ms: Option<u64>) -> Deadline {
         let given = timeout_ms.is_some();
-        let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).max(1);
+        let timeout_ms = timeout_ms
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .clamp(1, MAX_TIMEOUT_MS);
         Deadline {
             timeout_ms,
             at: Instant::now() + Duration::from_millis(timeout_ms),

@@ -33,8 +33,13 @@ pub struct GlobalArgs {
     /// Output the JSON envelope instead of text.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Timeout in milliseconds.
-    #[arg(long, global = true, value_name = "MS")]
+    /// Timeout in milliseconds (1 to 2147483647).
+    #[arg(
+        long,
+        global = true,
+        value_name = "MS",
+        value_parser = clap::value_parser!(u64).range(1..=crate::deadline::MAX_TIMEOUT_MS)
+    )]
     pub timeout: Option<u64>,
 }
 

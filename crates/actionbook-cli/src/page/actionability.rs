@@ -342,9 +342,13 @@ async fn run(
         })
 }
 
-/// How long the page keeps listening if the command never finishes (it stops by itself).
+/// How long the page keeps listening if the command never finishes (it stops by itself); at
+/// most the longest delay a page's timer takes (a longer one fires at once).
 pub(crate) fn expire_ms(deadline: &Deadline) -> u64 {
-    deadline.remaining().as_millis() as u64 + 5_000
+    u64::try_from(deadline.remaining().as_millis())
+        .unwrap_or(u64::MAX)
+        .saturating_add(5_000)
+        .min(crate::deadline::MAX_TIMEOUT_MS)
 }
 
 /// The `n`-th ancestor of `frame`.

@@ -65,6 +65,10 @@ pub(crate) async fn run_tab<C: TabCommand>(
             },
             None => e,
         },
+        // A browser call cut off by the command's own deadline is the command timing out.
+        Err(CliError::Cdp(cdp_protocol::CdpError::Timeout { .. })) if deadline.is_over() => {
+            deadline.timeout(name.as_str())
+        }
         Err(other) => other,
     };
     failure_of(name, traits, Some(failed_context(&slot, &target)), &e)

@@ -688,3 +688,36 @@ fn a_click_is_confirmed_when_the_listeners_cannot_report() {
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(crate::support::value(&env, &t, "window.clicks"), 2);
 }
+
+#[test]
+fn timeouts_out_of_range_are_refused_and_the_longest_one_works() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // 0 and more than a page's timer takes are refused before anything runs (the largest
+    // panicked a daemon task; past 2^31 - 1 ms, fill answered a failure after the text landed).
+    for bad in ["0", "2147483648", "18446744073709551615"] {
+        let v = on(&env, &t, &["fill", "#name", "X", "--timeout", bad]);
+        assert_error(&v, "INVALID_ARGUMENT", "--timeout");
+    }
+    assert_eq!(eval(&env, &t, "document.querySelector('#name').value"), "");
+    // The longest works: the text lands and the answer says so.
+    let v = on(
+        &env,
+        &t,
+        &["fill", "#name", "Ada", "--timeout", "2147483647"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(&env, &t, &["type", "#name", "!", "--timeout", "2147483647"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#name').value"),
+        "Ada!"
+    );
+    // A command whose browser calls run out of its time is the command timing out, not a CDP
+    // call's message (`cdp: Page.bringToFront: no response after 1ms`).
+    let v = on(&env, &t, &["click", "#submit", "--timeout", "1"]);
+    assert_error(&v, "TIMEOUT", "browser click timed out after 1ms");
+}
