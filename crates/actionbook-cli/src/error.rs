@@ -103,8 +103,11 @@ pub enum CliError {
         ms: u64,
     },
     /// Input was sent to an element (a press twice, with fresh geometry the second time, unless
-    /// forced) and its document saw it arrive elsewhere, or not at all: nothing is reported done.
-    #[error("{action}: the input did not reach {selector}: it {detail}; nothing is reported done")]
+    /// forced) and its document saw it arrive elsewhere, or not at all: the command is not
+    /// reported done (what got the input instead may have acted on it).
+    #[error(
+        "{action}: the input did not reach {selector}: it {detail}; not reported done (what got the input instead may have acted on it)"
+    )]
     NotDelivered {
         /// The command.
         action: String,
@@ -765,6 +768,26 @@ mod tests {
         let closed = CliError::Cdp(CdpError::ConnectionClosed);
         assert!(closed.is_session_end());
         assert!(!CliError::Internal("x".into()).is_session_end());
+    }
+
+    /// Input that went to another element is not said to have done nothing: the other element
+    /// (a cover's click handler) may have acted.
+    #[test]
+    fn input_that_went_elsewhere_does_not_claim_nothing_happened() {
+        let e = CliError::NotDelivered {
+            action: "browser click".into(),
+            selector: "#under".into(),
+            reason: "covered",
+            by: Some("div#cover".into()),
+            detail: "is covered by div#cover".into(),
+        };
+        let m = e.to_string();
+        assert!(
+            m.contains("covered by div#cover") && m.contains("may have acted"),
+            "{m}"
+        );
+        assert!(!m.contains("nothing"), "{m}");
+        assert!(!e.not_performed());
     }
 
     /// The frame graph's bounded waits that ran out are timeouts (retryable), not bugs.
