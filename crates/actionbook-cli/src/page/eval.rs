@@ -391,14 +391,24 @@ fn stack_line(stack: &str) -> Option<(i64, i64)> {
     Some((line - 1, col))
 }
 
-/// Runs `browser eval` code (see [`user_script`]): the value, or EVAL_FAILED with `details.kind`
+/// What of a `browser eval` value was left out in the page (see [`AS_JSON_JS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PageCut {
+    /// Past [`EVAL_VALUE_LIMIT`] characters of JSON the rest was left out.
+    pub size: bool,
+    /// Objects nested deeper than [`EVAL_VALUE_DEPTH`] levels are their type in brackets.
+    pub depth: bool,
+}
+
+/// Runs `browser eval` code (see [`user_script`]): the value (and what of it was cut in the
+/// page), or EVAL_FAILED with `details.kind`
 /// `syntax`, `runtime`, `timeout` (the script is terminated, the tab stays usable) or
 /// `not_serializable`, the JavaScript message and line, and the page's state before it ran.
 pub(crate) async fn run_user_script(
     page: &Session,
     code: &str,
     deadline: &Deadline,
-) -> Result<(EvalValue, Option<PreState>)> {
+) -> Result<(EvalValue, Option<PreState>, PageCut)> {
     let pre_read = read::<PreState>(
         page,
         "({url: location.href, origin: location.origin, ready_state: document.readyState})",
@@ -468,45 +478,65 @@ pub(crate) async fn run_user_script(
         return Err(with_pre(user_error(ex)));
     }
     let Some(object_id) = r.result.object_id.clone() else {
-        return Ok((eval_value(&r.result), pre));
+        return Ok((eval_value(&r.result), pre, PageCut::default()));
     };
     let obj = &r.result;
     let value = if obj.subtype.as_deref() == Some("node")
         || matches!(obj.r#type.as_str(), "function" | "symbol")
     {
-        Ok(described(obj))
+        Ok((described(obj), PageCut::default()))
     } else {
         let by_value = page
             .send_timeout(
-                &runtime::CallFunctionOn {
+                &CallFunctionOn {
                     object_id: Some(object_id),
-                    function_declaration: AS_JSON_JS.to_string(),
-                    return_by_value: Some(true),
-                    ..Default::default()
+                    ..function_call(
+                        AS_JSON_JS,
+                        vec![json!(EVAL_VALUE_LIMIT), json!(EVAL_VALUE_DEPTH)],
+                        false,
+                    )
                 },
                 deadline.remaining().max(deadline::CLEANUP),
             )
             .await;
         match by_value {
             Ok(v) if v.exception_details.is_none() => {
+                let mut out = v.result.value.unwrap_or(Value::Null);
+                let cuts = out["cut"].as_array().cloned().unwrap_or_default();
+                let cut = PageCut {
+                    size: cuts.contains(&json!("size")),
+                    depth: cuts.contains(&json!("depth")),
+                };
                 // A Date or a RegExp comes back as its text: still an object of the script's.
-                let mut value = eval_value(&v.result);
-                value.kind = obj.r#type.clone();
-                Ok(value)
+                let value = out["value"].take();
+                let preview = match &value {
+                    Value::String(s) => s.clone(),
+                    other => js_json(other),
+                };
+                Ok((
+                    EvalValue {
+                        value,
+                        kind: obj.r#type.clone(),
+                        preview,
+                    },
+                    cut,
+                ))
             }
             Ok(v) => {
                 let d = described(obj).preview;
                 let why = v
                     .exception_details
                     .as_ref()
-                    .and_then(|e| e.exception.as_ref())
-                    .and_then(|e| e.description.clone())
-                    .map(|m| first_line(&m).trim_start_matches("Error: ").to_string())
+                    .map(|e| {
+                        first_line(e.message())
+                            .trim_start_matches("Error: ")
+                            .to_string()
+                    })
                     .unwrap_or_default();
                 Err(with_pre(CliError::EvalFailed {
                     message: format!(
-                        "the result ({d}) cannot be returned as JSON ({why}: over 100,000 values \
-                         or 1,000 levels, or the window itself); return the part you need"
+                        "the result ({d}) cannot be returned as JSON: {why}; return the part \
+                         you need, e.g. document.title or a plain object"
                     ),
                     details: Some(json!({ "kind": "not_serializable", "description": d })),
                 }))
@@ -515,20 +545,56 @@ pub(crate) async fn run_user_script(
         }
     };
     release_group(page).await;
-    value.map(|v| (v, pre))
+    value.map(|(v, cut)| (v, pre, cut))
 }
 
-/// Turns a script's object result into JSON that keeps what `JSON.stringify` loses: a Date is
-/// its ISO text, a RegExp its source (`/re/g`), a Map its `[key, value]` pairs, a Set and a typed
-/// array their items, an Error `{name, message, stack}`, a DOM node a short description
-/// (`div#id.class`), a node list or collection an array of those, a BigInt `"1n"`, NaN and
-/// ±Infinity their names, a repeated object on its own path `"[Circular]"`; `undefined` in an
-/// object drops the key (in an array it is `null`), functions and symbols their text. Bounded:
-/// past 100,000 values or 1,000 levels it throws, and the window itself is refused (what was).
-const AS_JSON_JS: &str = r#"function () {
-  if (this === window) throw new Error('the window');
-  let budget = 100000;
-  const path = [];
+/// The deepest a value returned by `browser eval` nests, in levels of JSON: deeper objects are
+/// their type in brackets (`"[Object]"`). A reply is decoded with serde_json, which refuses more
+/// than 128 levels, and the value sits a few levels down in it.
+pub(crate) const EVAL_VALUE_DEPTH: usize = 100;
+
+/// Turns a script's object result into JSON that keeps what `JSON.stringify` loses, as
+/// `{value, cut}`: a Date is its ISO text, a RegExp its source (`/re/g`), a Map its
+/// `[key, value]` pairs, a Set its items, a typed array, ArrayBuffer or DataView its items
+/// (bytes), an Error `{name, message, stack}` (and `cause`, `errors`, its own keys), a DOM node a
+/// short description (`div#id.class`), a node list or collection an array of those, a BigInt
+/// `"1n"`, NaN and ±Infinity their names, a Number, String or Boolean object its value, an object
+/// already on the path `"[Circular]"`, a window `"[Window]"`, an object JSON shows as `{}` without
+/// being a plain object its type (`"[Promise]"`, `"[WeakMap]"`, `"[Navigator]"`), a value that
+/// throws when read `"[Unreadable: <message>]"`; `toJSON` is honoured; `undefined` in an object
+/// drops the key (in an array it is `null`); functions and symbols are their text.
+///
+/// Bounded: `limit` characters of JSON (counted from below, so the text is at least that long)
+/// and `depth` levels; past either the rest is left out or given as its type in brackets, and
+/// `cut` says which (`size`, `depth`). The window itself throws (what was refused before).
+const AS_JSON_JS: &str = r#"function (limit, maxDepth) {
+  if (this === window) throw new Error('it is the window itself');
+  let room = limit;
+  const cut = {};
+  const onPath = new Set();
+  const toStr = Object.prototype.toString;
+  const tagOf = (v) => { try { return toStr.call(v).slice(8, -1); } catch (e) { return 'Object'; } };
+  const nameOf = (v) => {
+    try {
+      const c = v.constructor;
+      if (typeof c === 'function' && typeof c.name === 'string' && c.name) return c.name;
+    } catch (e) {}
+    return tagOf(v);
+  };
+  const message = (e) => { try { return String(e && e.message || e); } catch (x) { return 'error'; } };
+  // A string, cut where the room runs out.
+  const str = (s) => {
+    if (s.length + 2 > room) { cut.size = true; s = s.slice(0, Math.max(room, 0) + 1); }
+    room -= s.length + 2;
+    return s;
+  };
+  const isNode = (v) => {
+    if (typeof Node === 'function' && v instanceof Node) return true;
+    // A node of another frame (its own Node).
+    const d = v.ownerDocument || v;
+    const w = d && d.defaultView;
+    return !!w && w !== window && typeof w.Node === 'function' && v instanceof w.Node;
+  };
   const node = (n) => {
     if (n.nodeType === 1) {
       let d = n.localName;
@@ -539,49 +605,106 @@ const AS_JSON_JS: &str = r#"function () {
     if (n.nodeType === 3) return '#text ' + JSON.stringify(n.data.length > 60 ? n.data.slice(0, 60) + '…' : n.data);
     return n.nodeName.toLowerCase();
   };
-  const walk = (v, depth) => {
-    if (--budget < 0 || depth > 1000) throw new Error('too large');
-    switch (typeof v) {
-      case 'number': return Number.isFinite(v) ? v : String(v);
-      case 'bigint': return v + 'n';
-      case 'function': case 'symbol': return String(v);
-      case 'object': break;
-      default: return v;
+  // Items of an array-like (by index) or an iterable, until the room runs out.
+  const items = (list, each, indexed) => {
+    const out = [];
+    room -= 2;
+    const add = (x) => {
+      if (room <= 0) { cut.size = true; return false; }
+      room -= 1;
+      out.push(each(x));
+      return true;
+    };
+    if (indexed) {
+      for (let i = 0; i < list.length; i++) if (!add(list[i])) break;
+    } else {
+      for (const x of list) if (!add(x)) break;
     }
-    if (v === null) return null;
-    // A window (another frame's, perhaps cross-origin, whose other properties throw).
-    try { if (v.window === v) return '[Window]'; } catch (e) { return '[Window]'; }
-    if (v instanceof Date) return isNaN(v) ? 'Invalid Date' : v.toISOString();
-    if (v instanceof RegExp) return String(v);
-    if (typeof Node === 'function' && v instanceof Node) return node(v);
+    return out;
+  };
+  const inList = (depth) => (x) => {
+    const w = walk(x, depth + 1);
+    if (w !== undefined) return w;
+    room -= 4;
+    return null;
+  };
+  // Keys of an object, until the room runs out.
+  const fields = (out, depth, k, read) => {
+    if (room <= 0) { cut.size = true; return false; }
+    let x;
+    try { x = read(); } catch (e) { x = '[Unreadable: ' + message(e) + ']'; }
+    const w = walk(x, depth + 1);
+    if (w !== undefined) { out[k] = w; room -= k.length + 4; }
+    return true;
+  };
+  const inner = (v, depth) => {
+    switch (typeof v) {
+      case 'string': return str(v);
+      case 'number': if (Number.isFinite(v)) { room -= 1; return v; } return str(String(v));
+      case 'boolean': room -= 4; return v;
+      case 'bigint': return str(v + 'n');
+      case 'function': case 'symbol': return str(String(v));
+      case 'undefined': return undefined;
+    }
+    if (v === null) { room -= 4; return null; }
+    if (v.window === v) return str('[Window]');
+    const tag = tagOf(v);
+    if (v instanceof Date || tag === 'Date') return str(isNaN(v) ? 'Invalid Date' : Date.prototype.toISOString.call(v));
+    if (v instanceof RegExp || tag === 'RegExp') return str(String(v));
+    if (isNode(v)) return str(node(v));
+    if (tag === 'Number') return walk(Number.prototype.valueOf.call(v), depth);
+    if (tag === 'String') return walk(String.prototype.valueOf.call(v), depth);
+    if (tag === 'Boolean') return walk(Boolean.prototype.valueOf.call(v), depth);
+    if (onPath.has(v)) return str('[Circular]');
+    if (depth >= maxDepth) { cut.depth = true; return str('[' + nameOf(v) + ']'); }
+    onPath.add(v);
     try {
-      if (typeof v.toJSON === 'function') return walk(v.toJSON(), depth + 1);
-    } catch (e) {}
-    if (path.includes(v)) return '[Circular]';
-    path.push(v);
-    try {
-      if (v instanceof Error) return { name: v.name, message: v.message, stack: String(v.stack || '') };
-      if (v instanceof Map) return [...v].map(([k, x]) => [walk(k, depth + 1), walk(x, depth + 1)]);
-      if (v instanceof Set) return [...v].map((x) => walk(x, depth + 1));
-      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v, (x) => walk(x, depth + 1));
-      if (v instanceof ArrayBuffer) return { byteLength: v.byteLength };
-      if (Array.isArray(v) || (typeof NodeList === 'function' && v instanceof NodeList) ||
-          (typeof HTMLCollection === 'function' && v instanceof HTMLCollection)) {
-        return Array.from(v, (x) => { const w = walk(x, depth + 1); return w === undefined ? null : w; });
+      if (typeof v.toJSON === 'function') {
+        const j = v.toJSON('');
+        if (j !== v) return walk(j, depth + 1);
       }
+      if (v instanceof Error || tag === 'Error') {
+        const out = {};
+        room -= 2;
+        const keys = ['name', 'message', 'stack'];
+        if ('cause' in v) keys.push('cause');
+        if (Array.isArray(v.errors)) keys.push('errors');
+        for (const k of Object.keys(v)) if (!keys.includes(k)) keys.push(k);
+        for (const k of keys) if (!fields(out, depth, k, () => v[k])) break;
+        return out;
+      }
+      if (v instanceof Map || tag === 'Map') {
+        return items(v, ([k, x]) => items([k, x], inList(depth + 1), true), false);
+      }
+      if (v instanceof Set || tag === 'Set') return items(v, inList(depth), false);
+      if (tag === 'ArrayBuffer' || tag === 'SharedArrayBuffer') return items(new Uint8Array(v), inList(depth), true);
+      if (tag === 'DataView') return items(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), inList(depth), true);
+      if (Array.isArray(v) || ArrayBuffer.isView(v) || tag === 'NodeList' || tag === 'RadioNodeList' ||
+          (typeof NodeList === 'function' && v instanceof NodeList) ||
+          (typeof HTMLCollection === 'function' && v instanceof HTMLCollection) || /Collection$/.test(tag)) {
+        return items(v, inList(depth), true);
+      }
+      const keys = Object.keys(v);
+      const name = nameOf(v);
+      // What JSON would show as {} without being a plain object: its type.
+      if (keys.length === 0 && name !== 'Object') return str('[' + name + ']');
       const out = {};
-      for (const k of Object.keys(v)) {
-        let x;
-        try { x = v[k]; } catch (e) { continue; }
-        const w = walk(x, depth + 1);
-        if (w !== undefined) out[k] = w;
-      }
+      room -= 2;
+      for (const k of keys) if (!fields(out, depth, k, () => v[k])) break;
       return out;
     } finally {
-      path.pop();
+      onPath.delete(v);
     }
   };
-  return walk(this, 0);
+  const walk = (v, depth) => {
+    try {
+      return inner(v, depth);
+    } catch (e) {
+      return str('[Unreadable: ' + message(e) + ']');
+    }
+  };
+  const value = walk(this, 0);
+  return { value, cut: Object.keys(cut) };
 }"#;
 
 /// EVAL_FAILED of a script that ran out of time (and was stopped).
@@ -721,10 +844,7 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
         }
         _ => {
             let v = obj.value.clone().unwrap_or(Value::Null);
-            let preview = match &v {
-                Value::Number(n) if n.is_f64() => n.as_f64().map(js_number).unwrap_or_default(),
-                _ => serde_json::to_string(&v).unwrap_or_default(),
-            };
+            let preview = js_json(&v);
             EvalValue {
                 value: v,
                 kind: kind.to_string(),
@@ -738,7 +858,10 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
 /// writers do (`1.2345678901234567e19`).
 fn js_number(n: f64) -> String {
     let a = n.abs();
-    if a >= 1e21 || (a != 0.0 && a < 1e-6) {
+    if a == 0.0 {
+        // `String(-0)` is "0".
+        "0".to_string()
+    } else if a >= 1e21 || (a != 0.0 && a < 1e-6) {
         let e = format!("{n:e}");
         // JavaScript writes the exponent's sign: `1e+21`.
         match e.split_once('e') {
@@ -748,6 +871,43 @@ fn js_number(n: f64) -> String {
     } else {
         format!("{n}")
     }
+}
+
+/// Compact JSON text with numbers as JavaScript prints them (`{"n":12345678901234567000}`).
+fn js_json(v: &Value) -> String {
+    fn write(v: &Value, out: &mut String) {
+        match v {
+            Value::Number(n) if n.is_f64() => {
+                out.push_str(&n.as_f64().map(js_number).unwrap_or_default())
+            }
+            Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(x, out);
+                }
+                out.push(']');
+            }
+            Value::Object(m) => {
+                out.push('{');
+                for (i, (k, x)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    write(x, out);
+                }
+                out.push('}');
+            }
+            other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
+        }
+    }
+    let mut out = String::new();
+    write(v, &mut out);
+    out
 }
 
 /// The most of an eval value a reply carries, in bytes (of the string, or of the JSON text of
@@ -853,9 +1013,18 @@ mod tests {
             (1.5e-7, "1.5e-7"),
             (0.1, "0.1"),
             (2.5, "2.5"),
+            (-0.0, "0"),
         ] {
             assert_eq!(js_number(n), js);
         }
+        // Inside an object too (the preview, which text output prints).
+        let v = eval_value(&object(
+            json!({"type": "object", "value": {"n": 12345678901234567890.0_f64, "a": [1, "x\"", null, true, 1e21]}}),
+        ));
+        assert_eq!(
+            v.preview,
+            r#"{"a":[1,"x\"",null,true,1e+21],"n":12345678901234567000}"#
+        );
     }
 
     #[test]

@@ -391,3 +391,177 @@ fn eval_keeps_what_json_would_lose() {
         "{v}"
     );
 }
+
+/// Every kind of value JSON loses comes back faithful, in `--json` and in text (the value
+/// itself), and a value too big or too deep is cut (`meta.truncated`, a warning), never failed.
+#[test]
+fn eval_values_are_faithful_in_json_and_text_and_bounded() {
+    use serde_json::json;
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/values.html",
+        r#"<!doctype html><html><head><title>Values</title></head><body>
+<ul id="list"><li class="item">a</li><li class="item hot" id="two">b</li></ul></body></html>"#,
+    );
+    let url = f.url("/values.html");
+    let sid = env.start(&["--open-url", &url]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let header = format!("[{sid} t1] {url}\n");
+    // (code, JSON value, text body, type)
+    let cases: Vec<(&str, serde_json::Value, &str, &str)> = vec![
+        (
+            "new Date(0)",
+            json!("1970-01-01T00:00:00.000Z"),
+            "1970-01-01T00:00:00.000Z",
+            "object",
+        ),
+        ("/re/g", json!("/re/g"), "/re/g", "object"),
+        (
+            "new Map([[1, 'a'], [{k: 1}, new Set([2])]])",
+            json!([[1, "a"], [{"k": 1}, [2]]]),
+            r#"[[1,"a"],[{"k":1},[2]]]"#,
+            "object",
+        ),
+        ("new Set([1, 'x'])", json!([1, "x"]), r#"[1,"x"]"#, "object"),
+        (
+            "document.querySelectorAll('.item')",
+            json!(["li.item", "li#two.item.hot"]),
+            r#"["li.item","li#two.item.hot"]"#,
+            "object",
+        ),
+        (
+            "document.getElementById('list').children",
+            json!(["li.item", "li#two.item.hot"]),
+            r#"["li.item","li#two.item.hot"]"#,
+            "object",
+        ),
+        (
+            "document.querySelector('#two')",
+            json!("li#two.item.hot"),
+            "li#two.item.hot",
+            "object",
+        ),
+        (
+            "({el: document.querySelector('#two'), text: document.querySelector('#two').firstChild})",
+            json!({"el": "li#two.item.hot", "text": "#text \"b\""}),
+            r##"{"el":"li#two.item.hot","text":"#text \"b\""}"##,
+            "object",
+        ),
+        (
+            "({big: 1n, huge: 12345678901234567890})",
+            json!({"big": "1n", "huge": 12345678901234567890.0_f64}),
+            r#"{"big":"1n","huge":12345678901234567000}"#,
+            "object",
+        ),
+        (
+            "12345678901234567890",
+            json!(12345678901234567890.0_f64),
+            "12345678901234567000",
+            "number",
+        ),
+        ("new Uint8Array([1, 2])", json!([1, 2]), "[1,2]", "object"),
+        (
+            "new DataView(new Uint8Array([3]).buffer)",
+            json!([3]),
+            "[3]",
+            "object",
+        ),
+        (
+            "(() => { const o = {a: 1}; o.self = o; return o; })()",
+            json!({"a": 1, "self": "[Circular]"}),
+            r#"{"a":1,"self":"[Circular]"}"#,
+            "object",
+        ),
+        (
+            "({p: Promise.resolve(1), w: new WeakMap(), n: new Number(2), s: new String('s')})",
+            json!({"n": 2, "p": "[Promise]", "s": "s", "w": "[WeakMap]"}),
+            r#"{"n":2,"p":"[Promise]","s":"s","w":"[WeakMap]"}"#,
+            "object",
+        ),
+        (
+            "({get bad() { throw new Error('no'); }, w: window, n: NaN})",
+            json!({"bad": "[Unreadable: no]", "n": "NaN", "w": "[Window]"}),
+            r#"{"bad":"[Unreadable: no]","n":"NaN","w":"[Window]"}"#,
+            "object",
+        ),
+        // What worked before still does.
+        ("undefined", json!(null), "undefined", "undefined"),
+        ("-0", json!("-0"), "-0", "number"),
+        ("-Infinity", json!("-Infinity"), "-Infinity", "number"),
+        ("1n", json!("1n"), "1n", "bigint"),
+        ("Symbol('s')", json!("Symbol(s)"), "Symbol(s)", "symbol"),
+        ("Promise.resolve(/p/)", json!("/p/"), "/p/", "object"),
+    ];
+    for (code, want, text, kind) in cases {
+        let v = env.json(&[&["browser", "eval", code][..], &t].concat());
+        assert_eq!(v["data"]["value"], want, "{code}: {v}");
+        assert_eq!(v["data"]["type"], kind, "{code}: {v}");
+        assert_eq!(v["data"]["preview"], text, "{code}: {v}");
+        assert_eq!(v["meta"]["truncated"], false, "{code}: {v}");
+        let r = env.run(&[&["browser", "eval", code][..], &t].concat()).ok();
+        assert_eq!(r.stdout, format!("{header}{text}\n"), "{code}");
+    }
+    let v = env.json(&[&["browser", "eval", "new Error('e', {cause: 'c'})"][..], &t].concat());
+    let e = &v["data"]["value"];
+    assert_eq!(
+        (&e["name"], &e["message"], &e["cause"]),
+        (&json!("Error"), &json!("e"), &json!("c")),
+        "{v}"
+    );
+    assert!(
+        e["stack"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("Error: e\n")),
+        "{v}"
+    );
+    let r = env
+        .run(&[&["browser", "eval", "new Error('e')"][..], &t].concat())
+        .ok();
+    assert!(
+        r.stdout.starts_with(&format!(
+            "{header}{{\"message\":\"e\",\"name\":\"Error\",\"stack\":\"Error: e\\n"
+        )),
+        "{r:?}"
+    );
+
+    // Big: cut at 1 MiB (it used to fail past 100,000 items).
+    let code = "Array.from({length: 300000}, (_, i) => i)";
+    let v = env.json(&[&["browser", "eval", code][..], &t].concat());
+    assert_eq!(v["meta"]["truncated"], true, "{}", &v.to_string()[..300]);
+    let cut = v["data"]["value"].as_str().unwrap_or_default();
+    assert!(
+        cut.starts_with("[0,1,2,") && cut.len() == 1 << 20,
+        "{}",
+        cut.len()
+    );
+    let r = env.run(&[&["browser", "eval", code][..], &t].concat()).ok();
+    assert!(r.stdout.starts_with(&format!("{header}[0,1,2,")) && r.stdout.contains("warning: "));
+    // The same string many times over is bounded in the page, not built whole.
+    let code = "Array(50000).fill('x'.repeat(100000))";
+    let v = env.json(&[&["browser", "eval", code][..], &t].concat());
+    assert_eq!(v["meta"]["truncated"], true, "{}", &v.to_string()[..300]);
+    // Deep: objects past 100 levels are their type, said in a warning (it used to fail).
+    let code = "(() => { let o = {}; for (let i = 0; i < 1000; i++) o = {n: o}; return o; })()";
+    let v = env.json(&[&["browser", "eval", code][..], &t].concat());
+    assert_eq!(v["meta"]["truncated"], true, "{}", v["meta"]);
+    let mut deep = &v["data"]["value"];
+    for _ in 0..100 {
+        deep = &deep["n"];
+    }
+    assert_eq!(deep, &json!("[Object]"), "{}", v["meta"]);
+    assert!(
+        v["meta"]["warnings"].to_string().contains("100 levels"),
+        "{}",
+        v["meta"]
+    );
+    let r = env.run(&[&["browser", "eval", code][..], &t].concat()).ok();
+    assert!(
+        r.stdout.contains("\"[Object]\"}") && r.stdout.contains("warning: "),
+        "{r:?}"
+    );
+    // The tab is fine afterwards.
+    let v = env.json(&[&["browser", "eval", "1+2"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 3, "{v}");
+}

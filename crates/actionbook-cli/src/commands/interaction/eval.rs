@@ -90,16 +90,25 @@ impl TabCommand for Eval {
         if self.code.trim().is_empty() {
             return Err(CliError::InvalidArgument("eval needs code".into()));
         }
-        let (v, pre) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
+        let (v, pre, page_cut) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
         // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
+        // The page already stopped at about the limit (page_cut.size): the size is a lower bound.
         let cut = eval::cut_value(&v, eval::EVAL_VALUE_LIMIT);
-        let truncated = cut.is_some();
         let mut warnings = Vec::new();
+        if page_cut.depth {
+            warnings.push(format!(
+                "objects nested deeper than {} levels are given as their type in brackets \
+                 (\"[Object]\"); return the part you need",
+                eval::EVAL_VALUE_DEPTH
+            ));
+        }
+        let truncated = cut.is_some() || page_cut.size || page_cut.depth;
         let v = match cut {
             Some((cut, bytes)) => {
                 warnings.push(format!(
-                    "the value ({bytes} bytes{}) was cut to its first {} bytes; return the part \
+                    "the value ({}{bytes} bytes{}) was cut to its first {} bytes; return the part \
                      you need",
+                    if page_cut.size { "over " } else { "" },
                     if v.value.is_string() {
                         ""
                     } else {
@@ -109,7 +118,16 @@ impl TabCommand for Eval {
                 ));
                 cut
             }
-            None => v,
+            None => {
+                if page_cut.size {
+                    warnings.push(format!(
+                        "the value was cut at about {} bytes of JSON (the rest is left out); \
+                         return the part you need",
+                        eval::EVAL_VALUE_LIMIT
+                    ));
+                }
+                v
+            }
         };
         let mut done = Done::data(EvalData {
             value: v.value,
