@@ -168,7 +168,7 @@ pub(crate) async fn metrics(page: &Session, deadline: &Deadline) -> Result<PageM
 
 /// Scrolls the top document to `(x, y)` (CSS pixels), as it was before a capture moved it.
 pub(crate) async fn scroll_to(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
-    let expression = format!("window.scrollTo({x}, {y})");
+    let expression = format!("window.scrollTo({{ left: {x}, top: {y}, behavior: 'instant' }})");
     page.send_timeout(
         &cdp_protocol::runtime::Evaluate {
             expression,

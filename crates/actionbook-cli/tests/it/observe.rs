@@ -1312,3 +1312,56 @@ fn annotations_stay_inside_the_frames_that_show_them() {
         "drawn below the outer frame"
     );
 }
+
+#[test]
+fn element_captures_leave_every_scroll_position_as_it_was() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    // "Deep" is far down a scroll container, far down a same-origin iframe, far down the page.
+    f.html(
+        "/scrolls.html",
+        "<!doctype html><title>Scrolls</title><body style=\"margin:0\">\
+         <div style=\"height:2000px\"></div>\
+         <iframe id=f src=\"/deep.html\" style=\"width:400px;height:200px;border:0\"></iframe>\
+         <div style=\"height:2000px\"></div></body>",
+    );
+    f.html(
+        "/deep.html",
+        "<!doctype html><body style=\"margin:0\"><div style=\"height:1500px\"></div>\
+         <div id=box style=\"height:100px;overflow:auto\"><div style=\"height:900px\"></div>\
+         <button id=deep>Deep</button></div><div style=\"height:1500px\"></div></body>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/scrolls.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(
+        &env,
+        &t,
+        "(() => { try { return !!f.contentDocument.querySelector('#deep'); } catch (e) { return false; } })()",
+    );
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let deep = ref_of(&snap, "button", "Deep");
+    let scrolls = "[scrollX, scrollY, f.contentWindow.scrollY, \
+                   f.contentDocument.querySelector('#box').scrollTop].join()";
+    let before = tab_json(&env, &["browser", "eval", scrolls], &t);
+    assert_eq!(before["data"]["value"], "0,0,0,0", "{before}");
+    let out = tempfile::tempdir().expect("tempdir");
+    let shot = out.path().join("deep.png");
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "screenshot",
+            &shot.display().to_string(),
+            "--selector",
+            &deep,
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+    let (w, h, _) = png_pixels(&shot);
+    assert!(w > 10 && h > 10, "{w}x{h}");
+    let after = tab_json(&env, &["browser", "eval", scrolls], &t);
+    assert_eq!(after["data"]["value"], before["data"]["value"], "{after}");
+}
