@@ -698,6 +698,11 @@ fn screenshots_pdfs_and_annotations() {
         &t,
     );
     assert_eq!(v["data"]["artifact"]["mime_type"], "image/jpeg", "{v}");
+    // The name says PNG, the bytes are JPEG: the answer says so.
+    assert!(
+        v["meta"]["warnings"].to_string().contains("image/png"),
+        "{v}"
+    );
     let el = p("el.png");
     tab_run(
         &env,

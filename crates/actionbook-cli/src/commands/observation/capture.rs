@@ -332,6 +332,17 @@ impl TabCommand for Screenshot {
                 }
             },
         };
+        // An explicit format wins over the name; the name then says otherwise, so say so.
+        if self.screenshot_format.is_some()
+            && let Some(named) = ImageFormat::from_extension(&path)
+            && named != format
+        {
+            warnings.push(format!(
+                "the file's name says {} but --screenshot-format wrote {}",
+                named.mime(),
+                format.mime()
+            ));
+        }
         // The CLI refuses the pair; MCP, batch and library callers reach here.
         if self.full && self.selector.is_some() {
             return Err(CliError::InvalidArgument(
