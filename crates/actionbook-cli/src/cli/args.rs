@@ -33,12 +33,12 @@ pub struct GlobalArgs {
     /// Output the JSON envelope instead of text.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Timeout in milliseconds (1 to 2147483647).
+    /// Timeout in milliseconds (0 to 2147483647; 0 gives the command no time: a wait checks once).
     #[arg(
         long,
         global = true,
         value_name = "MS",
-        value_parser = clap::value_parser!(u64).range(1..=crate::deadline::MAX_TIMEOUT_MS)
+        value_parser = clap::value_parser!(u64).range(0..=crate::deadline::MAX_TIMEOUT_MS)
     )]
     pub timeout: Option<u64>,
 }

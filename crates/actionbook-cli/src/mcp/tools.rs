@@ -222,7 +222,8 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
             json!({
                 "description": description,
                 "type": "integer",
-                "minimum": 0
+                "minimum": 0,
+                "maximum": crate::deadline::MAX_TIMEOUT_MS
             }),
         );
         if spec.traits.needs_timeout {
