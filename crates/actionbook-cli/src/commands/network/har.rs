@@ -285,34 +285,23 @@ pub(super) async fn bodies(
         .iter()
         .filter(|r| r.has_post_data && r.post_data.is_none())
         .collect();
-    for chunk in large_posts.chunks(16) {
-        if deadline.is_over() {
-            out.missing_posts += chunk.len();
+    for (r, p) in ask_each(&large_posts, deadline, |r, t| recorder.post_data(r, t)).await {
+        let Some(p) = p else {
+            out.missing_posts += 1;
             continue;
-        }
-        let t = deadline.capped(deadline::QUICK_CALL);
-        let got = futures::future::join_all(chunk.iter().map(|r| recorder.post_data(r, t))).await;
-        for (r, p) in chunk.iter().zip(got) {
-            match p {
-                Ok(p) => {
-                    let size = match p.base64_encoded {
-                        true => base64::engine::general_purpose::STANDARD
-                            .decode(&p.post_data)
-                            .map_or(0, |b| b.len()),
-                        false => p.post_data.len(),
-                    };
-                    out.posts.insert(
-                        r.id.clone(),
-                        Body {
-                            text: p.post_data,
-                            base64: p.base64_encoded,
-                            size,
-                        },
-                    );
-                }
-                Err(_) => out.missing_posts += 1,
-            }
-        }
+        };
+        let size = match p.base64_encoded {
+            true => base64::engine::general_purpose::STANDARD
+                .decode(&p.post_data)
+                .map_or(0, |b| b.len()),
+            false => p.post_data.len(),
+        };
+        let body = Body {
+            text: p.post_data,
+            base64: p.base64_encoded,
+            size,
+        };
+        out.posts.insert(r.id.clone(), body);
     }
     if capture.content == HarContent::None {
         return out;
@@ -328,44 +317,60 @@ pub(super) async fn bodies(
         })
         .filter(|r| capture.content == HarContent::All || super::is_text(&r.mime_type))
         .collect();
-    for chunk in wanted.chunks(16) {
+    for (r, b) in ask_each(&wanted, deadline, |r, t| recorder.body(r, t)).await {
+        let Some(b) = b else {
+            out.missing += 1;
+            continue;
+        };
+        let Some(bytes) = network::body_bytes(&b) else {
+            out.missing += 1;
+            continue;
+        };
+        let body = match String::from_utf8(bytes) {
+            Ok(text) if super::is_text(&r.mime_type) || !b.base64_encoded => Body {
+                size: text.len(),
+                text,
+                base64: false,
+            },
+            Ok(text) => Body {
+                size: text.len(),
+                text: base64::engine::general_purpose::STANDARD.encode(text),
+                base64: true,
+            },
+            Err(e) => {
+                let bytes = e.into_bytes();
+                Body {
+                    size: bytes.len(),
+                    text: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    base64: true,
+                }
+            }
+        };
+        out.by_id.insert(r.id.clone(), body);
+    }
+    out
+}
+
+/// Asks Chromium about each record, 16 at a time, while the deadline lasts (each call capped at
+/// [`deadline::QUICK_CALL`]): the answer of each, `None` when it failed or was not asked in time.
+async fn ask_each<'r, T, F, Fut>(
+    records: &[&'r RequestRecord],
+    deadline: &Deadline,
+    ask: F,
+) -> Vec<(&'r RequestRecord, Option<T>)>
+where
+    F: Fn(&'r RequestRecord, std::time::Duration) -> Fut,
+    Fut: std::future::Future<Output = Result<T, cdp_protocol::CdpError>>,
+{
+    let mut out = Vec::with_capacity(records.len());
+    for chunk in records.chunks(16) {
         if deadline.is_over() {
-            out.missing += chunk.len();
+            out.extend(chunk.iter().map(|r| (*r, None)));
             continue;
         }
         let t = deadline.capped(deadline::QUICK_CALL);
-        let got = futures::future::join_all(chunk.iter().map(|r| recorder.body(r, t))).await;
-        for (r, b) in chunk.iter().zip(got) {
-            let Ok(b) = b else {
-                out.missing += 1;
-                continue;
-            };
-            let Some(bytes) = network::body_bytes(&b) else {
-                out.missing += 1;
-                continue;
-            };
-            let body = match String::from_utf8(bytes) {
-                Ok(text) if super::is_text(&r.mime_type) || !b.base64_encoded => Body {
-                    size: text.len(),
-                    text,
-                    base64: false,
-                },
-                Ok(text) => Body {
-                    size: text.len(),
-                    text: base64::engine::general_purpose::STANDARD.encode(text),
-                    base64: true,
-                },
-                Err(e) => {
-                    let bytes = e.into_bytes();
-                    Body {
-                        size: bytes.len(),
-                        text: base64::engine::general_purpose::STANDARD.encode(&bytes),
-                        base64: true,
-                    }
-                }
-            };
-            out.by_id.insert(r.id.clone(), body);
-        }
+        let got = futures::future::join_all(chunk.iter().map(|r| ask(r, t))).await;
+        out.extend(chunk.iter().zip(got).map(|(r, a)| (*r, a.ok())));
     }
     out
 }

@@ -1047,15 +1047,10 @@ impl NetworkRecorder {
         r: &RequestRecord,
         timeout: Duration,
     ) -> Result<network::GetResponseBodyResponse, CdpError> {
-        let session = self.shared.conn.session(r.session.clone());
-        session
-            .send_timeout(
-                &network::GetResponseBody {
-                    request_id: r.cdp_id.as_str().into(),
-                },
-                timeout,
-            )
-            .await
+        let ask = network::GetResponseBody {
+            request_id: r.cdp_id.as_str().into(),
+        };
+        self.ask_reporter(r, &ask, timeout).await
     }
 
     /// The body of a request that had one too large to come with its report, from Chromium.
@@ -1064,15 +1059,21 @@ impl NetworkRecorder {
         r: &RequestRecord,
         timeout: Duration,
     ) -> Result<network::GetRequestPostDataResponse, CdpError> {
+        let ask = network::GetRequestPostData {
+            request_id: r.cdp_id.as_str().into(),
+        };
+        self.ask_reporter(r, &ask, timeout).await
+    }
+
+    /// Sends `cmd` on the session that reported `r` (only it knows the request's id).
+    async fn ask_reporter<C: cdp_protocol::Command>(
+        &self,
+        r: &RequestRecord,
+        cmd: &C,
+        timeout: Duration,
+    ) -> Result<C::Response, CdpError> {
         let session = self.shared.conn.session(r.session.clone());
-        session
-            .send_timeout(
-                &network::GetRequestPostData {
-                    request_id: r.cdp_id.as_str().into(),
-                },
-                timeout,
-            )
-            .await
+        session.send_timeout(cmd, timeout).await
     }
 
     /// The tab's routes.
