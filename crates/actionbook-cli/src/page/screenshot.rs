@@ -166,21 +166,6 @@ pub(crate) async fn metrics(page: &Session, deadline: &Deadline) -> Result<PageM
     })
 }
 
-/// Scrolls the top document to `(x, y)` (CSS pixels), as it was before a capture moved it.
-pub(crate) async fn scroll_to(page: &Session, x: f64, y: f64, deadline: &Deadline) -> Result<()> {
-    let expression = format!("window.scrollTo({{ left: {x}, top: {y}, behavior: 'instant' }})");
-    page.send_timeout(
-        &cdp_protocol::runtime::Evaluate {
-            expression,
-            silent: Some(true),
-            ..Default::default()
-        },
-        deadline.capped(deadline::QUICK_CALL),
-    )
-    .await?;
-    Ok(())
-}
-
 /// Widest or tallest capture, in CSS pixels: a page 1.95 million pixels wide kept the renderer
 /// busy past the timeout, then took the browser down (a 1265 x 28356 page takes 2.5 s).
 const MAX_SIDE: f64 = 32_000.0;

@@ -216,3 +216,109 @@ pub(crate) async fn into_view(
         ))
     })
 }
+
+/// Without an argument, the scroll offsets of the element and each of its ancestors, through
+/// shadow roots and up the same-origin frames (`[[left, top], ...]`); with those offsets, scrolls
+/// the same chain back to them (instantly) and returns true (false when the chain changed).
+const SCROLLS_JS: &str = r#"function (saved) {
+  const chain = [];
+  let n = this.nodeType === 1 ? this : this.parentElement;
+  for (let i = 0; n && i < 100000; i++) {
+    chain.push(n);
+    if (n.parentElement) { n = n.parentElement; continue; }
+    const root = n.getRootNode();
+    if (root && root.host) { n = root.host; continue; }
+    let owner = null;
+    try { const w = n.ownerDocument && n.ownerDocument.defaultView; owner = w && w.frameElement; } catch (e) { owner = null; }
+    n = owner;
+  }
+  if (!saved) return chain.map(e => [e.scrollLeft, e.scrollTop]);
+  if (!Array.isArray(saved) || saved.length !== chain.length) return false;
+  chain.forEach((e, i) => {
+    const [left, top] = saved[i];
+    if (e.scrollLeft !== left || e.scrollTop !== top) e.scrollTo({ left, top, behavior: 'instant' });
+  });
+  return true;
+}"#;
+
+/// Where an element's scroll chain and the top document were, saved before the element is
+/// scrolled into view so that a read (an element screenshot) can leave the page as it was.
+#[derive(Debug)]
+pub(crate) struct ScrollMemo {
+    /// The top document's offsets (`None`: could not be read).
+    top: Option<(f64, f64)>,
+    /// The element's chain's offsets, as [`SCROLLS_JS`] gave them.
+    chain: Option<Value>,
+}
+
+impl ScrollMemo {
+    /// Reads the offsets around `node` and of the top document of `page`.
+    pub async fn save(page: &Session, node: &Located, deadline: &Deadline) -> ScrollMemo {
+        let t = deadline.capped(deadline::QUICK_CALL);
+        let top = async {
+            let r = page
+                .send_timeout(
+                    &runtime::Evaluate {
+                        expression: "[window.scrollX, window.scrollY]".into(),
+                        return_by_value: Some(true),
+                        silent: Some(true),
+                        ..Default::default()
+                    },
+                    t,
+                )
+                .await
+                .ok()?;
+            serde_json::from_value::<(f64, f64)>(r.result.value?).ok()
+        };
+        let chain = async {
+            node.handle
+                .call(SCROLLS_JS, Vec::new(), t)
+                .await
+                .ok()
+                .filter(|r| r.exception_details.is_none())
+                .and_then(|r| r.result.value)
+        };
+        let (top, chain) = tokio::join!(top, chain);
+        ScrollMemo { top, chain }
+    }
+
+    /// Scrolls the element's chain (up to the first cross-origin frame) and then the top
+    /// document back; what could not be put back, as warnings.
+    pub async fn put_back(
+        self,
+        page: &Session,
+        node: &Located,
+        deadline: &Deadline,
+    ) -> Vec<String> {
+        let t = deadline.capped(deadline::QUICK_CALL);
+        let mut warnings = Vec::new();
+        if let Some(saved) = self.chain {
+            let back = node.handle.call(SCROLLS_JS, vec![saved], t).await;
+            if !matches!(&back, Ok(r) if r.result.value == Some(Value::Bool(true))) {
+                warnings.push(
+                    "the scroll position of the element's frame could not be put back".to_string(),
+                );
+            }
+        }
+        if let Some((x, y)) = self.top {
+            let expression =
+                format!("window.scrollTo({{ left: {x}, top: {y}, behavior: 'instant' }})");
+            let back = page
+                .send_timeout(
+                    &runtime::Evaluate {
+                        expression,
+                        silent: Some(true),
+                        ..Default::default()
+                    },
+                    t,
+                )
+                .await;
+            if let Err(e) = back {
+                warnings.push(format!(
+                    "the page's scroll position could not be put back: {e}"
+                ));
+            }
+        }
+        warnings
+    }
+}

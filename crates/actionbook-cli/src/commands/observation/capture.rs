@@ -14,6 +14,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, TabTarget};
 use crate::page::screenshot::{self, ImageFormat, Label, Overlay, Shot, ViewRect};
+use crate::page::scroll::ScrollMemo;
 use crate::page::{locate, read};
 use crate::reply::Done;
 use crate::tab::{TabCommand, TabCx};
@@ -202,30 +203,6 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
     Ok(out)
 }
 
-/// Without an argument, the scroll offsets of the element and each of its ancestors, through
-/// shadow roots and up the same-origin frames (`[[left, top], ...]`); with those offsets, scrolls
-/// the same chain back to them (instantly) and returns true (false when the chain changed).
-const SCROLLS_JS: &str = r#"function (saved) {
-  const chain = [];
-  let n = this.nodeType === 1 ? this : this.parentElement;
-  for (let i = 0; n && i < 100000; i++) {
-    chain.push(n);
-    if (n.parentElement) { n = n.parentElement; continue; }
-    const root = n.getRootNode();
-    if (root && root.host) { n = root.host; continue; }
-    let owner = null;
-    try { const w = n.ownerDocument && n.ownerDocument.defaultView; owner = w && w.frameElement; } catch (e) { owner = null; }
-    n = owner;
-  }
-  if (!saved) return chain.map(e => [e.scrollLeft, e.scrollTop]);
-  if (!Array.isArray(saved) || saved.length !== chain.length) return false;
-  chain.forEach((e, i) => {
-    const [left, top] = saved[i];
-    if (e.scrollLeft !== left || e.scrollTop !== top) e.scrollTo({ left, top, behavior: 'instant' });
-  });
-  return true;
-}"#;
-
 /// Per frame (by id), the part of the top-level viewport it shows: `top` for the main frame,
 /// and for a child what its parent shows of its `<iframe>`'s content box (borders and padding
 /// are not the child's); `None` for a frame that shows nothing or whose `<iframe>` has no box.
@@ -363,26 +340,14 @@ impl TabCommand for Screenshot {
         }
         let deadline = cx.deadline.clone();
         let page = cx.page.clone();
-        let mut scrolled_from = None;
-        let mut scrolls = None;
+        let mut scrolled = None;
         let clip: Option<ViewRect> = match &self.selector {
             Some(sel) => {
                 cx.load_refs();
                 let frames = &mut cx.state.frames;
                 let node = locate::locate(frames, &page, sel, &deadline).await?;
                 // Put back after the capture: an observation leaves the page as it was.
-                scrolled_from = screenshot::metrics(&page, &deadline).await.ok();
-                let saved = node
-                    .handle
-                    .call(
-                        SCROLLS_JS,
-                        Vec::new(),
-                        deadline.capped(deadline::QUICK_CALL),
-                    )
-                    .await
-                    .ok()
-                    .filter(|r| r.exception_details.is_none())
-                    .and_then(|r| r.result.value);
+                let saved = ScrollMemo::save(&page, &node, &deadline).await;
                 let _ = node
                     .session()
                     .send_timeout(
@@ -395,7 +360,7 @@ impl TabCommand for Screenshot {
                     .await;
                 let g = frames.graph(&page, &deadline).await?;
                 let b = read::border_box(&g, &node, sel, &deadline).await?;
-                scrolls = saved.map(|v| (node, v));
+                scrolled = Some((node, saved));
                 match b {
                     Some(b) if b.width >= 1.0 && b.height >= 1.0 => Some(b),
                     _ => {
@@ -429,30 +394,8 @@ impl TabCommand for Screenshot {
         {
             warnings.push(format!("the annotation labels could not be removed: {e}"));
         }
-        // The element's own frame and scroll containers (up to the first cross-origin frame),
-        // then the top document.
-        if let Some((node, saved)) = scrolls {
-            let put_back = node
-                .handle
-                .call(
-                    SCROLLS_JS,
-                    vec![saved],
-                    deadline.capped(deadline::QUICK_CALL),
-                )
-                .await;
-            if !matches!(&put_back, Ok(r) if r.result.value == Some(serde_json::Value::Bool(true)))
-            {
-                warnings.push(
-                    "the scroll position of the element's frame could not be put back".to_string(),
-                );
-            }
-        }
-        if let Some(m) = scrolled_from
-            && let Err(e) = screenshot::scroll_to(&page, m.scroll_x, m.scroll_y, &deadline).await
-        {
-            warnings.push(format!(
-                "the page's scroll position could not be put back: {e}"
-            ));
+        if let Some((node, saved)) = scrolled {
+            warnings.extend(saved.put_back(&page, &node, &deadline).await);
         }
         let (bytes, cut) = written?;
         let mut done = Done::data(artifact(&path, format.mime(), bytes));
