@@ -49,6 +49,14 @@ pub(crate) const BROWSER_CLOSE_CONNECT_MS: u64 = 2_000;
 /// How long a closed browser's process gets to exit before it is killed, and then to be gone.
 pub(crate) const PROCESS_EXIT: Duration = Duration::from_secs(3);
 
+/// `d` as the delay of a page's timer: whole milliseconds, at most [`MAX_TIMEOUT_MS`] (a longer
+/// delay fires at once there).
+pub(crate) fn page_timer_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis())
+        .unwrap_or(u64::MAX)
+        .min(MAX_TIMEOUT_MS)
+}
+
 /// When one command must be done by: its `--timeout` and the instant that gives.
 #[derive(Debug, Clone)]
 pub struct Deadline {
@@ -121,6 +129,14 @@ impl Deadline {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn page_timers_stay_within_what_a_page_takes() {
+        assert_eq!(page_timer_ms(Duration::from_millis(1500)), 1500);
+        assert_eq!(page_timer_ms(Duration::from_secs(u64::MAX)), MAX_TIMEOUT_MS);
+        assert_eq!(Deadline::new(Some(u64::MAX)).timeout_ms(), MAX_TIMEOUT_MS);
+    }
+
     use super::*;
 
     #[test]

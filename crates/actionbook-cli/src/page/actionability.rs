@@ -345,10 +345,11 @@ async fn run(
 /// How long the page keeps listening if the command never finishes (it stops by itself); at
 /// most the longest delay a page's timer takes (a longer one fires at once).
 pub(crate) fn expire_ms(deadline: &Deadline) -> u64 {
-    u64::try_from(deadline.remaining().as_millis())
-        .unwrap_or(u64::MAX)
-        .saturating_add(5_000)
-        .min(crate::deadline::MAX_TIMEOUT_MS)
+    crate::deadline::page_timer_ms(
+        deadline
+            .remaining()
+            .saturating_add(std::time::Duration::from_secs(5)),
+    )
 }
 
 /// The `n`-th ancestor of `frame`.

@@ -23,8 +23,7 @@ const MUTATION_JS: &str = "new Promise(r => { \
 /// Returns when the main frame's document changes, or after `at_most` (whichever is first; a
 /// page that cannot be observed, e.g. while it navigates, just sleeps).
 pub(crate) async fn next_change(page: &Session, at_most: Duration) {
-    // At most the longest delay a page's timer takes (a longer one fires at once).
-    let ms = (at_most.as_millis() + 50).min(u128::from(crate::deadline::MAX_TIMEOUT_MS));
+    let ms = crate::deadline::page_timer_ms(at_most.saturating_add(Duration::from_millis(50)));
     let evaluate = runtime::Evaluate {
         expression: MUTATION_JS.replace("MS", &ms.to_string()),
         await_promise: Some(true),
