@@ -120,6 +120,19 @@ pub enum CliError {
         /// The reason in words.
         detail: String,
     },
+    /// Keys were sent to the focused element and its document did not see them arrive: the
+    /// command is not reported done. (Keys are not a selector: `details.keys` names them.)
+    #[error(
+        "{action}: the keys {keys} did not reach the focused element: they {detail}; not reported done (what got them instead may have acted on them)"
+    )]
+    KeysNotDelivered {
+        /// The command.
+        action: String,
+        /// The key or chord as given (`Enter`, `Control+A`).
+        keys: String,
+        /// The reason in words.
+        detail: String,
+    },
     /// A wait's condition did not hold in time: how long it waited and what it saw last.
     #[error("{what} timed out after {ms}ms")]
     WaitTimedOut {
@@ -333,7 +346,9 @@ impl CliError {
             CliError::Timeout { .. }
             | CliError::NotActionable { .. }
             | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
-            CliError::NotDelivered { .. } => ErrorCode::InternalError,
+            CliError::NotDelivered { .. } | CliError::KeysNotDelivered { .. } => {
+                ErrorCode::InternalError
+            }
             CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
@@ -392,6 +407,7 @@ impl CliError {
             CliError::Timeout { .. }
                 | CliError::NotActionable { .. }
                 | CliError::NotDelivered { .. }
+                | CliError::KeysNotDelivered { .. }
                 | CliError::WaitTimedOut { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
@@ -466,6 +482,9 @@ impl CliError {
                     d["by"] = serde_json::Value::String(by.clone());
                 }
                 Some(d)
+            }
+            CliError::KeysNotDelivered { keys, .. } => {
+                Some(serde_json::json!({ "keys": keys, "reason": "input missed" }))
             }
             CliError::CookieNotFound { name } => Some(serde_json::json!({ "name": name })),
             CliError::EvalFailed { details, .. } => details.clone(),

@@ -156,6 +156,39 @@ fn press_type_and_focus() {
     );
 }
 
+/// A press whose keys the focused element's document never sees is not reported done, and the
+/// error names the keys as keys (`details.keys`), not as a selector: there is none. (The page's
+/// own capture listener, registered first, stops the key events before the probe's.)
+#[test]
+fn a_press_not_seen_names_its_keys() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/eat.html",
+        r#"<!doctype html><title>Eat</title><input id="a">
+<script>
+  for (const t of ['keydown', 'keyup']) window.addEventListener(t, e => e.stopImmediatePropagation(), true);
+</script>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/eat.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    assert_eq!(on(&env, &t, &["focus", "#a"])["ok"], true);
+    for keys in ["Enter", "Control+A"] {
+        let v = on(&env, &t, &["press", keys]);
+        assert_failure(
+            &v,
+            "INTERNAL_ERROR",
+            &format!("the keys {keys} did not reach"),
+        );
+        assert_eq!(
+            v["error"]["details"],
+            json!({ "keys": keys, "reason": "input missed" }),
+            "{v}"
+        );
+    }
+}
+
 /// A React-style controlled input: the framework records what it set through the instance's value
 /// setter, learns of typing only from an `input` event whose value differs from that record, and
 /// re-renders (writes its state back into the field) on every input event and on a timer.

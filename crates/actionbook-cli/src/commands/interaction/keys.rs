@@ -100,12 +100,10 @@ impl TabCommand for Press {
         let seen = actionability::finish_listening(&node, &deadline, what).await;
         sent?;
         if !keys_arrived(&seen) {
-            return Err(CliError::NotDelivered {
+            return Err(CliError::KeysNotDelivered {
                 action: "browser press".into(),
-                selector: chord.display(),
-                reason: "input missed",
-                by: None,
-                detail: "was not seen by the focused element's document".into(),
+                keys: chord.display(),
+                detail: "were not seen by the focused element's document".into(),
             });
         }
         let after = before.after(cx).await?;
