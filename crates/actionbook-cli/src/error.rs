@@ -120,6 +120,18 @@ pub enum CliError {
         /// The reason in words.
         detail: String,
     },
+    /// `--force` skips the actionability checks, but the element renders no box (`display:
+    /// none`, not rendered, no size): there is no point to act at, now or after a wait the user
+    /// asked to skip. Nothing was done.
+    #[error(
+        "{action} --force: {selector} renders no box (display: none, not rendered, or no size), so there is no point to act at even with --force; nothing was done"
+    )]
+    NoBox {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+    },
     /// Keys were sent to the focused element and its document did not see them arrive: the
     /// command is not reported done. (Keys are not a selector: `details.keys` names them.)
     #[error(
@@ -333,7 +345,9 @@ impl CliError {
     /// The envelope error code. The single place that maps errors to codes.
     pub fn code(&self) -> ErrorCode {
         match self {
-            CliError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            // As fill, type and focus refuse an element that is not rendered: the action cannot
+            // be done on it as it is (no wait was asked for).
+            CliError::InvalidArgument(_) | CliError::NoBox { .. } => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
             CliError::ElementNotFound { .. }
@@ -423,6 +437,7 @@ impl CliError {
         matches!(
             self,
             CliError::NotActionable { .. }
+                | CliError::NoBox { .. }
                 | CliError::Cdp(CdpError::Connect { .. })
                 | CliError::Daemon(_)
         )
@@ -482,6 +497,9 @@ impl CliError {
                     d["by"] = serde_json::Value::String(by.clone());
                 }
                 Some(d)
+            }
+            CliError::NoBox { selector, .. } => {
+                Some(serde_json::json!({ "selector": selector, "reason": "not visible" }))
             }
             CliError::KeysNotDelivered { keys, .. } => {
                 Some(serde_json::json!({ "keys": keys, "reason": "input missed" }))
@@ -558,6 +576,9 @@ impl CliError {
             CliError::NotActionable { .. } => {
                 Some("check the element's state with `browser snapshot`, or increase --timeout")
             }
+            CliError::NoBox { .. } => Some(
+                "show it first (open its menu or section), or act on the element the user sees; without --force the command waits for it to show",
+            ),
             // Refs are numbered per document: after a navigation the old ones are gone.
             CliError::ElementNotFound { selector } if selector.starts_with('@') => {
                 Some("refs come from the latest `browser snapshot` of this page; run it again")

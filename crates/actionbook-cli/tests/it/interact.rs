@@ -245,6 +245,51 @@ fn click_takes_viewport_coordinates() {
     assert_eq!(v["data"]["changed"]["focus_changed"], true);
 }
 
+/// `--force` skips the checks, not the need for a point to act at: an element that renders no
+/// box fails at once (INVALID_ARGUMENT saying so, nothing done), instead of after the whole
+/// `--timeout` (it waited for a box the user had asked not to wait for).
+#[test]
+fn a_forced_click_on_an_element_without_a_box_fails_at_once() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/nobox.html",
+        r#"<!doctype html><title>No box</title>
+<button id="gone" style="display: none" onclick="window.hits = 1">Gone</button>
+<div id="flat" style="width: 0; height: 0; overflow: hidden" onclick="window.hits = 2">flat</div>
+<button id="shown" onclick="window.hits = 3">Shown</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/nobox.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for (sel, action) in [("#gone", "click"), ("#flat", "click"), ("#gone", "hover")] {
+        let started = Instant::now();
+        let v = on(&env, &t, &[action, sel, "--force", "--timeout", "8000"]);
+        assert_error(&v, "INVALID_ARGUMENT", "renders no box");
+        assert_eq!(
+            v["error"]["details"],
+            serde_json::json!({ "selector": sel, "reason": "not visible" }),
+            "{v}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{action} {sel} --force took {:?}: {v}",
+            started.elapsed()
+        );
+    }
+    assert_eq!(eval(&env, &t, "window.hits || 0"), 0);
+    let r = env.run(&[&["browser", "click", "#gone", "--force"][..], &t].concat());
+    assert!(
+        r.stderr.contains(
+            "error INVALID_ARGUMENT: browser click --force: #gone renders no box (display: none"
+        ),
+        "{r:?}"
+    );
+    // A rendered element is clicked as before.
+    assert_eq!(on(&env, &t, &["click", "#shown", "--force"])["ok"], true);
+    assert_eq!(eval(&env, &t, "window.hits"), 3);
+}
+
 fn ref_number(r: &str) -> u32 {
     r.trim_start_matches("@e").parse().expect("ref number")
 }

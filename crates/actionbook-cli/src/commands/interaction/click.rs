@@ -42,7 +42,8 @@ pub struct Click {
     pub count: u32,
     /// Skip the actionability checks (visible, enabled, stable, not covered); the press must
     /// still be seen arriving at the element (one press: a covering element that took it is
-    /// named in the error, not pressed again).
+    /// named in the error, not pressed again). An element that renders no box (`display: none`)
+    /// has no point to press: INVALID_ARGUMENT at once.
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,
@@ -72,7 +73,8 @@ impl Click {
 pub struct Hover {
     /// `@eN`, a CSS selector, an XPath, or `x,y` viewport coordinates.
     pub selector: String,
-    /// Skip the actionability checks (the move must still reach the element).
+    /// Skip the actionability checks (the move must still reach the element; one that renders
+    /// no box is INVALID_ARGUMENT at once).
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,

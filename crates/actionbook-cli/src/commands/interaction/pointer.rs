@@ -123,6 +123,16 @@ pub(crate) async fn approach(
     loop {
         match attempt(cx, spot, checks, confirm, held).await {
             Ok(Ok(ready)) => return Ok(ready),
+            // Forced, nothing is waited for: an element that renders no box has no point to act
+            // at, and waiting for it to show is the check the user asked to skip.
+            Ok(Err(Some(NotReady::NotVisible)))
+                if checks == Checks::NONE && matches!(spot, Spot::Element(_)) =>
+            {
+                return Err(CliError::NoBox {
+                    action: action.to_string(),
+                    selector,
+                });
+            }
             Ok(Err(Some(why))) => {
                 found = true;
                 let detached = why == NotReady::Detached;
