@@ -572,6 +572,122 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     }
 }
 
+/// A page scrolled down to two iframes (a same-origin one and an out-of-process one that is itself
+/// scrolled): `inspect-point` takes viewport points, as a screenshot shows them.
+fn scrolled_frames_fixture() -> Fixture {
+    let f = Fixture::start();
+    let remote = f.cross_site_url("/deep.html");
+    f.html(
+        "/scrolled.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Scrolled</title><style>body {{ margin: 0 }}</style></head><body>
+<div id="spacer" style="height:3000px">Spacer</div>
+<iframe id="same" title="Same frame" src="/near.html" style="position:absolute;left:0;top:1500px;width:300px;height:120px;border:0"></iframe>
+<iframe id="oop" title="Remote frame" src="{remote}" style="position:absolute;left:400px;top:1500px;width:300px;height:120px;border:5px solid #000;padding:3px"></iframe>
+</body></html>"#
+        ),
+    );
+    f.html(
+        "/near.html",
+        r#"<!doctype html><html><body style="margin:0"><input id="near" aria-label="Near field" style="position:absolute;left:10px;top:10px;width:100px;height:20px"></body></html>"#,
+    );
+    // Scrolled by 80 at load: the list's top shows 20px below the frame's content top.
+    f.html(
+        "/deep.html",
+        r#"<!doctype html><html><body style="margin:0;height:3000px">
+<ul style="position:absolute;left:0;top:100px;margin:0;padding:0 0 0 20px;list-style:none">
+<li id="entry" style="position:relative;height:40px">Entry <button id="deep" style="position:absolute;left:100px;top:0;width:100px;height:30px">Deep button</button></li></ul>
+<script>scrollTo(0, 80); document.title = 'deep ' + scrollY;</script>
+</body></html>"#,
+    );
+    f
+}
+
+#[test]
+fn inspect_point_takes_viewport_points_through_scrolled_frames() {
+    need_chromium!();
+    let env = Env::new();
+    let f = scrolled_frames_fixture();
+    let sid = env.start(&["--open-url", &f.url("/scrolled.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(
+        &env,
+        &t,
+        "document.readyState === 'complete' && !!document.querySelector('#same').contentDocument?.querySelector('#near')",
+    );
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let deep = ref_of(&snap, "button", "Deep button");
+    let near = ref_of(&snap, "textbox", "Near field");
+    let oop = ref_of(&snap, "iframe", "Remote frame");
+    // The frames' tops at viewport y 200; the remote content box at 408,208, its button at
+    // 120,20 of the frame's viewport (100 down its document, which is scrolled by 80).
+    until_true(&env, &t, "(scrollTo(0, 1300), scrollY === 1300)");
+    // The remote frame is scrolled by then (its box answers in viewport coordinates).
+    let b = tab_json(&env, &["browser", "box", &deep], &t);
+    assert_eq!(
+        (&b["data"]["value"]["x"], &b["data"]["value"]["y"]),
+        (&Value::from(528), &Value::from(228)),
+        "{b}"
+    );
+    let inspect = |point: &str, depth: &str| {
+        tab_json(
+            &env,
+            &["browser", "inspect-point", point, "--parent-depth", depth],
+            &t,
+        )
+    };
+    let r = |v: &Value| format!("@{}", v["ref"].as_str().unwrap_or_default());
+
+    // Inside the out-of-process frame: the button, its ref, a selector the other commands take,
+    // and its parents up to (not including) the frame's document.
+    let v = inspect("560,240", "5");
+    assert_eq!(v["ok"], true, "{v}");
+    let el = &v["data"]["element"];
+    assert_eq!(
+        (&el["role"], &el["name"]),
+        (&"button".into(), &"Deep button".into()),
+        "{v}"
+    );
+    assert_eq!(r(el), deep, "{v}");
+    let sel = el["selector"].as_str().unwrap_or_default();
+    let text = tab_json(&env, &["browser", "text", sel], &t);
+    assert_eq!(text["data"]["value"], "Deep button", "{sel}: {text}");
+    let roles: Vec<&str> = v["data"]["parents"]
+        .as_array()
+        .map(|ps| ps.iter().filter_map(|p| p["role"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(roles, ["listitem", "list"], "{v}");
+    for p in v["data"]["parents"].as_array().cloned().unwrap_or_default() {
+        let sel = p["selector"].as_str().unwrap_or_default();
+        let d = tab_json(&env, &["browser", "describe", sel], &t);
+        assert_eq!(d["data"]["role"], p["role"], "parent {p} of {v}: {d}");
+    }
+
+    // Inside the same-origin frame.
+    let v = inspect("20,215", "0");
+    let el = &v["data"]["element"];
+    assert_eq!(
+        (&el["role"], &el["name"]),
+        (&"textbox".into(), &"Near field".into()),
+        "{v}"
+    );
+    assert_eq!(r(el), near, "{v}");
+    let sel = el["selector"].as_str().unwrap_or_default();
+    let d = tab_json(&env, &["browser", "describe", sel], &t);
+    assert_eq!(d["data"]["summary"], "textbox \"Near field\"", "{sel}: {d}");
+
+    // On the remote frame's border or padding, each side: the <iframe> element itself.
+    for point in ["402,240", "713,240", "450,203", "450,333"] {
+        let v = inspect(point, "0");
+        let el = &v["data"]["element"];
+        assert_eq!(el["role"], "iframe", "{point}: {v}");
+        assert_eq!(r(el), oop, "{point}: {v}");
+    }
+    // The page itself, where the frames are not.
+    let v = inspect("350,100", "0");
+    assert_eq!(v["data"]["element"]["selector"], "#spacer", "{v}");
+}
+
 #[test]
 fn readability_returns_the_article_only() {
     need_chromium!();

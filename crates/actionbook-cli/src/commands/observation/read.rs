@@ -597,6 +597,24 @@ async fn inspected(
     }
 }
 
+/// Whether the first meaningful ancestor of `n` in the partial tree `ax` is the document.
+fn under_document(ax: &[read::AxFacts], n: &read::AxFacts) -> bool {
+    let mut cur = n.parent.as_ref();
+    for _ in 0..ax.len() {
+        let Some(p) = cur.and_then(|id| ax.iter().find(|d| d.id == *id)) else {
+            return false;
+        };
+        if p.document {
+            return true;
+        }
+        if !p.ignored {
+            return false;
+        }
+        cur = p.parent.as_ref();
+    }
+    false
+}
+
 impl TabCommand for InspectPoint {
     type Data = InspectPointData;
     fn target(&self) -> &TabTarget {
@@ -653,7 +671,11 @@ impl TabCommand for InspectPoint {
                 if n.document {
                     break;
                 }
+                // An unnamed generic right under the document (ignored nodes between) is the <body> (or <html>) wrapper:
+                // the top document's tree ignores it, a frame's keeps it; it means nothing in both.
+                let wrapper = n.role == "generic" && n.name.is_empty() && under_document(&ax, n);
                 if !n.ignored
+                    && !wrapper
                     && n.role != "none"
                     && let Some(b) = n.backend
                 {
