@@ -168,13 +168,91 @@ pub(crate) async fn set_value(
     .await
 }
 
-/// What a field holds after a fill committed its text (see [`COMMIT_JS`]).
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Held {
-    /// Its value's length in characters.
-    pub length: usize,
+/// A text field's value as typing meets it: its length in characters and in UTF-16 units (which
+/// `maxlength` counts), the selection typed text replaces, its `maxlength`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct Room {
+    /// The value's length in characters (code points).
+    pub points: usize,
+    /// The value's length in UTF-16 units.
+    pub units: usize,
+    /// The selected part's length in characters.
+    #[serde(default)]
+    pub sel_points: usize,
+    /// The selected part's length in UTF-16 units.
+    #[serde(default)]
+    pub sel_units: usize,
     /// Its `maxlength`.
     pub max: Option<usize>,
+    /// A `<textarea>` (a newline typed is text; in an `<input>` it is a key that types nothing).
+    #[serde(default)]
+    pub multiline: bool,
+}
+
+impl Room {
+    /// The field as a fill meets it: its whole value selected and replaced, as an empty one.
+    pub fn emptied(self) -> Room {
+        Room {
+            points: 0,
+            units: 0,
+            sel_points: 0,
+            sel_units: 0,
+            ..self
+        }
+    }
+}
+
+/// Typed text a field's `maxlength` cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cut {
+    /// The field's `maxlength`.
+    pub max: usize,
+    /// How many of the characters typed it kept.
+    pub kept: usize,
+    /// How many were typed into it.
+    pub given: usize,
+}
+
+impl Cut {
+    /// The warning an answer carries (ok: a browser cuts typed text at `maxlength` too).
+    pub fn warning(&self, selector: &str) -> String {
+        let s = if self.given == 1 { "" } else { "s" };
+        format!(
+            "{selector} has maxlength {}: of the {} character{s} typed into it, it kept {} (a \
+             browser cuts typed text at maxlength)",
+            self.max, self.given, self.kept
+        )
+    }
+}
+
+/// Whether the field's `maxlength` cut `typed` (the text that reached it, typed at the selection
+/// of `before`), from the field's [`Room`] before and after; `None` when all of it is there (or
+/// the field is not a text value).
+pub(crate) fn cut_at_maxlength(
+    before: Option<Room>,
+    after: Option<Room>,
+    typed: &str,
+) -> Option<Cut> {
+    let (before, after) = (before?, after?);
+    let max = after.max?;
+    // In an <input>, a newline is the Enter key: it types nothing.
+    let text = typed
+        .chars()
+        .filter(|c| before.multiline || !matches!(c, '\n' | '\r'));
+    let (given, given_units) = text.fold((0, 0), |(n, u), c| (n + 1, u + c.len_utf16()));
+    let kept_units = before.units.saturating_sub(before.sel_units);
+    let expected = kept_units + given_units;
+    if expected <= max || after.units >= expected {
+        return None;
+    }
+    let kept = after
+        .points
+        .saturating_sub(before.points.saturating_sub(before.sel_points));
+    Some(Cut {
+        max,
+        kept: kept.min(given),
+        given,
+    })
 }
 
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
@@ -210,11 +288,31 @@ pub(crate) async fn clear(node: &Located, selector: &str, deadline: &Deadline) -
     call_on::<bool>(node, selector, CLEAR_JS, Vec::new(), deadline).await
 }
 
+/// Page code: `room(el)`, what a field's value is as typing meets it ([`Room`]); `null` for an
+/// element without a text value (contenteditable).
+macro_rules! room_js {
+    () => {
+        r#"const room = (el) => {
+  if (el.isContentEditable || !('value' in el) || typeof el.value !== 'string') return null;
+  const v = el.value;
+  let a = 0, b = 0;
+  try { a = el.selectionStart || 0; b = el.selectionEnd || 0; } catch (e) { /* type=email, number */ }
+  const sel = v.slice(Math.min(a, b), Math.max(a, b));
+  const max = typeof el.maxLength === 'number' && el.maxLength >= 0 ? el.maxLength : null;
+  return { points: [...v].length, units: v.length, sel_points: [...sel].length, sel_units: sel.length,
+    max, multiline: String(el.localName).toLowerCase() === 'textarea' };
+};
+"#
+    };
+}
+
 /// Focuses the element unless it already has focus; when it did not, puts the caret at the end of
-/// its text (so typing appends). Answers whether it had focus already.
-const PREPARE_TYPING_JS: &str = r#"function() {
-  const root = this.getRootNode();
-  if (root && root.activeElement === this) return true;
+/// its text (so typing appends). Answers whether it had focus already, and its [`Room`] then.
+const PREPARE_TYPING_JS: &str = concat!(
+    "function() {\n",
+    room_js!(),
+    r#"  const root = this.getRootNode();
+  if (root && root.activeElement === this) return { had: true, room: room(this) };
   this.focus({ preventScroll: false });
   if (typeof this.setSelectionRange === 'function' && typeof this.value === 'string') {
     try { const n = this.value.length; this.setSelectionRange(n, n); } catch (e) { /* type=email, number */ }
@@ -222,18 +320,22 @@ const PREPARE_TYPING_JS: &str = r#"function() {
     const r = this.ownerDocument.createRange(); r.selectNodeContents(this); r.collapse(false);
     const s = this.ownerDocument.defaultView.getSelection(); s.removeAllRanges(); s.addRange(r);
   }
-  return false;
-}"#;
+  return { had: false, room: room(this) };
+}"#
+);
+
+/// The field's [`Room`] now.
+const ROOM_JS: &str = concat!("function() {\n", room_js!(), "  return room(this);\n}");
 
 /// Fires `change` as a user leaving the field would (after text was inserted), and answers what
-/// the field holds then: its value's length in characters and its `maxlength` (`null` without
-/// one); `null` for an element without a value (contenteditable).
-const COMMIT_JS: &str = r#"function() {
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  if (!('value' in this) || typeof this.value !== 'string') return null;
-  const max = typeof this.maxLength === 'number' && this.maxLength >= 0 ? this.maxLength : null;
-  return { length: [...this.value].length, max };
-}"#;
+/// the field holds then ([`Room`]).
+const COMMIT_JS: &str = concat!(
+    "function() {\n",
+    room_js!(),
+    r#"  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return room(this);
+}"#
+);
 
 /// Chooses the options of a `<select>` whose value (or trimmed display text) is one of the given:
 /// every one must match (else nothing changes and the options are listed); a single `<select>`
@@ -307,30 +409,49 @@ async fn dom_focus(node: &Located, selector: &str, deadline: &Deadline) -> Resul
     Ok(())
 }
 
+/// What [`PREPARE_TYPING_JS`] answers.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+struct Prepared {
+    had: bool,
+    room: Option<Room>,
+}
+
 /// Gets the element ready for typing: focused (the caret at the end of its text when it did not
 /// have focus; kept where it is when it did), then checks keyboard focus really is on it.
+/// `Ok(None)` when focus is not on it; else its [`Room`] before typing (`None` without a text
+/// value).
 pub(crate) async fn prepare_typing(
     node: &Located,
     selector: &str,
     deadline: &Deadline,
-) -> Result<bool> {
-    let had: Option<bool> =
+) -> Result<Option<Option<Room>>> {
+    let prepared: Option<Prepared> =
         call_on(node, selector, PREPARE_TYPING_JS, Vec::new(), deadline).await?;
-    if had != Some(true) {
+    let prepared = prepared.unwrap_or_default();
+    if !prepared.had {
         dom_focus(node, selector, deadline).await?;
     }
     let focused: Option<bool> =
         call_on(node, selector, FOCUSED_DEEP_JS, Vec::new(), deadline).await?;
-    Ok(focused == Some(true))
+    Ok((focused == Some(true)).then_some(prepared.room))
+}
+
+/// The field's [`Room`] now (`None` for an element without a text value).
+pub(crate) async fn room(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Option<Room>> {
+    call_on(node, selector, ROOM_JS, Vec::new(), deadline).await
 }
 
 /// Fires `change` on the element (the text a fill inserted is committed); what it holds then
-/// (`None` for an element without a value).
+/// (`None` for an element without a text value).
 pub(crate) async fn commit(
     node: &Located,
     selector: &str,
     deadline: &Deadline,
-) -> Result<Option<Held>> {
+) -> Result<Option<Room>> {
     call_on(node, selector, COMMIT_JS, Vec::new(), deadline).await
 }
 
@@ -432,4 +553,82 @@ pub(crate) async fn set_files(
         .await
         .map_err(|e| CliError::on_node(e, selector))?;
     call_on(node, selector, FILE_NAMES_JS, Vec::new(), deadline).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room(points: usize, units: usize, max: Option<usize>) -> Room {
+        Room {
+            points,
+            units,
+            max,
+            ..Room::default()
+        }
+    }
+
+    #[test]
+    fn a_cut_is_what_maxlength_kept_of_the_text_typed() {
+        // Empty field, maxlength 5, ten typed: five kept.
+        let cut = cut_at_maxlength(
+            Some(room(0, 0, Some(5))),
+            Some(room(5, 5, Some(5))),
+            "abcdefghij",
+        );
+        assert_eq!(
+            cut,
+            Some(Cut {
+                max: 5,
+                kept: 5,
+                given: 10
+            })
+        );
+        // Appended to "ab": three of ten kept.
+        let cut = cut_at_maxlength(
+            Some(room(2, 2, Some(5))),
+            Some(room(5, 5, Some(5))),
+            "cdefghijkl",
+        );
+        assert_eq!(cut.map(|c| (c.kept, c.given)), Some((3, 10)));
+        // A fill replaces the whole value.
+        let cut = cut_at_maxlength(
+            Some(room(4, 4, Some(5)).emptied()),
+            Some(room(5, 5, Some(5))),
+            "abcdefg",
+        );
+        assert_eq!(cut.map(|c| (c.kept, c.given)), Some((5, 7)));
+        // Everything fits, or no maxlength, or no text value: no cut.
+        assert_eq!(
+            cut_at_maxlength(
+                Some(room(0, 0, Some(5))),
+                Some(room(5, 5, Some(5))),
+                "abcde"
+            ),
+            None
+        );
+        assert_eq!(
+            cut_at_maxlength(Some(room(0, 0, None)), Some(room(3, 3, None)), "abcdefg"),
+            None
+        );
+        assert_eq!(cut_at_maxlength(None, None, "abcdefg"), None);
+        // maxlength counts UTF-16 units: two emoji are four units.
+        let cut = cut_at_maxlength(Some(room(0, 0, Some(3))), Some(room(1, 2, Some(3))), "😀😀");
+        assert_eq!(cut.map(|c| (c.kept, c.given)), Some((1, 2)));
+        // A newline in an <input> types nothing; in a <textarea> it is text.
+        assert_eq!(
+            cut_at_maxlength(
+                Some(room(0, 0, Some(3))),
+                Some(room(3, 3, Some(3))),
+                "abc\n"
+            ),
+            None
+        );
+        let area = Room {
+            multiline: true,
+            ..room(0, 0, Some(3))
+        };
+        let cut = cut_at_maxlength(Some(area), Some(room(3, 3, Some(3))), "abc\n");
+        assert_eq!(cut.map(|c| (c.kept, c.given)), Some((3, 4)));
+    }
 }

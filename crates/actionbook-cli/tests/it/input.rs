@@ -189,6 +189,80 @@ fn a_press_not_seen_names_its_keys() {
     }
 }
 
+/// `fill` and `type` agree on `maxlength`: the field keeps what fits, as it does of a user's
+/// typing, and the answer is ok with a warning saying how many characters it kept (fill answered
+/// INVALID_ARGUMENT though the field held the cut text; type answered ok and said nothing).
+#[test]
+fn fill_and_type_agree_on_maxlength() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/max.html",
+        r#"<!doctype html><title>Max</title>
+<input id="a" maxlength="5"><input id="b" maxlength="5"><input id="d" maxlength="3" value="ab">
+<textarea id="c" maxlength="4"></textarea><input id="free">"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/max.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let field = |id: &str| value(&env, &t, &format!("document.getElementById('{id}').value"));
+    let warned = |v: &serde_json::Value, part: &str| {
+        assert_eq!(v["ok"], true, "{v}");
+        let w = &v["meta"]["warnings"];
+        assert_eq!(w.as_array().map(Vec::len), Some(1), "{v}");
+        assert!(
+            w[0].as_str().is_some_and(|m| m.contains(part)),
+            "{part:?}: {v}"
+        );
+    };
+
+    let v = on(&env, &t, &["fill", "#a", "abcdefghij"]);
+    warned(
+        &v,
+        "#a has maxlength 5: of the 10 characters typed into it, it kept 5",
+    );
+    assert_eq!(v["data"]["value_summary"]["text_length"], 10, "{v}");
+    assert_eq!(field("a"), "abcde");
+    let v = on(&env, &t, &["type", "#b", "abcdefghij"]);
+    warned(
+        &v,
+        "#b has maxlength 5: of the 10 characters typed into it, it kept 5",
+    );
+    assert_eq!(v["data"]["value_summary"]["text_length"], 10, "{v}");
+    assert_eq!(field("b"), "abcde");
+    // Typed at the end of "ab": one of four fits; a full field keeps none.
+    warned(
+        &on(&env, &t, &["type", "#d", "cdef"]),
+        "of the 4 characters typed into it, it kept 1",
+    );
+    assert_eq!(field("d"), "abc");
+    warned(
+        &on(&env, &t, &["type", "#b", "z"]),
+        "of the 1 character typed into it, it kept 0",
+    );
+    assert_eq!(field("b"), "abcde");
+    // A newline is text in a textarea.
+    warned(
+        &on(&env, &t, &["type", "#c", "ab\ncd"]),
+        "of the 5 characters typed into it, it kept 4",
+    );
+    assert_eq!(field("c"), "ab\nc");
+    // Text mode says it too.
+    let r = text(&env, &t, &["fill", "#a", "123456"]).ok();
+    assert!(
+        r.stdout
+            .contains("warning: #a has maxlength 5: of the 6 characters typed into it, it kept 5"),
+        "{r:?}"
+    );
+    // What fits draws no warning.
+    for (cmd, sel) in [("fill", "#a"), ("type", "#free"), ("fill", "#free")] {
+        let v = on(&env, &t, &[cmd, sel, "xyz"]);
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["meta"]["warnings"], json!([]), "{cmd} {sel}: {v}");
+    }
+    assert_eq!(field("a"), "xyz");
+}
+
 /// A React-style controlled input: the framework records what it set through the instance's value
 /// setter, learns of typing only from an `input` event whose value differs from that record, and
 /// re-renders (writes its state back into the field) on every input event and on a timer.
@@ -267,7 +341,8 @@ fn fill_select_and_upload() {
         "Grace"
     );
 
-    // A field that does not keep the text is an error saying what it kept (fill answered ok).
+    // A field that rejects the text is an error (fill answered ok); one that cuts it at its
+    // maxlength took what fits, as of typing: ok, with a warning (fill_and_type_agree_on_maxlength).
     value(
         &env,
         &t,
@@ -280,11 +355,7 @@ fn fill_select_and_upload() {
         "did not take \"abc\"",
     );
     assert_eq!(on(&env, &t, &["fill", "#num", "42"])["ok"], true);
-    assert_failure(
-        &on(&env, &t, &["fill", "#short", "abcdef"]),
-        "INVALID_ARGUMENT",
-        "kept the first 3 of the 6 characters",
-    );
+    assert_eq!(on(&env, &t, &["fill", "#short", "abcdef"])["ok"], true);
     assert_eq!(on(&env, &t, &["fill", "#short", "abc"])["ok"], true);
 
     // Filling "" empties a field; one empty already stays so, and that is no failure (it was

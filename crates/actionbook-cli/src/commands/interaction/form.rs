@@ -23,7 +23,9 @@ pub struct Fill {
     /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates of the
     /// field.
     pub selector: String,
-    /// The text that replaces the field's value (may start with `-`: `fill '#n' -5`).
+    /// The text that replaces the field's value (may start with `-`: `fill '#n' -5`). A field's
+    /// `maxlength` cuts it as it cuts a user's typing: ok, with a warning saying how many
+    /// characters it kept (`text_length` counts the text given).
     #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
     pub text: String,
     /// The session and tab.
@@ -110,6 +112,7 @@ impl TabCommand for Fill {
         let selector = selector.as_str();
         let node = element_at(cx, &spot).await?;
         let kind = edit::field_kind(&node, selector, &deadline).await?;
+        let mut warnings = Vec::new();
         let what = if kind.what.is_empty() {
             "element"
         } else {
@@ -149,6 +152,11 @@ impl TabCommand for Fill {
                 if !self.text.is_empty() {
                     let held = edit::commit(&node, selector, &deadline).await?;
                     refused_text(held, selector, what, &self.text)?;
+                    // The selection replaced was the whole value: as typed into an empty field.
+                    let emptied = held.map(edit::Room::emptied);
+                    if let Some(cut) = edit::cut_at_maxlength(emptied, held, &self.text) {
+                        warnings.push(cut.warning(selector));
+                    }
                 }
             }
             "value" => {
@@ -171,42 +179,31 @@ impl TabCommand for Fill {
                 )));
             }
         }
-        Ok(Done::data(InputData {
+        let mut done = Done::data(InputData {
             action: InputKind::Fill,
             target: Some(spot.target()),
             value_summary: ValueSummary::Text {
                 text_length: self.text.chars().count() as u64,
             },
-        }))
+        });
+        done.warnings = warnings;
+        Ok(done)
     }
 }
 
-/// A field that did not keep the text filled in: one that rejects it (an `<input type=number>`
-/// given letters is left empty) or cuts it at its `maxlength`. Any other difference is the page's
-/// formatting (a card number spaced out) and stands.
-fn refused_text(held: Option<edit::Held>, selector: &str, what: &str, text: &str) -> Result<()> {
-    let Some(held) = held else {
-        return Ok(());
-    };
-    let given = text.chars().count();
-    if held.length == 0 {
-        return Err(CliError::InvalidArgument(format!(
+/// A field that did not take the text filled in: one that rejects it (an `<input type=number>`
+/// given letters is left empty). A field that cut it at its `maxlength` took what fits, as of a
+/// user's typing (a warning says so); any other difference is the page's formatting (a card
+/// number spaced out) and stands.
+fn refused_text(held: Option<edit::Room>, selector: &str, what: &str, text: &str) -> Result<()> {
+    match held {
+        Some(held) if held.points == 0 => Err(CliError::InvalidArgument(format!(
             "element {selector} is {}: it did not take {text:?} (its value is empty: not a value \
              it accepts)",
             with_article(what)
-        )));
+        ))),
+        _ => Ok(()),
     }
-    if let Some(max) = held.max
-        && given > max
-        && held.length == max
-    {
-        return Err(CliError::InvalidArgument(format!(
-            "element {selector} is {} with maxlength {max}: it kept the first {max} of the {given} \
-             characters given",
-            with_article(what)
-        )));
-    }
-    Ok(())
 }
 
 /// The options of a `<select>`, for an error: `red (Red), green (Green)`.

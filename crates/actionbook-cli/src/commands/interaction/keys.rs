@@ -36,7 +36,9 @@ pub struct Type {
     /// `@eN`, a CSS selector or an XPath (starting with `/`).
     pub selector: String,
     /// The text, typed key by key at the caret (appended when the element did not have focus).
-    /// A tab moves focus on, as a keyboard's does: what follows it goes to the next field.
+    /// A tab moves focus on, as a keyboard's does: what follows it goes to the next field. A
+    /// field's `maxlength` cuts it as it cuts a user's typing: ok, with a warning saying how
+    /// many characters it kept (`text_length` counts the text given).
     #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
     pub text: String,
     /// The session and tab.
@@ -119,8 +121,11 @@ impl TabCommand for Press {
 }
 
 /// Locates a field that takes typed text and focuses it for typing (the caret kept where it is,
-/// or at the end of the text).
-async fn typing_target(cx: &mut TabCx<'_>, selector: &str) -> Result<Located> {
+/// or at the end of the text); with its value then (`None` without a text value).
+async fn typing_target(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+) -> Result<(Located, Option<edit::Room>)> {
     let deadline = cx.deadline.clone();
     let node = locate_waiting(cx, selector).await?;
     let kind = edit::field_kind(&node, selector, &deadline).await?;
@@ -141,14 +146,14 @@ async fn typing_target(cx: &mut TabCx<'_>, selector: &str) -> Result<Located> {
             )));
         }
     }
-    if !edit::prepare_typing(&node, selector, &deadline).await? {
+    let Some(room) = edit::prepare_typing(&node, selector, &deadline).await? else {
         return Err(CliError::InvalidArgument(format!(
             "element {selector} ({}) did not take keyboard focus (hidden, inert, or focus was moved \
              by the page); nothing was typed",
             what_of(&kind)
         )));
-    }
-    Ok(node)
+    };
+    Ok((node, room))
 }
 
 impl TabCommand for Type {
@@ -167,7 +172,7 @@ impl TabCommand for Type {
         let deadline = cx.deadline.clone();
         let selector = self.selector.as_str();
         let mut before = Before::read(cx).await?;
-        let node = typing_target(cx, selector).await?;
+        let (node, room) = typing_target(cx, selector).await?;
         actionability::listen(&node, KEY_EVENTS, &deadline, selector).await?;
         before.arm(&page);
         let sent = keyboard::send_keys(
@@ -200,14 +205,26 @@ impl TabCommand for Type {
                 detail: format!("got {got} of {to_target} keys ({elsewhere})"),
             });
         }
+        // A field with a maxlength keeps what fits, as it would of a user's typing: said, not
+        // hidden (read again only for such a field; a field gone with the page is not read).
+        let mut warnings = Vec::new();
+        if room.is_some_and(|r| r.max.is_some()) {
+            let to_field = self.text.split('\t').next().unwrap_or_default();
+            let now = edit::room(&node, selector, &deadline).await.ok().flatten();
+            if let Some(cut) = edit::cut_at_maxlength(room, now, to_field) {
+                warnings.push(cut.warning(selector));
+            }
+        }
         before.after(cx).await?;
-        Ok(Done::data(InputData {
+        let mut done = Done::data(InputData {
             action: InputKind::Type,
             target: Some(Target::selector(self.selector)),
             value_summary: ValueSummary::Text {
                 text_length: want as u64,
             },
-        }))
+        });
+        done.warnings = warnings;
+        Ok(done)
     }
 }
 
