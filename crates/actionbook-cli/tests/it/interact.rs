@@ -651,6 +651,81 @@ fn pages_a_tab_opens_become_tabs() {
     assert_eq!(v["data"]["total_tabs"], 2, "t1 and t3 stay: {v}");
 }
 
+/// An action that opens a tab (a `target=_blank` link, `window.open`) names it in its answer
+/// (`data.new_tab_id`, text `new_tab_id: tN`), recorded at once: `--tab tN` takes it right after.
+/// (The answer did not name it: the user could not know which tab to address.)
+#[test]
+fn an_action_that_opens_a_tab_names_it() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/opener.html",
+        r#"<!doctype html><title>Opener</title><style>button, a { display: block; margin: 10px }</style>
+<a id="blank" target="_blank" href="/page2.html">new tab</a>
+<button id="open" onclick="window.open('/index.html')">open</button>
+<button id="two" onclick="window.open('/page2.html'); window.open('/index.html')">two</button>
+<button id="stay" onclick="document.title = 'stayed'">stay</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/opener.html")]);
+    let t1 = ["--session", sid.as_str(), "--tab", "t1"];
+    let tab = |id: &str| -> Vec<String> {
+        ["--session", sid.as_str(), "--tab", id]
+            .map(str::to_string)
+            .to_vec()
+    };
+    let addressed = |id: &str, title: &str| {
+        let t = tab(id);
+        let t: Vec<&str> = t.iter().map(String::as_str).collect();
+        // Known at once (no list-tabs first); its page may still be loading.
+        let v = on(&env, &t, &["url"]);
+        assert_eq!(v["ok"], true, "{id}: {v}");
+        eventually(&format!("{id} titled {title}"), || {
+            on(&env, &t, &["title"])["data"]["value"] == title
+        });
+    };
+
+    let v = on(&env, &t1, &["click", "#blank"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["new_tab_id"], "t2", "{v}");
+    assert_eq!(v["context"]["tab_id"], "t1", "{v}");
+    addressed("t2", "Page Two");
+    // The careful path (a point) names it too.
+    let at = eval(
+        &env,
+        &t1,
+        "(() => { const r = document.getElementById('open').getBoundingClientRect(); return Math.round(r.left + 5) + ',' + Math.round(r.top + 5); })()",
+    );
+    let v = on(&env, &t1, &["click", at.as_str().unwrap_or_default()]);
+    assert_eq!(v["data"]["new_tab_id"], "t3", "{v}");
+    addressed("t3", "Fixture Home");
+    // Text mode.
+    let r = env
+        .run(&[&["browser", "click", "#blank"][..], &t1].concat())
+        .ok();
+    assert!(
+        r.stdout
+            .ends_with("ok browser click\ntarget: #blank\nnew_tab_id: t4\n"),
+        "{r:?}"
+    );
+    // Enter on the link opens one as well.
+    assert_eq!(on(&env, &t1, &["focus", "#blank"])["ok"], true);
+    let v = on(&env, &t1, &["press", "Enter"]);
+    assert_eq!(v["data"]["new_tab_id"], "t5", "{v}");
+    // A second window.open in the same click is blocked (one popup per user activation): the
+    // one that opened is named, nothing else said.
+    let v = on(&env, &t1, &["click", "#two"]);
+    assert_eq!(v["data"]["new_tab_id"], "t6", "{v}");
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+    addressed("t6", "Page Two");
+    // A click that opens nothing names nothing.
+    let v = on(&env, &t1, &["click", "#stay"]);
+    assert_eq!(v["context"]["title"], "stayed", "{v}");
+    assert!(v["data"].get("new_tab_id").is_none(), "{v}");
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["total_tabs"], 6, "{v}");
+}
+
 /// A page's JavaScript dialogs never block its tab: alerts are accepted, confirms and prompts
 /// dismissed, and the command that saw one reports it in a warning.
 #[test]

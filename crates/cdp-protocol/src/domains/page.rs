@@ -578,6 +578,23 @@ pub struct FrameStoppedLoading {
 }
 event!(FrameStoppedLoading, "Page.frameStoppedLoading");
 
+/// Event `Page.windowOpen`: the page asked for a new window (`window.open`, a `target=_blank`
+/// link, a form); also sent for a popup the browser then blocks (no target follows).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowOpen {
+    /// The URL asked for.
+    #[serde(default)]
+    pub url: String,
+    /// The window name (`_blank`, ...).
+    #[serde(default)]
+    pub window_name: String,
+    /// Whether a user gesture opened it (a popup without one is usually blocked).
+    #[serde(default)]
+    pub user_gesture: bool,
+}
+event!(WindowOpen, "Page.windowOpen");
+
 /// Event `Page.javascriptDialogOpening`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

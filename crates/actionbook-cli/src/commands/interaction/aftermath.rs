@@ -1,6 +1,7 @@
 //! What an action changed: the page state read before it ([`Before`]) and compared after it
 //! ([`Before::after`]): a navigation the action started (waited for, so `context.url` and
-//! `context.title` are the new page's, spec 5.6), whether focus moved, the URL and title.
+//! `context.title` are the new page's, spec 5.6), whether focus moved, the URL and title, and the
+//! tabs it opened (a `target=_blank` link, `window.open`: recorded as tabs of the session).
 
 use std::time::Duration;
 
@@ -12,21 +13,29 @@ use crate::page::eval::{self, ObjectHandle};
 use crate::page::locate::DEEP_ACTIVE_JS;
 use crate::page::navigation::{LoadWaiter, main_document};
 use crate::page::quick_aim::{self, PageAfter, PageBefore};
+use crate::session::targets;
 use crate::tab::TabCx;
 
 /// Resolves after one task of the page's event loop (a message posted to itself).
 const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
   c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
-/// The navigation events an action may start, and the end of a load (a navigation that ends
-/// without a new document: a 204, a download).
+/// The navigation events an action may start, the end of a load (a navigation that ends without
+/// a new document: a 204, a download), and a new window it asks for (sent before the input that
+/// asked is acknowledged).
 const NAV_EVENTS: &[&str] = &[
     page::FrameRequestedNavigation::METHOD,
     page::FrameStartedLoading::METHOD,
     page::FrameNavigated::METHOD,
     page::NavigatedWithinDocument::METHOD,
     page::FrameStoppedLoading::METHOD,
+    page::WindowOpen::METHOD,
 ];
+
+/// How long a new window the page asked for with a user gesture is waited for as a target: the
+/// browser lists one it lets open before it announces it, so this only covers a slow browser; a
+/// popup it blocks never comes (one without a gesture is not waited for).
+const POPUP_GRACE: Duration = Duration::from_millis(500);
 
 /// How long a navigation announced (requested) but not started is waited for: one that is
 /// dropped before it starts sends nothing more. (A form's navigation starts in a task of its own,
@@ -76,6 +85,10 @@ struct Navigation {
     settled: bool,
     /// The document acted on went away (a frame's, when the main frame announced nothing).
     gone: bool,
+    /// The page asked for a new window.
+    window_open: bool,
+    /// ... with a user gesture.
+    gesture: bool,
 }
 
 impl Navigation {
@@ -88,6 +101,8 @@ impl Navigation {
             started: false,
             settled: false,
             gone: false,
+            window_open: false,
+            gesture: false,
         }
     }
 
@@ -98,6 +113,13 @@ impl Navigation {
 
     /// Takes in one event (of any frame).
     fn see(&mut self, ev: &RawEvent) {
+        if ev.method == page::WindowOpen::METHOD {
+            self.window_open = true;
+            self.gesture |= ev
+                .decode::<page::WindowOpen>()
+                .is_ok_and(|w| w.user_gesture);
+            return;
+        }
         if event_frame(ev).as_deref() != Some(self.main.as_str()) {
             return;
         }
@@ -202,6 +224,8 @@ pub(crate) struct After {
     pub url_changed: bool,
     /// Focus moved to another element.
     pub focus_changed: bool,
+    /// The tabs the action opened (recorded in the session), in the browser's order.
+    pub new_tabs: Vec<String>,
 }
 
 impl Before {
@@ -326,10 +350,12 @@ impl Before {
     ) -> Result<After> {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
+        let mut window_open = (nav.window_open, nav.gesture);
         if nav.navigating() {
             let mut waiter = LoadWaiter::subscribe(&page);
             // The commit first: until then the load state read is the old page's (complete).
             nav.settle(&deadline).await;
+            window_open = (nav.window_open, nav.gesture);
             drop(nav);
             // Past the deadline the command answers with what it has; the next one sees the
             // rest.
@@ -365,9 +391,63 @@ impl Before {
         let url_changed = url != self.url;
         cx.url = Some(url);
         cx.title = Some(title);
+        // Only an action the page answered with a new window looks for tabs: the common one
+        // costs nothing.
+        let new_tabs = match window_open {
+            (true, gesture) => opened_tabs(cx, gesture, &deadline).await,
+            (false, _) => Vec::new(),
+        };
         Ok(After {
             url_changed,
             focus_changed,
+            new_tabs,
         })
+    }
+}
+
+/// The pages this tab opened that the session has no tab for yet, recorded as its next tabs
+/// (in the browser's order) and named: the windows an action just opened. Waited for (within
+/// [`POPUP_GRACE`]) only with `wait`; best effort (an action is not failed for the tab list).
+async fn opened_tabs(cx: &TabCx<'_>, wait: bool, deadline: &Deadline) -> Vec<String> {
+    let opener = cx
+        .session
+        .with_record(|r| r.tab(&cx.tab_id).map(|t| t.target_id.clone()));
+    let Some(opener) = opener else {
+        return Vec::new();
+    };
+    let grace = match wait {
+        true => POPUP_GRACE.min(deadline.remaining()),
+        false => Duration::ZERO,
+    };
+    let until = tokio::time::Instant::now() + grace;
+    let mut pause = Duration::from_millis(10);
+    loop {
+        let Ok(pages) = targets::page_targets(&cx.conn, deadline).await else {
+            return Vec::new();
+        };
+        let new: Vec<String> = cx.session.with_record(|r| {
+            pages
+                .into_iter()
+                .filter(|p| {
+                    p.opener_id.as_deref() == Some(opener.as_str())
+                        && r.tab_of_target(&p.target_id).is_none()
+                })
+                .map(|p| p.target_id)
+                .collect()
+        });
+        if !new.is_empty() {
+            targets::refresh_tabs(&cx.session, deadline).await;
+            return cx.session.with_record(|r| {
+                new.iter()
+                    .filter_map(|id| r.tab_of_target(id).map(|t| t.tab_id.clone()))
+                    .collect()
+            });
+        }
+        let now = tokio::time::Instant::now();
+        if now >= until {
+            return Vec::new();
+        }
+        tokio::time::sleep(pause.min(until - now)).await;
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
 }

@@ -28,7 +28,9 @@ pub struct Click {
     /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates.
     pub selector: String,
     /// When the target is a link (or inside one), open its address in a new tab instead of
-    /// clicking (the tab's id is `data.new_tab_id`).
+    /// clicking (the tab's id is `data.new_tab_id`). Without it, a click that opens a tab itself
+    /// (a `target=_blank` link, `window.open`) names it the same way, recorded as a tab of the
+    /// session (`--tab` takes it at once).
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub new_tab: bool,
@@ -159,7 +161,7 @@ async fn front_and_before(cx: &mut TabCx<'_>) -> Result<Before> {
     before
 }
 
-/// The action's data, with what changed.
+/// The action's data, with what changed (a tab it opened is `new_tab_id`).
 fn action_data(kind: ActionKind, spot: &Spot, after: &After) -> ActionData {
     let mut data = ActionData::new(kind, spot.target());
     data.changed = Changed {
@@ -167,7 +169,23 @@ fn action_data(kind: ActionKind, spot: &Spot, after: &After) -> ActionData {
         focus_changed: after.focus_changed,
         scroll_changed: None,
     };
+    data.new_tab_id = after.new_tabs.first().cloned();
     data
+}
+
+/// The answer of a click: its data and warnings, and all the tabs it opened when more than one
+/// (`new_tab_id` names the first).
+fn click_done(spot: &Spot, after: &After, mut warnings: Vec<String>) -> Done<ActionData> {
+    if after.new_tabs.len() > 1 {
+        warnings.push(format!(
+            "the click opened {} tabs: {} (new_tab_id names the first)",
+            after.new_tabs.len(),
+            after.new_tabs.join(", ")
+        ));
+    }
+    let mut done = Done::data(action_data(ActionKind::Click, spot, after));
+    done.warnings = warnings;
+    done
 }
 
 /// Moves the pointer onto the spot once it passes `checks`, confirmed to have reached it (hover,
@@ -280,11 +298,7 @@ impl TabCommand for Click {
             && !self.force
         {
             match quick_click::click(cx, sel, self.button.button(), self.count).await? {
-                QuickClick::Done(after) => {
-                    let mut done = Done::data(action_data(ActionKind::Click, &spot, &after));
-                    done.warnings = warnings;
-                    return Ok(done);
-                }
+                QuickClick::Done(after) => return Ok(click_done(&spot, &after, warnings)),
                 QuickClick::Missed(why) => missed = Some(why),
                 QuickClick::Careful => {}
             }
@@ -303,9 +317,7 @@ impl TabCommand for Click {
             .await?,
         );
         let after = before.after(cx).await?;
-        let mut done = Done::data(action_data(ActionKind::Click, &spot, &after));
-        done.warnings = warnings;
-        Ok(done)
+        Ok(click_done(&spot, &after, warnings))
     }
 }
 

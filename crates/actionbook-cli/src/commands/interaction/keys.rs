@@ -111,6 +111,8 @@ impl TabCommand for Press {
         let after = before.after(cx).await?;
         let mut data = ActionData::new(ActionKind::Press, None);
         data.keys = Some(self.keys.trim().to_string());
+        // Enter on a `target=_blank` link opens a tab: named as a click names it.
+        data.new_tab_id = after.new_tabs.first().cloned();
         data.changed = Changed {
             url_changed: after.url_changed,
             focus_changed: after.focus_changed,
