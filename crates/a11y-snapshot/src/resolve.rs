@@ -98,6 +98,9 @@ pub struct ResolvedNode {
     pub object_id: RemoteObjectId,
     /// The stored backendNodeId was stale and the node was re-found by XPath.
     pub recovered: bool,
+    /// How many elements the CSS selector or XPath matched (this node is the first); 1 for refs
+    /// and encoded ids.
+    pub matches: usize,
 }
 
 impl ResolvedNode {
@@ -341,6 +344,7 @@ async fn by_identity<P: PageFrames>(
             backend_node_id: exp.backend_node_id,
             object_id,
             recovered: false,
+            matches: 1,
         });
     }
     if exp.xpath.is_empty() {
@@ -350,7 +354,10 @@ async fn by_identity<P: PageFrames>(
         });
     }
     let found = eval_in_frame(frames, &frame, &exp.xpath, Query::XPath, opts).await?;
-    let Some((object_id, backend)) = found else {
+    let Some(Found {
+        object_id, backend, ..
+    }) = found
+    else {
         return Err(SnapshotError::Stale {
             target: label.to_string(),
             reason: "nothing is left at its old position".into(),
@@ -394,6 +401,7 @@ async fn by_identity<P: PageFrames>(
         backend_node_id: backend,
         object_id,
         recovered: true,
+        matches: 1,
     })
 }
 
@@ -491,14 +499,15 @@ async fn by_query<P: PageFrames>(
     };
     for f in searched {
         match eval_in_frame(frames, &f, sel, q, opts).await {
-            Ok(Some((object_id, backend))) => {
+            Ok(Some(found)) => {
                 return Ok(ResolvedNode {
                     frame_id: f.frame_id,
                     frame_index: f.frame_index,
                     session: f.session,
-                    backend_node_id: backend,
-                    object_id,
+                    backend_node_id: found.backend,
+                    object_id: found.object_id,
                     recovered: false,
+                    matches: found.matches,
                 });
             }
             Ok(None) => {}
@@ -519,34 +528,50 @@ async fn by_query<P: PageFrames>(
 /// The first match of a CSS selector in a document: in its light DOM, else in its open shadow
 /// roots (each root's own match before those of roots nested in it). Agents take selectors from
 /// `query`, which looks into open shadow roots: a click on what it found must find it too.
-const CSS_FIRST_JS: &str = "(sel) => { const hit = document.querySelector(sel); if (hit) return hit; \
+/// Several matches (counted where the first was found: the light DOM, else all open shadow
+/// roots) come as `[first, count]`, so one call also says the selector was ambiguous.
+const CSS_FIRST_JS: &str = "(sel) => { const all = document.querySelectorAll(sel); \
+  if (all.length) return all.length > 1 ? [all[0], all.length] : all[0]; \
+  let first = null, count = 0; \
   const walk = (root) => { const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT); \
   for (let n = w.nextNode(); n; n = w.nextNode()) { const s = n.shadowRoot; if (!s) continue; \
-  const m = s.querySelector(sel) || walk(s); if (m) return m; } return null; }; \
-  return walk(document); }";
+  const m = s.querySelectorAll(sel); if (m.length) { first = first || m[0]; count += m.length; } \
+  walk(s); } }; \
+  walk(document); return count > 1 ? [first, count] : first; }";
+
+/// The first node of a general XPath, or `[first, count]` when it selects several (as
+/// [`CSS_FIRST_JS`]).
+const XPATH_FIRST_JS: &str = "(xp) => { const r = document.evaluate(xp, document, null, \
+  XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null); \
+  return r.snapshotLength > 1 ? [r.snapshotItem(0), r.snapshotLength] : r.snapshotItem(0); }";
 
 fn js_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Finds the first match of a CSS selector or XPath in one frame's document; returns the handle and
-/// backendNodeId.
+/// The first match of a selector in one frame.
+struct Found {
+    object_id: RemoteObjectId,
+    backend: i64,
+    /// How many elements matched.
+    matches: usize,
+}
+
+/// Finds the first match of a CSS selector or XPath in one frame's document, and how many there
+/// are.
 async fn eval_in_frame<P: PageFrames>(
     frames: &P,
     f: &FrameHandle,
     sel: &str,
     q: Query,
     opts: &ResolveOptions,
-) -> Result<Option<(RemoteObjectId, i64)>, SnapshotError> {
+) -> Result<Option<Found>, SnapshotError> {
     let expression = match q {
         Query::Css => format!("({CSS_FIRST_JS})({})", js_string(sel)),
         Query::XPath if xpath::parse(sel).is_some() => {
             format!("({})({})", xpath::RESOLVE_JS, js_string(sel))
         }
-        Query::XPath => format!(
-            "document.evaluate({}, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue",
-            js_string(sel)
-        ),
+        Query::XPath => format!("({XPATH_FIRST_JS})({})", js_string(sel)),
     };
     let mut attempt = 0;
     let answer = loop {
@@ -579,6 +604,15 @@ async fn eval_in_frame<P: PageFrames>(
     let Some(object_id) = answer.result.object_id else {
         return Ok(None);
     };
+    let (object_id, matches) = if answer.result.subtype.as_deref() == Some("array") {
+        // Several matched: `[first, count]`, both read in one call.
+        match first_of_several(&f.session, object_id, opts.timeout).await? {
+            Some(pair) => pair,
+            None => return Ok(None),
+        }
+    } else {
+        (object_id, 1)
+    };
     let described = f
         .session
         .send_timeout(
@@ -596,5 +630,43 @@ async fn eval_in_frame<P: PageFrames>(
             node,
         });
     }
-    Ok(Some((object_id, described.node.backend_node_id.get())))
+    Ok(Some(Found {
+        object_id,
+        backend: described.node.backend_node_id.get(),
+        matches,
+    }))
+}
+
+/// The first element and the count of a `[first, count]` answer (the array is released).
+async fn first_of_several(
+    session: &Session,
+    array: RemoteObjectId,
+    timeout: Duration,
+) -> Result<Option<(RemoteObjectId, usize)>, SnapshotError> {
+    let props = session
+        .send_timeout(
+            &runtime::GetProperties {
+                object_id: array.clone(),
+                own_properties: Some(true),
+                accessor_properties_only: None,
+                generate_preview: None,
+            },
+            timeout,
+        )
+        .await;
+    release(session, array).await;
+    let props = props?.result;
+    let value = |name: &str| {
+        props
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.value.as_ref())
+    };
+    let count = value("1")
+        .and_then(|v| v.value.as_ref())
+        .and_then(serde_json::Value::as_u64)
+        .map_or(1, |n| n as usize);
+    Ok(value("0")
+        .and_then(|v| v.object_id.clone())
+        .map(|id| (id, count)))
 }

@@ -20,6 +20,9 @@ pub(crate) struct TabFrames {
     pub refs: Option<RefTable>,
     /// The frame graph of the tab's current page session (keyed by that session's id).
     graph: Option<(String, FrameGraph)>,
+    /// Selectors the running command resolved that matched several elements (the first was
+    /// used), with their counts: `meta.warnings` of its answer.
+    ambiguous: Vec<(String, usize)>,
 }
 
 impl TabFrames {
@@ -38,6 +41,26 @@ impl TabFrames {
         self.refs
             .get_or_insert_with(RefTable::new)
             .clear_keep_numbering();
+    }
+
+    /// Notes that `selector` matched `matches` elements when there are several (the last count
+    /// per selector is kept: a command that resolves again while it waits says it once).
+    pub fn note_matches(&mut self, selector: &str, matches: usize) {
+        if matches < 2 {
+            return;
+        }
+        match self.ambiguous.iter_mut().find(|(s, _)| s == selector) {
+            Some(seen) => seen.1 = matches,
+            None => self.ambiguous.push((selector.to_string(), matches)),
+        }
+    }
+
+    /// The warnings for the selectors noted since the last call (and forgets them).
+    pub fn take_match_warnings(&mut self) -> Vec<String> {
+        self.ambiguous
+            .drain(..)
+            .map(|(s, n)| format!("{s} matched {n} elements; used the first"))
+            .collect()
     }
 
     /// The tab's frame graph, attached on first use and after the page session changed.

@@ -28,7 +28,8 @@ impl Located {
 }
 
 /// Resolves `selector` (`@eN`, an encoded id, a CSS selector or an XPath) to a live node in any
-/// frame of the tab.
+/// frame of the tab. A selector matching several elements resolves to the first, as the reference
+/// CLI does, and is noted on `frames` for the answer's `meta.warnings`.
 pub(crate) async fn locate(
     frames: &mut TabFrames,
     page: &Session,
@@ -60,6 +61,7 @@ pub(crate) async fn locate(
         }
         Err(e) => return Err(CliError::on_selector(e, selector)),
     };
+    frames.note_matches(selector, node.matches);
     Ok(Located {
         encoded: node.encoded_id(),
         frame_id: node.frame_id,

@@ -60,6 +60,8 @@ pub(crate) struct QuickAim {
     pub y: f64,
     /// The page before the action.
     pub before: PageBefore,
+    /// How many elements the CSS selector matched (the first was aimed at); 1 for a handle.
+    pub matches: usize,
 }
 
 /// What the quick aim found.
@@ -84,6 +86,9 @@ struct AimReply {
     scrolled: bool,
     #[serde(default)]
     before: Option<PageBefore>,
+    /// Set by the lookup when the selector matched several elements.
+    #[serde(default)]
+    matches: Option<usize>,
 }
 
 /// The page after the action.
@@ -221,12 +226,29 @@ impl Reports {
     }
 }
 
-/// The page's script run on the element an expression of the top document names.
-fn expression(element: &str, op: &str, arg: &Value) -> String {
+/// The page's script run on the element `css` matches first in the top document, or (`css` null)
+/// the one a quick aim left on its window. An object answer says how many matched when several
+/// did (`matches`): counted by the same lookup, so the click is not slowed by asking again.
+fn lookup_and_run(css: &str, op: &str, arg: &str) -> String {
     format!(
-        "(async () => {{ const el = {element}; if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
-         return await ({SCRIPT}\n).call(el, {op}, {arg}); }})()",
-        op = Value::String(op.to_string()),
+        "const all = {css} === null ? null : document.querySelectorAll({css}); \
+         const el = all === null ? {AIMED_JS} : all[0]; \
+         if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
+         const r = await ({SCRIPT}\n).call(el, {op}, {arg}); \
+         if (all !== null && all.length > 1 && r && typeof r === 'object') r.matches = all.length; \
+         return r;"
+    )
+}
+
+/// [`lookup_and_run`] as one expression, its values inlined.
+fn expression(css: Option<&str>, op: &str, arg: &Value) -> String {
+    format!(
+        "(async () => {{ {} }})()",
+        lookup_and_run(
+            &json!(css).to_string(),
+            &Value::String(op.to_string()).to_string(),
+            &arg.to_string()
+        )
     )
 }
 
@@ -239,9 +261,8 @@ fn top_function() -> &'static str {
     static FUNCTION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     FUNCTION.get_or_init(|| {
         format!(
-            "async function (css, op, arg) {{ const el = css === null ? {AIMED_JS} : \
-             document.querySelector(css); if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
-             return await ({SCRIPT}\n).call(el, op, arg); }}"
+            "async function (css, op, arg) {{ {} }}",
+            lookup_and_run("css", "op", "arg")
         )
     })
 }
@@ -305,13 +326,9 @@ async fn run_top(
             done => return done,
         }
     }
-    let element = match css {
-        Some(css) => format!("document.querySelector({})", json!(css)),
-        None => AIMED_JS.to_string(),
-    };
     page.send_timeout(
         &runtime::Evaluate {
-            expression: expression(&element, op, &arg),
+            expression: expression(css, op, &arg),
             await_promise: Some(true),
             return_by_value: Some(true),
             silent: Some(true),
@@ -393,6 +410,7 @@ pub(crate) async fn aim(
             x: r.x,
             y: r.y,
             before,
+            matches: r.matches.unwrap_or(1),
         })),
         ("ok", _) => {
             // Scrolled first, or not reaching the top: the careful path confirms the pointer

@@ -50,6 +50,8 @@ pub(crate) async fn run_tab<C: TabCommand>(
         let mut state = queue(&tab_slot, deadline, name).await?;
         let tab = (target.tab.as_str(), tab_slot.clone());
         let mut cx = enter(&slot, tab, &mut state, deadline, env, traits).await?;
+        // Notes of a command that failed before its answer are not this one's.
+        cx.state.frames.take_match_warnings();
         let done = run_watched(cmd, &mut cx).await;
         let done = settle(&mut cx, traits, done)?;
         finish(name, &mut cx, done).await
@@ -297,6 +299,7 @@ async fn finish<D: Into<envelope::Data>>(
     if let Some(dialogs) = cx.state.services.get::<DialogAnswerer>() {
         done.warnings.extend(dialogs.take());
     }
+    done.warnings.extend(cx.state.frames.take_match_warnings());
     let mut context = match done.context.take() {
         Some(c) => c,
         None => context_after(cx, &mut done.warnings).await?,

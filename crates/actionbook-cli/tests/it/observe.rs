@@ -688,6 +688,91 @@ fn inspect_point_takes_viewport_points_through_scrolled_frames() {
     assert_eq!(v["data"]["element"]["selector"], "#spacer", "{v}");
 }
 
+/// The answer's warnings.
+fn warnings(v: &Value) -> Vec<String> {
+    v["meta"]["warnings"]
+        .as_array()
+        .map(|ws| {
+            ws.iter()
+                .filter_map(|w| w.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_selector_matching_several_elements_uses_the_first_and_says_so() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html(
+        "/many.html",
+        r#"<!doctype html><html><head><title>Many</title></head><body>
+<section class="sect"><h2>First section</h2></section><section class="sect"><h2>Second section</h2></section>
+<div class="item">Item A</div><div class="item">Item B</div><div class="item">Item C</div>
+<button class="b" onclick="window.hits = (window.hits || '') + '1'">One</button>
+<button class="b" onclick="window.hits = (window.hits || '') + '2'">Two</button>
+<p id="only">Only one</p>
+<div id="host"></div>
+<script>
+  window.hits = '';
+  document.getElementById('host').attachShadow({mode: 'open'}).innerHTML =
+    '<span class="s">Shadow one</span><span class="s">Shadow two</span>';
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/many.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let used = |sel: &str, n: usize| vec![format!("{sel} matched {n} elements; used the first")];
+
+    // Reads: the first, said.
+    let v = tab_json(&env, &["browser", "text", ".item"], &t);
+    assert_eq!(v["data"]["value"], "Item A", "{v}");
+    assert_eq!(warnings(&v), used(".item", 3), "{v}");
+    let r = tab_run(&env, &["browser", "text", ".item"], &t).ok();
+    assert!(
+        r.stdout
+            .contains("warning: .item matched 3 elements; used the first"),
+        "{r:?}"
+    );
+    let v = tab_json(&env, &["browser", "text", "//div[@class='item']"], &t);
+    assert_eq!(v["data"]["value"], "Item A", "{v}");
+    assert_eq!(warnings(&v), used("//div[@class='item']", 3), "{v}");
+    let v = tab_json(&env, &["browser", "text", ".s"], &t);
+    assert_eq!(v["data"]["value"], "Shadow one", "{v}");
+    assert_eq!(warnings(&v), used(".s", 2), "{v}");
+    let v = tab_json(&env, &["browser", "describe", ".b"], &t);
+    assert_eq!(v["data"]["name"], "One", "{v}");
+    assert_eq!(warnings(&v), used(".b", 2), "{v}");
+    // One match (and a ref, and a command after an ambiguous one): nothing to say.
+    let v = tab_json(&env, &["browser", "text", "#only"], &t);
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+    let v = tab_json(&env, &["browser", "text", "//p"], &t);
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+
+    // The snapshot's subtree.
+    let v = tab_json(&env, &["browser", "snapshot", "--selector", ".sect"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), used(".sect", 2), "{v}");
+    let names: Vec<&str> = v["data"]["nodes"]
+        .as_array()
+        .map(|ns| ns.iter().filter_map(|n| n["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(names.contains(&"First section"), "{v}");
+    assert!(!names.contains(&"Second section"), "{v}");
+
+    // Actions: the quick click, the careful one (a hover), each on the first.
+    let v = tab_json(&env, &["browser", "click", ".b"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), used(".b", 2), "{v}");
+    let v = tab_json(&env, &["browser", "eval", "window.hits"], &t);
+    assert_eq!(v["data"]["value"], "1", "{v}");
+    let v = tab_json(&env, &["browser", "hover", ".item"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), used(".item", 3), "{v}");
+    let v = tab_json(&env, &["browser", "click", "#only"], &t);
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+}
+
 #[test]
 fn readability_returns_the_article_only() {
     need_chromium!();

@@ -82,6 +82,7 @@ pub(crate) async fn click(
     else {
         return Ok(QuickClick::Careful);
     };
+    cx.state.frames.note_matches(selector, aim.matches);
     // Input to a hidden page is never acknowledged: a tab in the background is shown first.
     if !aim.before.visible
         && let Err(e) = mouse::bring_to_front(&page, &deadline).await
