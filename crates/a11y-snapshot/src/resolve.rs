@@ -170,9 +170,10 @@ struct Expected<'r> {
     refs: Option<&'r RefTable>,
 }
 
-/// How many other remembered nodes of a frame have this role and name.
-fn twins(refs: Option<&RefTable>, frame_id: &str, role: &str, name: &str, except: i64) -> usize {
-    refs.map_or(0, |r| {
+/// The refs of the other remembered nodes of a frame with this role and name (those of every
+/// snapshot of the page, removed nodes included: the table keeps them until a navigation).
+fn twins(refs: Option<&RefTable>, frame_id: &str, role: &str, name: &str, except: i64) -> Vec<Ref> {
+    refs.map_or_else(Vec::new, |r| {
         r.entries()
             .iter()
             .filter(|o| {
@@ -181,8 +182,23 @@ fn twins(refs: Option<&RefTable>, frame_id: &str, role: &str, name: &str, except
                     && o.role == role
                     && o.name == name
             })
-            .count()
+            .map(|o| o.reference)
+            .collect()
     })
+}
+
+/// Refs as `@e1, @e2`, the first `max` of them and how many more.
+fn ref_list(refs: &[Ref], max: usize) -> String {
+    let mut s = refs
+        .iter()
+        .take(max)
+        .map(|r| format!("@{r}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if refs.len() > max {
+        s.push_str(&format!(" and {} more", refs.len() - max));
+    }
+    s
 }
 
 /// Resolves a target to a live node.
@@ -370,16 +386,19 @@ async fn by_identity<P: PageFrames>(
         &exp.name,
         exp.backend_node_id,
     );
-    if twins > 0 {
+    if !twins.is_empty() {
         release(&frame.session, object_id).await;
+        // The count is of refs handed out on this page (the table keeps those of earlier
+        // snapshots and of removed nodes), not of what the last snapshot showed.
         return Err(SnapshotError::Stale {
             target: label.to_string(),
             reason: format!(
-                "the page replaced it, and {} elements of the last snapshot are {} {:?}: which \
-                 one is meant cannot be told from its old position",
-                twins + 1,
+                "the page replaced it, and {} other refs given on this page were also {} {:?} \
+                 ({}): which one is meant cannot be told from its old position",
+                twins.len(),
                 exp.role,
-                exp.name
+                exp.name,
+                ref_list(&twins, 8)
             ),
         });
     }
@@ -669,4 +688,21 @@ async fn first_of_several(
     Ok(value("0")
         .and_then(|v| v.object_id.clone())
         .map(|id| (id, count)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_lists_are_capped_and_say_how_many_more() {
+        let refs: Vec<Ref> = (1..=10).filter_map(Ref::new).collect();
+        assert_eq!(ref_list(&refs[..2], 8), "@e1, @e2");
+        assert_eq!(
+            ref_list(&refs, 3),
+            "@e1, @e2, @e3 and 7 more",
+            "the rest counted, not listed"
+        );
+        assert_eq!(ref_list(&[], 8), "");
+    }
 }

@@ -773,6 +773,89 @@ fn a_selector_matching_several_elements_uses_the_first_and_says_so() {
     assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
 }
 
+/// The refs of every node with this role and name in a snapshot envelope, in order.
+fn refs_of(snapshot: &Value, role: &str, name: &str) -> Vec<String> {
+    snapshot["data"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["role"] == role && n["name"] == name)
+        .filter_map(|n| n["ref"].as_str().map(|r| format!("@{r}")))
+        .collect()
+}
+
+#[test]
+fn stale_ref_messages_count_what_they_say() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html(
+        "/rows.html",
+        r#"<!doctype html><html><head><title>Rows</title></head><body>
+<ul id="list"></ul><input id="solo" aria-label="Solo">
+<script>
+  let rows = ['a', 'b', 'c'];
+  function render() { document.getElementById('list').innerHTML = rows.map(r => '<li>' + r + ' <button>Delete</button></li>').join(''); }
+  render();
+</script></body></html>"#,
+    );
+    f.html(
+        "/other.html",
+        "<!doctype html><title>Other</title><p>Other page</p>",
+    );
+    let sid = env.start(&["--open-url", &f.url("/rows.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let first = refs_of(
+        &tab_json(&env, &["browser", "snapshot"], &t),
+        "button",
+        "Delete",
+    );
+    assert_eq!(first.len(), 3, "{first:?}");
+    // The list is drawn again with one row less: every button is a new node with a new ref.
+    tab_json(
+        &env,
+        &["browser", "eval", "rows = ['b', 'c']; render()"],
+        &t,
+    );
+    let snap = tab_json(&env, &["browser", "snapshot"], &t);
+    let second = refs_of(&snap, "button", "Delete");
+    assert_eq!(second.len(), 2, "{snap}");
+    assert!(
+        second.iter().all(|r| !first.contains(r)),
+        "{first:?} {second:?}"
+    );
+    let solo = ref_of(&snap, "textbox", "Solo");
+
+    // A ref of the first snapshot: the refs it could be confused with are those the table holds
+    // (two of the first snapshot, removed since, and two of the second), named and counted so.
+    let v = tab_json(&env, &["browser", "text", &first[0]], &t);
+    assert_eq!(v["error"]["code"], "STALE_ELEMENT", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    let others = [&first[1..], &second[..]].concat().join(", ");
+    assert!(
+        msg.contains(&format!(
+            "4 other refs given on this page were also button \"Delete\" ({others})"
+        )),
+        "{msg}"
+    );
+    assert!(!msg.contains("last snapshot"), "{msg}");
+    // A node both snapshots saw keeps its ref.
+    let v = tab_json(&env, &["browser", "describe", &solo], &t);
+    assert_eq!(v["data"]["name"], "Solo", "{v}");
+
+    // After a navigation: refs beyond the new page's numbering are from the earlier page; a
+    // number never handed out is not found.
+    tab_run(&env, &["browser", "goto", &f.url("/other.html")], &t).ok();
+    for r in [&second[1], &solo] {
+        let v = tab_json(&env, &["browser", "text", r], &t);
+        assert_eq!(v["error"]["code"], "STALE_ELEMENT", "{r}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains("from an earlier page"), "{r}: {msg}");
+    }
+    let v = tab_json(&env, &["browser", "text", "@e99"], &t);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+}
+
 #[test]
 fn readability_returns_the_article_only() {
     need_chromium!();
