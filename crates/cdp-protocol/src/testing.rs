@@ -83,7 +83,9 @@ impl FixtureServer {
     }
 
     /// Like [`FixtureServer::route`] with a status line (`"302 Found"`) and extra headers
-    /// (`Location`, `Set-Cookie`, ...): redirects and cookies.
+    /// (`Location`, `Set-Cookie`, ...): redirects and cookies. Answers carry
+    /// `Cache-Control: no-store` unless `headers` has a `Cache-Control` of its own (a page that
+    /// may enter the back/forward cache).
     pub fn route_with(
         &self,
         path: &str,
@@ -212,12 +214,21 @@ async fn handle(mut stream: TcpStream, routes: Routes) {
             Duration::ZERO,
         ),
     };
+    // `no-store` unless the route says otherwise (it keeps pages out of the back/forward cache).
+    let own_cache_control = extra
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("cache-control"));
+    let cache_control = if own_cache_control {
+        ""
+    } else {
+        "Cache-Control: no-store\r\n"
+    };
     let extra: String = extra.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
     let header = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n{extra}\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{cache_control}Connection: close\r\n{extra}\r\n",
         body.len()
     );
     let _ = stream.write_all(header.as_bytes()).await;

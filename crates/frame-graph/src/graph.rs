@@ -190,21 +190,17 @@ impl Shared {
             "Page.frameNavigated" => {
                 if let Ok(e) = ev.decode::<page::FrameNavigated>() {
                     let frame = tree_frame(&e.frame);
-                    // A page restored from the back/forward cache brings its old frames back
-                    // without attach events: read them from the frame trees (untested here:
-                    // headless Chromium under CDP did not use the cache in our runs).
+                    // A page restored from the back/forward cache keeps the OOPIF targets
+                    // announced for it just before, and brings its in-process frames back
+                    // without attach events: read those from the frame trees (see
+                    // `FrameRegistry::on_frame_restored` for what Chromium sends).
                     let restored = e.r#type.as_deref() == Some("BackForwardCacheRestore");
-                    self.mutate(|reg| {
-                        reg.on_frame_navigated(&key, frame);
-                        if restored {
-                            reg.forget_removed();
-                        }
-                    });
                     if restored {
+                        self.mutate(|reg| reg.on_frame_restored(&key, frame));
                         let shared = Arc::clone(self);
-                        tokio::spawn(async move {
-                            let _ = shared.reconcile_trees().await;
-                        });
+                        tokio::spawn(shared.after_restore());
+                    } else {
+                        self.mutate(|reg| reg.on_frame_navigated(&key, frame));
                     }
                 }
             }
@@ -417,6 +413,21 @@ impl Shared {
             }
         }
         Ok(())
+    }
+
+    /// After a page came back from the back/forward cache: adds its in-process frames from the
+    /// frame trees, lets the OOPIF sessions announced for it finish their setup (nested targets
+    /// are announced during it), then reads owners and document order (the restored frames did
+    /// not arrive in document order). Bounded by `FrameGraphOptions::sync_timeout`.
+    async fn after_restore(self: Arc<Self>) {
+        let work = async {
+            self.reconcile_trees().await?;
+            self.settle_setups(Instant::now() + self.options.command_timeout)
+                .await;
+            self.dom_pass().await
+        };
+        // Failures leave what the events said; `FrameGraph::sync` can re-read it all.
+        let _ = tokio::time::timeout(self.options.sync_timeout, work).await;
     }
 
     /// Those of `frames` that are iframe targets of their own (`Target.getTargetInfo` with the

@@ -11,6 +11,8 @@
 //! - a frame (or OOPIF target) whose parent is not known yet is parked until the parent appears;
 //! - indices: the main frame is 0, others take the next free number, never reused within a
 //!   generation; a main-frame navigation starts a new generation and a fresh numbering;
+//! - a main frame restored from the back/forward cache keeps the OOPIFs whose targets were
+//!   announced for it (see [`FrameRegistry::on_frame_restored`]);
 //! - contexts are keyed by (session, frame) because context ids collide across processes.
 
 use crate::types::{FrameIndex, FrameInfo};
@@ -610,10 +612,59 @@ impl FrameRegistry {
         }
     }
 
-    /// Forgets which frames were removed, so frame trees may bring them back (a page restored
-    /// from the back/forward cache revives its old frames).
-    pub fn forget_removed(&mut self) {
+    /// `Page.frameNavigated{type: "BackForwardCacheRestore"}` emitted on `session`: the main
+    /// frame shows a document restored from the back/forward cache.
+    ///
+    /// What Chromium 148 sends (measured): when a document enters the cache, each of its direct
+    /// OOPIF sessions gets `detachedFromTarget` (nested ones go silently with it), its in-process
+    /// subframes get no `frameDetached`. On restore, each direct OOPIF target is announced again
+    /// (`attachedToTarget` on the page session, already running, with its URL and parent frame)
+    /// *before* this event, and the restored in-process frames' contexts are reported, but not
+    /// the frames themselves (no `frameAttached`/`frameNavigated`); nested OOPIF targets are
+    /// announced once auto-attach is on in their parent's new session. (Re-sending
+    /// `setAutoAttach` on the page session announces again only targets detached meanwhile; off
+    /// then on replaces every child session.)
+    ///
+    /// So: a new generation as for any main-frame navigation, except that children of the main
+    /// frame held by a live OOPIF session attached for them (the restored targets just
+    /// announced) are kept with their subtrees, unnumbered. Everything else under the main frame
+    /// is the previous document's and goes. Removed frames are forgotten so that the page
+    /// session's frame tree may bring the restored in-process frames back
+    /// ([`Self::seed_from_frame_tree`]).
+    pub fn on_frame_restored(&mut self, session: &SessionKey, frame: TreeFrame) {
+        let main = self.main_frame.clone();
+        let is_main = frame.parent_id.is_none()
+            && session == &self.page_session
+            && main.as_ref() == Some(&frame.frame_id);
+        let kept: Vec<FrameId> = match main.as_ref().filter(|_| is_main) {
+            Some(m) => {
+                let children = self
+                    .frames
+                    .get(m)
+                    .map(|r| r.children.clone())
+                    .unwrap_or_default();
+                let restored: Vec<FrameId> = children
+                    .into_iter()
+                    .filter(|c| self.is_live_target_root(c))
+                    .collect();
+                if let Some(rec) = self.frames.get_mut(m) {
+                    rec.children.retain(|c| !restored.contains(c));
+                }
+                restored
+            }
+            None => Vec::new(),
+        };
+        self.on_frame_navigated(session, frame);
+        if let Some(m) = main.filter(|_| is_main) {
+            for c in &kept {
+                self.clear_indices(c);
+            }
+            if let Some(rec) = self.frames.get_mut(&m) {
+                rec.children.extend(kept);
+            }
+        }
         self.removed.clear();
+        self.bump();
     }
 
     /// Frames placed since the last call (the graph looks up their owner elements).
@@ -1019,6 +1070,29 @@ impl FrameRegistry {
         self.added.push(id.clone());
         self.drain_pending(&id);
         self.bump();
+    }
+
+    /// True when `frame` is the root of a live OOPIF session attached for it.
+    fn is_live_target_root(&self, frame: &FrameId) -> bool {
+        let Some(rec) = self.frames.get(frame) else {
+            return false;
+        };
+        rec.session != self.page_session
+            && self
+                .sessions
+                .get(&rec.session)
+                .is_some_and(|s| s.root_frame.as_ref() == Some(frame))
+    }
+
+    /// Unnumbers `frame` and its subtree (they take numbers of the current generation on use).
+    fn clear_indices(&mut self, frame: &FrameId) {
+        let mut stack = vec![frame.clone()];
+        while let Some(f) = stack.pop() {
+            if let Some(rec) = self.frames.get_mut(&f) {
+                rec.index = None;
+                stack.extend(rec.children.iter().cloned());
+            }
+        }
     }
 
     fn drain_pending(&mut self, parent: &FrameId) {

@@ -120,6 +120,86 @@ fn crashed_oopif_keeps_its_frame_loses_its_document_and_comes_back() {
     r.check_invariants().unwrap();
 }
 
+/// The event sequence Chromium 148 sends around a back/forward-cache round trip (see
+/// `on_frame_restored`).
+#[test]
+fn restore_from_the_back_forward_cache_keeps_the_oopifs_announced_for_it() {
+    let mut r = page();
+    // Page A: in-process S, OOPIF O (session S1) holding in-process I and nested OOPIF N (S2).
+    r.on_frame_attached(&sk("P"), &fid("S"), &fid("M"));
+    r.on_frame_attached(&sk("P"), &fid("O"), &fid("M"));
+    r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("O"), Some(&fid("M")));
+    r.on_frame_attached(&sk("S1"), &fid("I"), &fid("O"));
+    r.on_target_attached(
+        &sk("S1"),
+        &SessionId::from("S2"),
+        &fid("N"),
+        Some(&fid("O")),
+    );
+    // Away to page B (A enters the cache): O's session detaches, nothing else.
+    r.on_target_detached(&SessionId::from("S1"));
+    r.on_frame_navigated(&sk("P"), tf("M", None, "http://b/"));
+    r.on_frame_attached(&sk("P"), &fid("T"), &fid("M"));
+    assert_eq!(r.dfs_order(), vec![fid("M"), fid("T")]);
+    let generation = r.generation();
+
+    // Back: O announced again (new session) before the restore, N announced on that session;
+    // S's context comes before S itself is known.
+    r.on_target_attached(&sk("P"), &SessionId::from("S3"), &fid("O"), Some(&fid("M")));
+    r.on_target_attached(
+        &sk("S3"),
+        &SessionId::from("S4"),
+        &fid("N"),
+        Some(&fid("O")),
+    );
+    r.on_context_created(&sk("P"), ExecutionContextId(7), &fid("S"), true);
+    r.ensure_index(&fid("O"));
+    r.on_frame_restored(&sk("P"), tf("M", None, "http://a/"));
+    assert!(r.generation() > generation);
+    // B's frame is gone; O and what it holds stay, under their sessions, unnumbered.
+    assert_eq!(r.dfs_order(), vec![fid("M"), fid("O"), fid("N")]);
+    assert_eq!(r.session_of(&fid("O")), Some(&sk("S3")));
+    assert_eq!(r.session_of(&fid("N")), Some(&sk("S4")));
+    assert!(r.is_out_of_process(&fid("O")) && r.is_out_of_process(&fid("N")));
+    assert_eq!(r.index_of(&fid("O")), None);
+    assert_eq!(r.release_orphaned_sessions(), vec![]);
+    // The frame trees bring the in-process frames back (removed with A, remembered no longer),
+    // S with the context reported before it.
+    r.seed_from_frame_tree(
+        &sk("S3"),
+        &[tf("O", Some("M"), "o"), tf("I", Some("O"), "i")],
+    );
+    assert_eq!(r.session_of(&fid("I")), Some(&sk("S3")));
+    r.seed_from_frame_tree(
+        &sk("P"),
+        &[tf("M", None, "http://a/"), tf("S", Some("M"), "s")],
+    );
+    assert!(r.contains(&fid("S")));
+    assert_eq!(r.context_of(&fid("S")), Some(ExecutionContextId(7)));
+    r.reorder_children(&fid("M"), &[fid("S"), fid("O")]);
+    r.reorder_children(&fid("O"), &[fid("N"), fid("I")]);
+    r.finish_numbering(&[fid("S"), fid("O"), fid("N"), fid("I")]);
+    assert_eq!(
+        r.dfs_order(),
+        vec![fid("M"), fid("S"), fid("O"), fid("N"), fid("I")]
+    );
+    assert_eq!(r.index_of(&fid("S")), Some(FrameIndex(1)));
+    assert_eq!(r.index_of(&fid("O")), Some(FrameIndex(2)));
+    r.check_invariants().unwrap();
+}
+
+#[test]
+fn restore_drops_frames_of_a_detached_oopif_session() {
+    let mut r = page();
+    r.on_frame_attached(&sk("P"), &fid("O"), &fid("M"));
+    r.on_target_attached(&sk("P"), &SessionId::from("S1"), &fid("O"), Some(&fid("M")));
+    // The leaving document's OOPIF: its session detached, the frame fell back to the page.
+    r.on_target_detached(&SessionId::from("S1"));
+    r.on_frame_restored(&sk("P"), tf("M", None, "http://a/"));
+    assert_eq!(r.dfs_order(), vec![fid("M")]);
+    r.check_invariants().unwrap();
+}
+
 #[test]
 fn swap_keeps_the_frame_and_moves_it_to_the_new_session() {
     // F17: attachedToTarget (same frame id), nested child removed, then detached{swap}.
@@ -292,6 +372,11 @@ enum Op {
         f: usize,
         swap: bool,
     },
+    /// `frameNavigated{BackForwardCacheRestore}` of a root frame.
+    Restore {
+        s: usize,
+        f: usize,
+    },
     TargetCrashed {
         c: usize,
     },
@@ -357,6 +442,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (s.clone(), f.clone(), prop::option::weighted(0.85, f.clone()))
             .prop_map(|(s, f, p)| Op::Navigate { s, f, p }),
         4 => (s.clone(), f.clone(), any::<bool>()).prop_map(|(s, f, swap)| Op::Detach { s, f, swap }),
+        1 => (s.clone(), f.clone()).prop_map(|(s, f)| Op::Restore { s, f }),
         3 => (s.clone(), 1..SESSIONS, f.clone(), prop::option::of(f.clone()))
             .prop_map(|(ps, c, f, hint)| Op::TargetAttached { ps, c, f, hint }),
         2 => (1..SESSIONS).prop_map(|c| Op::TargetDetached { c }),
@@ -395,6 +481,16 @@ fn apply(r: &mut FrameRegistry, op: &Op) {
                 DetachReason::Swap
             } else {
                 DetachReason::Remove
+            },
+        ),
+        Op::Restore { s, f } => r.on_frame_restored(
+            &session(*s),
+            TreeFrame {
+                frame_id: frame(*f),
+                parent_id: None,
+                url: format!("u{f}"),
+                name: None,
+                loader_id: None,
             },
         ),
         Op::TargetAttached { ps, c, f, hint } => {

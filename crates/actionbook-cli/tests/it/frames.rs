@@ -244,3 +244,154 @@ fn click_that_navigates_updates_the_context() {
         "clicked"
     );
 }
+
+/// Page A (with an out-of-process iframe holding a nested one) and page B, both allowed into the
+/// back/forward cache (the fixture's default `no-store` keeps pages out of it). Every frame posts
+/// what happened in it to the top page (`window.lastMessage`); the top page records each
+/// `pageshow` (`persisted`: restored from the cache) in `window.shows`.
+fn cacheable_site() -> crate::support::Fixture {
+    let f = crate::support::Fixture::start();
+    let html = |path: &str, body: &str| {
+        f.route_with(
+            path,
+            "200 OK",
+            &[("Cache-Control", "no-cache")],
+            "text/html; charset=utf-8",
+            body,
+        );
+    };
+    let shows = "<script>window.shows = []; addEventListener('pageshow', e => shows.push(e.persisted)); \
+         addEventListener('message', e => { window.lastMessage = e.data; });</script>";
+    html(
+        "/bf-a.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Cached A</title></head><body>{shows}
+<h1>Page A</h1>
+<iframe id="o" title="Remote frame" src="{}" width="400" height="250"></iframe>
+</body></html>"#,
+            f.cross_site_url("/bf-o.html")
+        ),
+    );
+    html(
+        "/bf-o.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Remote</title></head><body>
+<script>window.n = 0;</script>
+<button id="b" onclick="this.textContent = 'Pressed ' + (++n); top.postMessage('clicked:' + n, '*')">Remote press</button>
+<input id="i" aria-label="Remote field" oninput="top.postMessage('input:' + this.value, '*')"
+  onkeydown="if (event.key === 'Enter') top.postMessage('key:' + this.value, '*')">
+<iframe id="n" title="Nested frame" src="{}" width="300" height="80"></iframe>
+</body></html>"#,
+            f.url("/bf-n.html")
+        ),
+    );
+    html(
+        "/bf-n.html",
+        r#"<!doctype html><html><head><title>Nested</title></head><body>
+<button onclick="top.postMessage('nested:' + (window.k = (window.k || 0) + 1), '*')">Nested press</button>
+</body></html>"#,
+    );
+    html(
+        "/bf-b.html",
+        "<!doctype html><html><head><title>Page B</title></head><body><h1>Page B</h1>\
+         <script>window.shows = []; addEventListener('pageshow', e => shows.push(e.persisted));</script></body></html>",
+    );
+    f
+}
+
+/// Snapshots until the remote button (named `remote`) and the nested one have refs; returns
+/// (remote button, remote field, nested button).
+fn oopif_refs(env: &Env, t: &[&str], remote: &str) -> (String, String, String) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = env.json(&[&["browser", "snapshot"][..], t].concat());
+        let has = |role: &str, name: &str| {
+            snap["data"]["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|n| n["role"] == role && n["name"] == name && n["ref"].is_string())
+        };
+        if (has("button", remote) && has("button", "Nested press")) || Instant::now() > until {
+            return (
+                ref_of(&snap, "button", remote),
+                ref_of(&snap, "textbox", "Remote field"),
+                ref_of(&snap, "button", "Nested press"),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `back`/`forward` restore a page from the back/forward cache: its out-of-process iframes (and
+/// the one nested in them) are in the snapshot with refs, and click, fill and press act in them.
+#[test]
+fn oopifs_of_a_page_restored_from_the_back_forward_cache_work() {
+    need_chromium!();
+    let env = Env::new();
+    let f = cacheable_site();
+    let a = f.url("/bf-a.html");
+    let sid = env.start(&["--open-url", &a]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    oopif_refs(&env, &t, "Remote press");
+
+    let v = env.json(&[&["browser", "goto", &f.url("/bf-b.html")][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    let v = env.json(&[&["browser", "back"][..], &t].concat());
+    assert_eq!(v["context"]["url"], a.as_str(), "{v}");
+    // Not vacuous: page A came back from the cache (its second `pageshow` is a persisted one).
+    let shows = env.json(&[&["browser", "eval", "JSON.stringify(shows)"][..], &t].concat());
+    assert_eq!(shows["data"]["value"], "[false,true]", "{shows}");
+
+    let (button, field, nested) = oopif_refs(&env, &t, "Remote press");
+    let v = env.json(&[&["browser", "click", &button][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"clicked:1".into()),
+        "clicked:1"
+    );
+    let v = env.json(&[&["browser", "fill", &field, "hi"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"input:hi".into()),
+        "input:hi"
+    );
+    let v = env.json(&[&["browser", "press", "Enter"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"key:hi".into()),
+        "key:hi"
+    );
+    let v = env.json(&[&["browser", "click", &nested][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"nested:1".into()),
+        "nested:1"
+    );
+
+    // Forward (B from the cache) and back again: the same documents, still working.
+    let v = env.json(&[&["browser", "forward"][..], &t].concat());
+    assert_eq!(v["context"]["title"], "Page B", "{v}");
+    let shows = env.json(&[&["browser", "eval", "JSON.stringify(shows)"][..], &t].concat());
+    assert_eq!(shows["data"]["value"], "[false,true]", "{shows}");
+    let v = env.json(&[&["browser", "back"][..], &t].concat());
+    assert_eq!(v["context"]["url"], a.as_str(), "{v}");
+    let shows = env.json(&[&["browser", "eval", "JSON.stringify(shows)"][..], &t].concat());
+    assert_eq!(shows["data"]["value"], "[false,true,true]", "{shows}");
+    // The button kept the text the first click gave it: the restored document, not a reload.
+    let (button, _, nested) = oopif_refs(&env, &t, "Pressed 1");
+    let v = env.json(&[&["browser", "click", &button][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"clicked:2".into()),
+        "clicked:2"
+    );
+    let v = env.json(&[&["browser", "click", &nested][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval_until(&env, &t, "window.lastMessage", &"nested:2".into()),
+        "nested:2"
+    );
+    let snap = env.json(&[&["browser", "snapshot"][..], &t].concat());
+    ref_of(&snap, "button", "Pressed 2");
+}

@@ -6,6 +6,7 @@ mod support;
 mod s10_lost_attach;
 mod s11_crash;
 mod s12_shadow_owner;
+mod s13_bfcache;
 mod s1_same_origin;
 mod s2_oopif;
 mod s3_nesting;

@@ -22,6 +22,19 @@ impl Server {
             .route(path, "text/html; charset=utf-8", body.as_bytes().to_vec());
     }
 
+    /// An HTML route that may be kept in the back/forward cache (the default answers carry
+    /// `Cache-Control: no-store`, which keeps a page out of it).
+    #[allow(dead_code)]
+    pub fn route_cacheable(&self, path: &str, body: &str) {
+        self.0.route_with(
+            path,
+            "200 OK",
+            &[("Cache-Control", "no-cache")],
+            "text/html; charset=utf-8",
+            body.as_bytes().to_vec(),
+        );
+    }
+
     /// Same-site URL (127.0.0.1).
     pub fn url(&self, path: &str) -> String {
         self.0.url(path)
