@@ -15,7 +15,8 @@ use crate::page::locate::{self, Located};
 use crate::reply::Done;
 use crate::tab::{TabCommand, TabCx};
 
-/// `browser press <key-or-chord>`.
+/// `browser press <key-or-chord>`. Keys that open a tab (Enter on a `target=_blank` link) name
+/// it in `data.new_tab_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Press {
