@@ -127,14 +127,17 @@ const ELEMENT_AT_JS: &str = "(function(x, y) { let e = document.elementFromPoint
     if (!inner || inner === e) break; e = inner; } \
   return e; })";
 
-/// For a frame element: where its content starts in its document's viewport.
-const CONTENT_ORIGIN_JS: &str = "function() { if (this.localName !== 'iframe' && this.localName !== 'frame') return null; \
+/// For a frame element: its content box in its document's viewport, `[left, top, width, height]`.
+const CONTENT_BOX_JS: &str = "function() { if (this.localName !== 'iframe' && this.localName !== 'frame') return null; \
   const r = this.getBoundingClientRect(); const cs = getComputedStyle(this); \
-  return [r.left + this.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + this.clientTop + (parseFloat(cs.paddingTop) || 0)]; }";
+  const pl = parseFloat(cs.paddingLeft) || 0, pt = parseFloat(cs.paddingTop) || 0; \
+  return [r.left + this.clientLeft + pl, r.top + this.clientTop + pt, \
+    this.clientWidth - pl - (parseFloat(cs.paddingRight) || 0), this.clientHeight - pt - (parseFloat(cs.paddingBottom) || 0)]; }";
 
 /// The element at page point `(x, y)` (CSS pixels of the top-level viewport), found from the top
 /// document down through every frame on the way (out-of-process ones included), and the point in
-/// that element's frame. `ELEMENT_NOT_FOUND` when nothing is there.
+/// that element's frame. A point on a frame element's border or padding is that element.
+/// `ELEMENT_NOT_FOUND` when nothing is there.
 pub(crate) async fn at_point(
     frames: &mut TabFrames,
     page: &Session,
@@ -176,13 +179,17 @@ pub(crate) async fn at_point(
         };
         let (described, origin) = tokio::join!(
             session.send_timeout(&describe, cap),
-            handle.call(CONTENT_ORIGIN_JS, Vec::new(), cap)
+            handle.call(CONTENT_BOX_JS, Vec::new(), cap)
         );
         let node = described?.node;
+        // Only a point inside the content box goes into the frame (its document sees nothing
+        // under its border or padding).
         let origin: Option<(f64, f64)> = origin
             .ok()
             .and_then(|r| r.result.value)
-            .and_then(|v| serde_json::from_value(v).ok());
+            .and_then(|v| serde_json::from_value::<(f64, f64, f64, f64)>(v).ok())
+            .filter(|(ox, oy, w, h)| (0.0..*w).contains(&(x - ox)) && (0.0..*h).contains(&(y - oy)))
+            .map(|(ox, oy, _, _)| (ox, oy));
         let index = g.index_for(&frame).map_or(0, |i| i.0);
         let child = node
             .frame_id

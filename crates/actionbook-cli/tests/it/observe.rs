@@ -682,6 +682,9 @@ fn inspect_point_takes_viewport_points_through_scrolled_frames() {
         let el = &v["data"]["element"];
         assert_eq!(el["role"], "iframe", "{point}: {v}");
         assert_eq!(r(el), oop, "{point}: {v}");
+        // Pointer commands at such a point find the frame element too (not nothing inside it).
+        let h = tab_json(&env, &["browser", "hover", point, "--timeout", "5000"], &t);
+        assert_eq!(h["ok"], true, "hover {point}: {h}");
     }
     // The page itself, where the frames are not.
     let v = inspect("350,100", "0");
