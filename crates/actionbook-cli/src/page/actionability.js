@@ -7,7 +7,8 @@
 //               element, and whether the move itself landed on the element;
 //   up(arg)     one frame boundary it could not cross (another origin or process): from the
 //               child's point to the parent's, hit tested, and on up;
-//   listen(arg) listeners only (keyboard input to this element's document);
+//   listen(arg) listeners only (keyboard input to this element's document), and the browser's
+//               count of the events dispatched there (performance.eventCounts);
 //   peek()      what the listeners saw so far;
 //   finish()    stops the listeners and answers what they saw;
 //   after()     (a quick aim's element) after the input: one task and one 0 ms timer of the page,
@@ -259,6 +260,7 @@ async function (op, arg) {
     }
     const probe = {
       seen,
+      events,
       token: report ? report.token : undefined,
       stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
@@ -358,16 +360,35 @@ async function (op, arg) {
     return { status: 'ok', x: up.x, y: up.y, top: up.top, levels: up.levels };
   }
   if (op === 'listen') {
-    listen(arg.events, arg.expire);
+    const probe = listen(arg.events, arg.expire);
+    // The browser's own count of the events dispatched in this document, which no page listener
+    // can stop (an app's shortcut layer that stops keys in a capture listener on the window,
+    // registered before this one, hides them from it): compared at finish.
+    const counts = win.performance && win.performance.eventCounts;
+    if (counts) probe.counted = arg.events.map((t) => counts.get(t) || 0);
     return { status: 'ok' };
   }
+  // The events of each type dispatched in this document since the probe listened, and whether
+  // the element (or something inside it) has this document's focus now.
+  const counted = (probe) => {
+    const counts = win.performance && win.performance.eventCounts;
+    if (!probe.counted || !counts) return undefined;
+    let a = doc.activeElement;
+    for (let i = 0; i < 64 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
+    return {
+      events: probe.events.map((t, i) => [t, (counts.get(t) || 0) - probe.counted[i]]),
+      focused: !!a && within(el, a),
+    };
+  };
   if (op === 'peek') {
     const probe = el[KEY];
-    return probe ? { status: 'ok', seen: probe.seen.slice(), owner } : { status: 'lost' };
+    return probe ? { status: 'ok', seen: probe.seen.slice(), owner, counted: counted(probe) } : { status: 'lost' };
   }
   if (op === 'finish') {
     const probe = el[KEY];
-    return probe ? { status: 'ok', seen: probe.stop(), owner } : { status: 'lost' };
+    if (!probe) return { status: 'lost' };
+    const seen = probe.stop();
+    return { status: 'ok', seen, owner, counted: counted(probe) };
   }
   if (op === 'after') {
     // A navigation the input scheduled as a task (a form submitted by Enter) has started after

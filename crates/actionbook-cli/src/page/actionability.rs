@@ -245,6 +245,20 @@ struct Reply {
     /// The element hosts a document (`finish`, `peek`).
     #[serde(default)]
     owner: bool,
+    /// The browser's count of what was dispatched (a keyboard probe's `finish`, `peek`).
+    #[serde(default)]
+    counted: Option<Counted>,
+}
+
+/// What the browser counted in the probe's document while it listened (`performance.eventCounts`).
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Counted {
+    /// Each event type listened for, with how many of it were dispatched in the document.
+    #[serde(default)]
+    events: Vec<(String, i64)>,
+    /// The element (or something inside it) had the document's focus at the end.
+    #[serde(default)]
+    focused: bool,
 }
 
 /// An element aimed at: the action point in page coordinates, listeners installed.
@@ -282,6 +296,15 @@ pub(crate) struct Seen {
     /// The element is a frame element: its pointer input went to the document inside it, which
     /// these events do not show.
     pub frame_owner: bool,
+    /// How many events of each kind the browser dispatched in the element's document while the
+    /// probe listened (a keyboard probe's; `None` when not counted). No page listener can hide
+    /// these: a page that stops an event in a capture listener on its window registered before
+    /// the probe's (an app's own keyboard shortcuts) keeps it out of [`Seen::events`], not out of
+    /// this count.
+    pub dispatched: Option<Vec<(String, u64)>>,
+    /// The element (or something inside it) had its document's focus when the probe finished
+    /// (known where [`Seen::dispatched`] is).
+    pub focused: bool,
 }
 
 impl Seen {
@@ -290,6 +313,25 @@ impl Seen {
         self.events
             .iter()
             .find(|e| kinds.contains(&e.kind.as_str()))
+    }
+
+    /// How many events of `kind` the browser dispatched in the element's document (`None` when
+    /// not counted; see [`Seen::dispatched`]).
+    pub fn dispatched(&self, kind: &str) -> Option<u64> {
+        let counts = self.dispatched.as_ref()?;
+        Some(
+            counts
+                .iter()
+                .find(|(k, _)| k == kind)
+                .map_or(0, |(_, n)| *n),
+        )
+    }
+
+    /// How many events of `kind` the page dispatched in the document that the probe's listeners
+    /// did not see (stopped before them); 0 when not counted.
+    pub fn unseen(&self, kind: &str) -> u64 {
+        let seen = self.events.iter().filter(|e| e.kind == kind).count() as u64;
+        self.dispatched(kind).map_or(0, |n| n.saturating_sub(seen))
     }
 
     /// How many events of `kind` reached the element.
@@ -316,6 +358,8 @@ impl Seen {
             events,
             gone: false,
             frame_owner: false,
+            dispatched: None,
+            focused: false,
         }
     }
 }
@@ -574,10 +618,21 @@ async fn read_seen(node: &Located, op: &str, deadline: &Deadline, selector: &str
         )
         .await;
     match r {
-        Ok(r) if r.status == "ok" => Seen {
-            frame_owner: r.owner,
-            ..Seen::from_values(r.seen)
-        },
+        Ok(r) if r.status == "ok" => {
+            let counted = r.counted.map(|c| {
+                let events = c.events.into_iter();
+                (
+                    events.map(|(k, n)| (k, n.max(0) as u64)).collect(),
+                    c.focused,
+                )
+            });
+            Seen {
+                frame_owner: r.owner,
+                focused: counted.as_ref().is_some_and(|c| c.1),
+                dispatched: counted.map(|c| c.0),
+                ..Seen::from_values(r.seen)
+            }
+        }
         Ok(_) => Seen::default(),
         Err(_) => Seen {
             gone: true,

@@ -157,24 +157,28 @@ fn press_type_and_focus() {
 }
 
 /// A press whose keys the focused element's document never sees is not reported done, and the
-/// error names the keys as keys (`details.keys`), not as a selector: there is none. (The page's
-/// own capture listener, registered first, stops the key events before the probe's.)
+/// error names the keys as keys (`details.keys`), not as a selector: there is none. (An open
+/// `<select>` dropdown takes the keyboard: keys go to its popup, a document of its own, and the
+/// page sees none of them.)
 #[test]
 fn a_press_not_seen_names_its_keys() {
     need_chromium!();
     let env = Env::new();
     let f = site();
     f.html(
-        "/eat.html",
-        r#"<!doctype html><title>Eat</title><input id="a">
+        "/menu.html",
+        r#"<!doctype html><title>Menu</title>
+<select id="s"><option>a</option><option>b</option><option>c</option></select>
 <script>
-  for (const t of ['keydown', 'keyup']) window.addEventListener(t, e => e.stopImmediatePropagation(), true);
+  window.got = [];
+  for (const t of ['keydown', 'keyup']) window.addEventListener(t, e => got.push(t), true);
 </script>"#,
     );
-    let sid = env.start(&["--open-url", &f.url("/eat.html")]);
+    let sid = env.start(&["--open-url", &f.url("/menu.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    assert_eq!(on(&env, &t, &["focus", "#a"])["ok"], true);
-    for keys in ["Enter", "Control+A"] {
+    // The click opens the dropdown (on mousedown, before the click answers).
+    assert_eq!(on(&env, &t, &["click", "#s"])["ok"], true);
+    for keys in ["ArrowDown", "Control+A"] {
         let v = on(&env, &t, &["press", keys]);
         assert_failure(
             &v,
@@ -187,6 +191,54 @@ fn a_press_not_seen_names_its_keys() {
             "{v}"
         );
     }
+    assert_eq!(value(&env, &t, "got.length"), 0);
+}
+
+/// Keys a page stops before anyone else sees them (an editor's or game's own shortcut layer: a
+/// capture listener on the window, registered before the probe's, that stops every key) did
+/// reach it: press and type are ok, and the page got them.
+#[test]
+fn keys_a_page_stops_first_arrived() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/eat.html",
+        r#"<!doctype html><title>Eat</title><input id="a"><input id="b">
+<script>
+  window.got = [];
+  for (const t of ['keydown', 'keyup']) window.addEventListener(t, e => {
+    if (t === 'keydown') got.push(e.key);
+    e.stopImmediatePropagation();
+  }, true);
+</script>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/eat.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    assert_eq!(on(&env, &t, &["focus", "#a"])["ok"], true);
+    for keys in ["Enter", "Control+A"] {
+        let v = on(&env, &t, &["press", keys]);
+        assert_eq!(v["ok"], true, "{keys}: {v}");
+    }
+    assert_eq!(value(&env, &t, "got.join(' ')"), "Enter Control A");
+    let v = on(&env, &t, &["type", "#a", "hello"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value(&env, &t, "document.getElementById('a').value"),
+        "hello"
+    );
+    // A tab in the text moves focus on (the page sees it go): what follows goes to the next field.
+    value(&env, &t, "document.getElementById('a').value = ''; 1");
+    let v = on(&env, &t, &["type", "#a", "ab\tcd"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "document.getElementById('a').value + '|' + document.getElementById('b').value"
+        ),
+        "ab|cd"
+    );
 }
 
 /// `fill` and `type` agree on `maxlength`: the field keeps what fits, as it does of a user's

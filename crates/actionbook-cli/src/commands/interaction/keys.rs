@@ -61,9 +61,24 @@ pub struct Focus {
 }
 
 /// Whether the keys arrived: the document the keyboard target is in saw `keydown` (a document
-/// that went away was navigated by the keys: Enter submitting a form).
+/// that went away was navigated by the keys: Enter submitting a form). Seen by the probe's
+/// listener or counted by the browser: a page that stops keys before the listener (an editor's
+/// or game's shortcut layer on the window) got them.
 fn keys_arrived(seen: &Seen) -> bool {
-    seen.gone || seen.first(&["keydown"]).is_some()
+    seen.gone || seen.first(&["keydown"]).is_some() || seen.dispatched("keydown") > Some(0)
+}
+
+/// How many keys reached the element being typed into: those its probe saw arrive on it, and
+/// those the page stopped before the probe could see them (they reached its document), counted
+/// as the element's while it kept focus (or a tab in the text moved focus on, as typing does).
+fn typed_on_target(seen: &Seen, text: &str, to_target: usize) -> usize {
+    let got = seen.count_on_target("keydown");
+    let unseen = usize::try_from(seen.unseen("keydown")).unwrap_or(usize::MAX);
+    if unseen > 0 && (seen.focused || text.contains('\t')) {
+        got.saturating_add(unseen).min(to_target.max(got))
+    } else {
+        got
+    }
 }
 
 /// What to describe an element by in an error (`<input type=text>`).
@@ -189,17 +204,21 @@ impl TabCommand for Type {
         sent?;
         let want = keyboard::keystrokes(&self.text);
         let to_target = keyboard::keystrokes_to_target(&self.text);
-        let got = seen.count_on_target("keydown");
+        let got = typed_on_target(&seen, &self.text, to_target);
         if !seen.gone && got < to_target {
             let by = seen
                 .events
                 .iter()
                 .find(|e| e.kind == "keydown" && !e.on_target)
                 .and_then(|e| e.by.clone());
-            let elsewhere = by.map_or_else(
-                || "the rest did not arrive".to_string(),
-                |b| format!("the rest went to {b}"),
-            );
+            let unseen = seen.unseen("keydown");
+            let elsewhere = match by {
+                Some(b) => format!("the rest went to {b}"),
+                None if unseen > 0 => format!(
+                    "the page stopped {unseen} before they could be seen, and focus left the element"
+                ),
+                None => "the rest did not arrive".to_string(),
+            };
             return Err(CliError::NotDelivered {
                 action: "browser type".into(),
                 selector: selector.to_string(),
@@ -259,5 +278,38 @@ impl TabCommand for Focus {
             scroll_changed: None,
         };
         Ok(Done::data(data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A probe's view with `dispatched` keydowns counted by the browser.
+    fn seen(events: Vec<serde_json::Value>, dispatched: u64, focused: bool) -> Seen {
+        Seen {
+            dispatched: Some(vec![("keydown".into(), dispatched)]),
+            focused,
+            ..Seen::from_values(events)
+        }
+    }
+
+    #[test]
+    fn keys_the_page_stopped_first_count_as_arrived() {
+        // Not seen and not counted: lost; counted only: the page stopped them, they arrived.
+        assert!(!keys_arrived(&seen(vec![], 0, true)));
+        assert!(!keys_arrived(&Seen::from_values(vec![])));
+        assert!(keys_arrived(&seen(vec![], 2, false)));
+        assert!(keys_arrived(&seen(vec![json!(["keydown", 1])], 1, true)));
+        // type: unseen keys are the element's while it kept focus, or when a tab moved it on.
+        assert_eq!(typed_on_target(&seen(vec![], 5, true), "hello", 5), 5);
+        assert_eq!(typed_on_target(&seen(vec![], 5, false), "hello", 5), 0);
+        assert_eq!(typed_on_target(&seen(vec![], 5, false), "ab\tcd", 2), 2);
+        let partly = seen(vec![json!(["keydown", 1]), json!(["keydown", 1])], 5, true);
+        assert_eq!(typed_on_target(&partly, "hello", 5), 5);
+        // Seen going elsewhere is not made up for by the count.
+        let astray = seen(vec![json!(["keydown", 0, "input#b"])], 1, false);
+        assert_eq!(typed_on_target(&astray, "x", 1), 0);
     }
 }
