@@ -1,7 +1,11 @@
 //! Navigation and context updates (spec 5.6, section 9).
 
 use crate::need_chromium;
-use crate::support::{Env, RefusedPort, site};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{Env, RefusedPort, on, ref_of, site, value, value_until};
 
 #[test]
 fn goto_back_forward_reload_update_context() {
@@ -192,4 +196,316 @@ fn goto_waits_out_a_busy_renderer_within_its_timeout() {
         v["context"]["title"], "Page Two",
         "tab unusable after the timeout: {v}"
     );
+}
+
+/// Page A (with an out-of-process iframe) and page B, both allowed into the back/forward cache
+/// (the fixture's default `no-store` keeps pages out of it). A records each `pageshow`
+/// (`persisted`: restored from the cache) in `window.shows` and the last message a frame posted
+/// to it in `window.lastMessage`; the iframe's buttons fetch, throw and add an element late.
+fn cacheable_site() -> crate::support::Fixture {
+    let f = crate::support::Fixture::start();
+    let html = |path: &str, body: &str| {
+        f.route_with(
+            path,
+            "200 OK",
+            &[("Cache-Control", "no-cache")],
+            "text/html; charset=utf-8",
+            body,
+        );
+    };
+    let shows = "<script>window.shows = []; addEventListener('pageshow', e => shows.push(e.persisted)); \
+         addEventListener('message', e => { window.lastMessage = e.data; });</script>";
+    html(
+        "/bf/a.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Cached A</title></head><body>{shows}
+<h1>Page A</h1>
+<iframe id="o" title="Remote frame" src="{}" width="500" height="300"></iframe>
+<iframe id="s" title="Same frame" src="/bf/s.html" width="300" height="80"></iframe>
+</body></html>"#,
+            f.cross_site_url("/bf/o.html")
+        ),
+    );
+    html(
+        "/bf/o.html",
+        r#"<!doctype html><html><head><title>Remote</title></head><body>
+<script>
+window.n = 0;
+function get(path, tag) {
+  fetch(path).then(r => r.text()).then(t => { console.log(tag + ' got ' + t); top.postMessage(tag + ':' + t, '*'); });
+}
+</script>
+<button onclick="get('/bf/data?from=oop&n=' + (++n), 'oop' + n)">Remote fetch</button>
+<button onclick="get('/bf/routed?n=' + (++n), 'routed' + n)">Remote routed</button>
+<button onclick="setTimeout(() => { throw new Error('oop boom ' + (++n)); })">Remote throw</button>
+<button onclick="setTimeout(() => { const p = document.createElement('p'); p.id = 'late' + (++n); p.textContent = 'late'; document.body.appendChild(p); top.postMessage('late' + n, '*'); }, 800)">Remote later</button>
+<input aria-label="Remote field" oninput="top.postMessage('input:' + this.value, '*')">
+</body></html>"#,
+    );
+    html(
+        "/bf/s.html",
+        "<!doctype html><html><body><script>function get() { return fetch('/bf/data?from=same').then(r => r.text()); }</script>Same</body></html>",
+    );
+    f.route("/bf/data", "text/plain", "real", Duration::ZERO);
+    f.route(
+        "/bf/slow",
+        "text/plain",
+        "slow",
+        Duration::from_millis(1500),
+    );
+    f.route("/bf/routed", "text/plain", "unrouted", Duration::ZERO);
+    html(
+        "/bf/b.html",
+        "<!doctype html><html><head><title>Page B</title></head><body><h1>Page B</h1>\
+         <script>window.shows = []; addEventListener('pageshow', e => shows.push(e.persisted));</script></body></html>",
+    );
+    f
+}
+
+/// Snapshots until the iframe's buttons have refs; returns the snapshot.
+fn snapshot_with_oopif(env: &Env, t: &[&str]) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = on(env, t, &["snapshot"]);
+        let has = snap["data"]["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|n| n["role"] == "button" && n["name"] == "Remote fetch" && n["ref"].is_string());
+        if has || Instant::now() > until {
+            return snap;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Clicks the iframe's button `name` (a ref of a fresh snapshot) and waits for the message it
+/// posts to the top page.
+fn click_in_oopif(env: &Env, t: &[&str], name: &str, message: &str) {
+    let snap = snapshot_with_oopif(env, t);
+    let v = on(env, t, &["click", &ref_of(&snap, "button", name)]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value_until(env, t, "window.lastMessage", &message.into()),
+        message
+    );
+}
+
+/// The request `network requests` lists whose URL ends with `end`.
+fn request_to(env: &Env, t: &[&str], end: &str) -> Value {
+    let v = on(env, t, &["network", "requests"]);
+    assert_eq!(v["ok"], true, "{v}");
+    v["data"]["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["url"].as_str().is_some_and(|u| u.ends_with(end)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no request to {end}: {v}"))
+}
+
+/// Reads `logs <which>` until an entry's text is `text` (frames log asynchronously).
+fn assert_logged(env: &Env, t: &[&str], which: &str, text: &str) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = on(env, t, &["logs", which]);
+        let found = v["data"]["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|i| i["text"].as_str().is_some_and(|x| x.contains(text)));
+        if found {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{text:?} never in logs {which}: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// Loads B, then A (so the tab's recorders see A's documents arrive), then B again, and goes
+/// back: A is restored from the back/forward cache. Returns (A's URL, B's URL).
+fn restore_a(env: &Env, t: &[&str], f: &crate::support::Fixture) -> (String, String) {
+    let (a, b) = (f.url("/bf/a.html"), f.url("/bf/b.html"));
+    let v = on(env, t, &["goto", &a]);
+    assert_eq!(v["ok"], true, "{v}");
+    snapshot_with_oopif(env, t);
+    let v = on(env, t, &["goto", &b]);
+    assert_eq!(v["ok"], true, "{v}");
+    // There is no load event to wait for: the answer comes at once.
+    let started = Instant::now();
+    let v = on(env, t, &["back"]);
+    assert!(started.elapsed() < Duration::from_secs(10), "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["from_url"], b.as_str(), "{v}");
+    assert_eq!(v["data"]["to_url"], a.as_str(), "{v}");
+    assert_eq!(v["context"]["url"], a.as_str(), "{v}");
+    assert_eq!(v["context"]["title"], "Cached A", "{v}");
+    // Not vacuous: A came back from the cache (its second `pageshow` is a persisted one).
+    assert_eq!(value(env, t, "JSON.stringify(shows)"), "[false,true]");
+    (a, b)
+}
+
+/// What a page restored from the back/forward cache (the same documents; its OOPIF announced
+/// again on new sessions; no load event) does with the engine's services: the network recorder
+/// records what the page, its in-process frame and its OOPIF request afterwards (the page's
+/// were ended at once as requests of a replaced document, their responses lost, and `wait
+/// network-idle` did not wait for them), a route set before leaving applies in the restored
+/// OOPIF, the console recorder reports both; refs of a new snapshot act in the OOPIF, one of
+/// before leaving is refused as stale; `wait element`, `fill`, `screenshot` work.
+#[test]
+fn a_page_restored_from_the_back_forward_cache_works_in_every_service() {
+    need_chromium!();
+    let env = Env::new();
+    let f = cacheable_site();
+    let sid = env.start(&["--open-url", &f.url("/bf/b.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["goto", &f.url("/bf/a.html")]);
+    assert_eq!(v["ok"], true, "{v}");
+    let before = snapshot_with_oopif(&env, &t);
+    let old_fetch = ref_of(&before, "button", "Remote fetch");
+    // A route set before leaving still applies in the restored OOPIF (a new session).
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "route",
+            "*/bf/routed*",
+            "--fulfill",
+            "--body",
+            "mocked",
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let (_, b) = restore_a(&env, &t, &f);
+
+    // The ref of before leaving: the same document, but refs are dropped on a history move.
+    let v = on(&env, &t, &["click", &old_fetch]);
+    assert_eq!(v["error"]["code"], "STALE_ELEMENT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("is from an earlier page")),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "String(window.lastMessage)"), "undefined");
+
+    // Requests after the restore: the OOPIF's, the page's (one slow, so in flight a while) and
+    // its in-process frame's; idle only once the slow one ended.
+    click_in_oopif(&env, &t, "Remote fetch", "oop1:real");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "eval",
+            "fetch('/bf/slow?from=top').then(r => r.text()).then(t => console.log('top got ' + t)), 1",
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &["eval", "document.getElementById('s').contentWindow.get()"],
+    );
+    assert_eq!(v["data"]["value"], "real", "{v}");
+    let started = Instant::now();
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "idle while the page's slow request was in flight: {v}"
+    );
+    for end in [
+        "/bf/data?from=oop&n=1",
+        "/bf/slow?from=top",
+        "/bf/data?from=same",
+    ] {
+        let r = request_to(&env, &t, end);
+        assert_eq!(r["status"], 200, "{r}");
+        assert_eq!(r["failure"], Value::Null, "{r}");
+    }
+    assert_eq!(
+        request_to(&env, &t, "/bf/data?from=oop&n=1")["target_type"],
+        "iframe"
+    );
+    click_in_oopif(&env, &t, "Remote routed", "routed2:mocked");
+
+    // Console messages and errors of the page and of the OOPIF.
+    assert_logged(&env, &t, "console", "oop1 got real");
+    assert_logged(&env, &t, "console", "top got slow");
+    let snap = snapshot_with_oopif(&env, &t);
+    let v = on(
+        &env,
+        &t,
+        &["click", &ref_of(&snap, "button", "Remote throw")],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &[
+            "eval",
+            "setTimeout(() => { throw new Error('top boom'); }), 1",
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_logged(&env, &t, "errors", "oop boom 3");
+    assert_logged(&env, &t, "errors", "top boom");
+
+    // Waiting for what the OOPIF adds, filling in it, a screenshot.
+    let v = on(
+        &env,
+        &t,
+        &["click", &ref_of(&snap, "button", "Remote later")],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &["wait", "element", "#late4", "--timeout", "8000"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &["fill", &ref_of(&snap, "textbox", "Remote field"), "hi"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &"input:hi".into()),
+        "input:hi"
+    );
+    let shot = env.home.join("bf.png");
+    let v = on(&env, &t, &["screenshot", &shot.display().to_string()]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(std::fs::metadata(&shot).is_ok_and(|m| m.len() > 0), "{v}");
+
+    // Forward (B from the cache) and back again: the OOPIF on yet another session.
+    let v = on(&env, &t, &["forward"]);
+    assert_eq!(v["context"]["url"], b.as_str(), "{v}");
+    assert_eq!(v["context"]["title"], "Page B", "{v}");
+    assert_eq!(value(&env, &t, "JSON.stringify(shows)"), "[false,true]");
+    let v = on(&env, &t, &["back"]);
+    assert_eq!(v["context"]["title"], "Cached A", "{v}");
+    assert_eq!(
+        value(&env, &t, "JSON.stringify(shows)"),
+        "[false,true,true]"
+    );
+    click_in_oopif(&env, &t, "Remote fetch", "oop5:real");
+    click_in_oopif(&env, &t, "Remote routed", "routed6:mocked");
+    let v = on(
+        &env,
+        &t,
+        &["eval", "fetch('/bf/data?from=top2').then(r => r.text())"],
+    );
+    assert_eq!(v["data"]["value"], "real", "{v}");
+    let v = on(&env, &t, &["wait", "network-idle", "--timeout", "10000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    for end in ["/bf/data?from=oop&n=5", "/bf/data?from=top2"] {
+        assert_eq!(request_to(&env, &t, end)["status"], 200);
+    }
+    assert_logged(&env, &t, "console", "oop5 got real");
 }

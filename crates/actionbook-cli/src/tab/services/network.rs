@@ -29,7 +29,9 @@
 //! tab's page session, which has `Page.enable` already (so the recorder adds nothing for the
 //! page), and from the recorder's own OOPIF sessions, where it enables the page domain. They come
 //! on another session than the requests, so in either order: a request of a replaced document
-//! reported later ends at once, one of the new document reported earlier stays. A keepalive
+//! reported later ends at once, one of the new document reported earlier stays. A document
+//! restored from the back/forward cache comes back under its old loader id: it is current again,
+//! and its requests are recorded as any others. A keepalive
 //! request (`sendBeacon`) may outlive its document; should Chromium report its end after all, the
 //! record takes it (Chromium 156 reports none: only its `responseReceivedExtraInfo` comes).
 //!
@@ -508,11 +510,13 @@ impl Ledger {
     /// Frame `frame` now shows document `loader` (`Page.frameNavigated`): the requests the frame's
     /// earlier documents made and that are still in flight end (Chromium cancels them and reports
     /// nothing). The navigation request itself and the new document's requests (reported before
-    /// the navigation, on another session) stay.
+    /// the navigation, on another session) stay. A document that comes back (restored from the
+    /// back/forward cache: the same loader id) is no longer a replaced one: its new requests count.
     fn navigated(&mut self, frame: &str, loader: &str) -> bool {
         if self.documents.len() >= FRAMES_KEPT && !self.documents.contains_key(frame) {
             self.documents.clear();
         }
+        self.replaced.retain(|l| l != loader);
         if let Some(old) = self.documents.insert(frame.to_string(), loader.to_string())
             && old != loader
         {
@@ -2120,6 +2124,28 @@ mod tests {
         l.request(&s, "page", made_by("b", Some("F"), "L1"));
         assert!(l.in_flight.is_empty());
         assert_eq!(hops(&l, "b")[0].note, Some(REPLACED_NOTE));
+    }
+
+    #[test]
+    fn a_document_restored_from_the_back_forward_cache_records_its_new_requests() {
+        let mut l = Ledger::new();
+        let s = SessionId::new("s");
+        l.navigated("F", "A");
+        l.navigated("F", "B");
+        // Back: document A again (same loader id), then one of its requests.
+        l.navigated("F", "A");
+        l.request(&s, "page", made_by("a2", Some("F"), "A"));
+        assert!(l.in_flight.contains_key("a2"));
+        assert!(l.response(response("a2", false)));
+        assert!(l.done("a2", 4.0, Some(10.0), None));
+        let r = &hops(&l, "a2")[0];
+        assert_eq!(
+            (r.status, r.failure.as_deref(), r.note),
+            (Some(200), None, None)
+        );
+        // B left again: a late request of it still ends at once.
+        l.request(&s, "page", made_by("b2", Some("F"), "B"));
+        assert_eq!(hops(&l, "b2")[0].note, Some(REPLACED_NOTE));
     }
 
     #[test]
