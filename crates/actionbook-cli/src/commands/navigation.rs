@@ -8,6 +8,7 @@ use crate::model::TabTarget;
 use crate::page::eval;
 use crate::page::navigation::{self, HistoryMove};
 use crate::reply::Done;
+use crate::tab::services::restores::RestoreWatch;
 use crate::tab::{TabCommand, TabCx};
 
 /// `browser goto <url>`.
@@ -84,6 +85,11 @@ async fn history(
             url: from_url,
             reason: format!("no {which} page in history"),
         });
+    }
+    // A restore from the back/forward cache is noted before the command ends, so `wait
+    // navigation` next does not take it for a later one.
+    if let Some(w) = cx.state.services.get::<RestoreWatch>() {
+        w.last_restore().await;
     }
     cx.forget_refs();
     finish(cx, kind, None, from_url).await

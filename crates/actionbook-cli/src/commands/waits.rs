@@ -21,6 +21,7 @@ use crate::page::navigation::{LoadWaiter, main_document};
 use crate::page::{eval, locate, watch};
 use crate::reply::Done;
 use crate::tab::services::network::{NetworkRecorder, RecorderState};
+use crate::tab::services::restores::RestoreWatch;
 use crate::tab::{TabCommand, TabCx};
 
 /// How long the network must stay quiet (no request waiting for its response, no request event)
@@ -293,6 +294,17 @@ impl TabCommand for WaitNavigation {
             (Some((_, age_ms)), Some(since)) => *age_ms < since,
             _ => false,
         };
+        // A document restored from the back/forward cache is an old one (its age is that of its
+        // first load): the restore itself says when it came back.
+        let restored_since_last = match cx.state.services.get::<RestoreWatch>() {
+            Some(w) => w
+                .last_restore()
+                .await
+                .zip(cx.state.last_done)
+                .is_some_and(|(restored, done)| restored > done),
+            None => false,
+        };
+        let arrived_since_last = arrived_since_last || restored_since_last;
         let waited = async {
             if !loading && !arrived_since_last {
                 waiter.committed(&main, &deadline, WHAT).await?;

@@ -509,3 +509,98 @@ fn a_page_restored_from_the_back_forward_cache_works_in_every_service() {
     }
     assert_logged(&env, &t, "console", "oop5 got real");
 }
+
+/// `wait navigation` and restores from the back/forward cache: one during the wait is seen; one
+/// the page made since the previous command counts (as a document that arrived since then does;
+/// the restored document is an old one, so its age said nothing), once; the one `back` made
+/// itself does not.
+#[test]
+fn wait_navigation_sees_a_restore_from_the_back_forward_cache() {
+    need_chromium!();
+    let env = Env::new();
+    let f = cacheable_site();
+    let sid = env.start(&["--open-url", &f.url("/bf/b.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let (a, b) = restore_a(&env, &t, &f);
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "600"]);
+    assert_eq!(
+        v["error"]["code"], "TIMEOUT",
+        "back's own restore is no news: {v}"
+    );
+
+    // During the wait.
+    let v = on(
+        &env,
+        &t,
+        &["eval", "setTimeout(() => history.forward(), 500), 1"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "8000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["observed_value"]["url"], b.as_str(), "{v}");
+    assert_eq!(v["context"]["title"], "Page B", "{v}");
+    assert_eq!(value(&env, &t, "JSON.stringify(shows)"), "[false,true]");
+
+    // Before the wait: it counts, once.
+    let v = on(
+        &env,
+        &t,
+        &["eval", "setTimeout(() => history.back(), 50), 1"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "3000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["observed_value"]["url"], a.as_str(), "{v}");
+    assert_eq!(v["context"]["title"], "Cached A", "{v}");
+    assert_eq!(
+        value(&env, &t, "JSON.stringify(shows)"),
+        "[false,true,true]"
+    );
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "600"]);
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    // Refs of A while the page moves by itself (no command drops them): refused while A is in
+    // the cache (B shows: nothing acted on), valid again once A is restored (the same document).
+    let snap = snapshot_with_oopif(&env, &t);
+    let fetch = ref_of(&snap, "button", "Remote fetch");
+    let heading = ref_of(&snap, "heading", "Page A");
+    let v = on(
+        &env,
+        &t,
+        &["eval", "setTimeout(() => history.forward(), 50), 1"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value_until(&env, &t, "document.title", &"Page B".into()),
+        "Page B"
+    );
+    for (args, r) in [(["click", &fetch], &fetch), (["text", &heading], &heading)] {
+        let v = on(&env, &t, &args);
+        assert_eq!(v["error"]["code"], "STALE_ELEMENT", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(r.as_str()) && m.contains("browser snapshot")),
+            "{v}"
+        );
+    }
+    let v = on(
+        &env,
+        &t,
+        &["eval", "setTimeout(() => history.back(), 50), 1"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value_until(&env, &t, "document.title", &"Cached A".into()),
+        "Cached A"
+    );
+    assert_eq!(value(&env, &t, "String(window.lastMessage)"), "undefined");
+    let v = on(&env, &t, &["click", &fetch]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value_until(&env, &t, "window.lastMessage", &"oop1:real".into()),
+        "oop1:real"
+    );
+    let v = on(&env, &t, &["text", &heading]);
+    assert_eq!(v["data"]["value"], "Page A", "{v}");
+}

@@ -11,6 +11,8 @@
 //! - [`console::ConsoleLog`]: records console messages and page errors of every frame.
 //! - [`network::NetworkRecorder`]: every request of every frame and worker of the tab, and how
 //!   many are in flight (`wait network-idle`).
+//! - [`restores::RestoreWatch`]: when the page was last restored from the back/forward cache
+//!   (`wait navigation`).
 
 use std::any::Any;
 use std::sync::Arc;
@@ -22,6 +24,7 @@ pub(crate) mod console;
 pub(crate) mod crash;
 pub(crate) mod dialogs;
 pub(crate) mod network;
+pub(crate) mod restores;
 
 /// A background job of an attached tab.
 pub(crate) trait TabService: Any + Send + Sync {
@@ -49,6 +52,7 @@ fn prepare(conn: &Connection, target: &TargetId) -> Vec<Arc<dyn Running>> {
         Arc::new(dialogs::DialogAnswerer::new(conn, target)),
         Arc::new(console::ConsoleLog::new(conn, target)),
         Arc::new(network::NetworkRecorder::new(conn, target)),
+        Arc::new(restores::RestoreWatch::new(conn, target)),
     ]
 }
 
