@@ -132,6 +132,18 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// `--force` skips the actionability checks, but no part of the element comes into the
+    /// viewport even after scrolling it into view (placed off-screen, moved out of a container
+    /// that clips it): there is no point of it to act at. Nothing was pressed.
+    #[error(
+        "{action} --force: {selector} is outside the viewport even after scrolling it into view (placed off-screen, or clipped away by a container), so there is no point of it to act at even with --force; nothing was done"
+    )]
+    OffScreen {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+    },
     /// Keys were sent to the focused element and its document did not see them arrive: the
     /// command is not reported done. (Keys are not a selector: `details.keys` names them.)
     #[error(
@@ -347,7 +359,9 @@ impl CliError {
         match self {
             // As fill, type and focus refuse an element that is not rendered: the action cannot
             // be done on it as it is (no wait was asked for).
-            CliError::InvalidArgument(_) | CliError::NoBox { .. } => ErrorCode::InvalidArgument,
+            CliError::InvalidArgument(_) | CliError::NoBox { .. } | CliError::OffScreen { .. } => {
+                ErrorCode::InvalidArgument
+            }
             CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
             CliError::ElementNotFound { .. }
@@ -438,6 +452,7 @@ impl CliError {
             self,
             CliError::NotActionable { .. }
                 | CliError::NoBox { .. }
+                | CliError::OffScreen { .. }
                 | CliError::Cdp(CdpError::Connect { .. })
                 | CliError::Daemon(_)
         )
@@ -500,6 +515,9 @@ impl CliError {
             }
             CliError::NoBox { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "not visible" }))
+            }
+            CliError::OffScreen { selector, .. } => {
+                Some(serde_json::json!({ "selector": selector, "reason": "outside viewport" }))
             }
             CliError::KeysNotDelivered { keys, .. } => {
                 Some(serde_json::json!({ "keys": keys, "reason": "input missed" }))
@@ -578,6 +596,9 @@ impl CliError {
             }
             CliError::NoBox { .. } => Some(
                 "show it first (open its menu or section), or act on the element the user sees; without --force the command waits for it to show",
+            ),
+            CliError::OffScreen { .. } => Some(
+                "bring it into view first (open its menu, slide in its panel), or act on the element the user sees; without --force the command waits for it to come into view",
             ),
             // Refs are numbered per document: after a navigation the old ones are gone.
             CliError::ElementNotFound { selector } if selector.starts_with('@') => {

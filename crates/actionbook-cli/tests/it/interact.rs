@@ -290,6 +290,69 @@ fn a_forced_click_on_an_element_without_a_box_fails_at_once() {
     assert_eq!(eval(&env, &t, "window.hits"), 3);
 }
 
+/// Nor does `--force` skip the need for the point to be in the viewport: an element that stays
+/// outside it though scrolled into view (fixed above the page, moved far left as a skip link is,
+/// moved out of the top of a container that clips it) fails at once, INVALID_ARGUMENT saying so
+/// with nothing pressed, instead of after the whole `--timeout`. One that scrolling brings into
+/// view (far down the page, in a container scrolled away from it) is clicked.
+#[test]
+fn a_forced_click_on_an_element_never_in_view_fails_at_once() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/offscreen.html",
+        r##"<!doctype html><title>Off screen</title><style>body { margin: 0 }</style>
+<div style="overflow: hidden; height: 60px; width: 300px">
+  <button id="lifted" style="position: relative; top: -200px" onclick="window.hits = 1">Lifted</button>
+</div>
+<div id="box" style="overflow: hidden; height: 60px; width: 300px">
+  <button id="back" onclick="window.hits = 'back'">Back</button><div style="height: 2000px"></div>
+</div>
+<button id="above" style="position: fixed; top: -500px" onclick="window.hits = 2">Above</button>
+<a id="skip" href="#main" style="position: absolute; left: -9999px" onclick="window.hits = 3">Skip</a>
+<div style="height: 3000px"></div>
+<button id="far" onclick="window.hits = 'far'">Far</button>
+<script>document.getElementById('box').scrollTop = 1000;</script>"##,
+    );
+    let sid = env.start(&["--open-url", &f.url("/offscreen.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for (sel, action) in [
+        ("#above", "click"),
+        ("#skip", "click"),
+        ("#lifted", "click"),
+        ("#above", "hover"),
+    ] {
+        let started = Instant::now();
+        let v = on(&env, &t, &[action, sel, "--force", "--timeout", "8000"]);
+        assert_error(
+            &v,
+            "INVALID_ARGUMENT",
+            "outside the viewport even after scrolling",
+        );
+        assert_eq!(
+            v["error"]["details"],
+            serde_json::json!({ "selector": sel, "reason": "outside viewport" }),
+            "{v}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{action} {sel} --force took {:?}: {v}",
+            started.elapsed()
+        );
+    }
+    assert_eq!(eval(&env, &t, "window.hits || 0"), 0);
+    // Without --force it is still waited for (it may slide in): TIMEOUT naming why.
+    let v = on(&env, &t, &["click", "#above", "--timeout", "600"]);
+    assert_error(&v, "TIMEOUT", "outside the viewport");
+    // Scrolling brings these into view: clicked.
+    for (sel, hit) in [("#far", "far"), ("#back", "back")] {
+        let v = on(&env, &t, &["click", sel, "--force"]);
+        assert_eq!(v["ok"], true, "{sel}: {v}");
+        assert_eq!(eval(&env, &t, "window.hits"), hit);
+    }
+}
+
 fn ref_number(r: &str) -> u32 {
     r.trim_start_matches("@e").parse().expect("ref number")
 }

@@ -45,7 +45,8 @@ pub struct Click {
     /// Skip the actionability checks (visible, enabled, stable, not covered); the press must
     /// still be seen arriving at the element (one press: a covering element that took it is
     /// named in the error, not pressed again). An element that renders no box (`display: none`)
-    /// has no point to press: INVALID_ARGUMENT at once.
+    /// or stays outside the viewport though scrolled into view (placed off-screen) has no point
+    /// to press: INVALID_ARGUMENT at once.
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,
@@ -76,7 +77,7 @@ pub struct Hover {
     /// `@eN`, a CSS selector, an XPath, or `x,y` viewport coordinates.
     pub selector: String,
     /// Skip the actionability checks (the move must still reach the element; one that renders
-    /// no box is INVALID_ARGUMENT at once).
+    /// no box or stays off-screen though scrolled into view is INVALID_ARGUMENT at once).
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub force: bool,

@@ -120,15 +120,26 @@ pub(crate) async fn approach(
     let mut poll = Poll::default();
     let mut last: Option<NotReady> = None;
     let mut found = false;
+    let forced = checks == Checks::NONE && matches!(spot, Spot::Element(_));
     loop {
+        let outside_before = last == Some(NotReady::Outside);
         match attempt(cx, spot, checks, confirm, held).await {
             Ok(Ok(ready)) => return Ok(ready),
             // Forced, nothing is waited for: an element that renders no box has no point to act
             // at, and waiting for it to show is the check the user asked to skip.
-            Ok(Err(Some(NotReady::NotVisible)))
-                if checks == Checks::NONE && matches!(spot, Spot::Element(_)) =>
-            {
+            Ok(Err(Some(NotReady::NotVisible))) if forced => {
                 return Err(CliError::NoBox {
+                    action: action.to_string(),
+                    selector,
+                });
+            }
+            // Nor is there a point of an element that stays outside the viewport though it was
+            // scrolled into view (fixed off-screen, moved out of a clipping container). Said after
+            // a second look (which scrolls again and lets two more frames be shown): a scroll
+            // carried across processes (to an out-of-process frame's parent) may show late on a
+            // loaded machine.
+            Ok(Err(Some(NotReady::Outside))) if forced && outside_before => {
+                return Err(CliError::OffScreen {
                     action: action.to_string(),
                     selector,
                 });
