@@ -438,8 +438,10 @@ impl TabCommand for WaitCondition {
         &self.target
     }
 
-    /// Evaluates the expression (promises awaited) until it is truthy; its last value is the
-    /// observed one. A throw fails at once with EVAL_FAILED.
+    /// Evaluates the expression (promises awaited) until it is truthy (JavaScript's own `!!`,
+    /// decided in the page); its last value, as `browser eval` gives it (cut and said so when
+    /// huge), is the observed one. A throw fails at once with EVAL_FAILED. One evaluation per
+    /// look.
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
         const WHAT: &str = "browser wait condition";
         let started = Instant::now();
@@ -450,11 +452,18 @@ impl TabCommand for WaitCondition {
         let deadline = cx.deadline.clone();
         let mut last = Value::Null;
         loop {
-            match eval::evaluate(&page, &self.expression, &deadline, WHAT).await {
-                Ok(v) if watch::truthy(&v) => {
-                    return Ok(satisfied(WaitKind::Condition, started, v.value));
+            match eval::evaluate_condition(&page, &self.expression, &deadline, WHAT).await {
+                Ok(c) => {
+                    let (v, truncated, warnings) = eval::reportable(c.value, c.cut);
+                    if c.truthy {
+                        let mut done = satisfied(WaitKind::Condition, started, v.value);
+                        done.truncated = truncated;
+                        done.warnings = warnings;
+                        return Ok(done);
+                    }
+                    // Falsy values are small (only `document.all` is an object), and bounded.
+                    last = v.value;
                 }
-                Ok(v) => last = v.value,
                 Err(CliError::Timeout { .. }) => {
                     return Err(timed_out(WHAT, &deadline, started, last));
                 }

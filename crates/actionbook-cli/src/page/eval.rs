@@ -246,20 +246,44 @@ pub(crate) struct EvalValue {
 /// The object group of `browser eval`'s handles, released together when it is done.
 const EVAL_GROUP: &str = "actionbook-eval";
 
-/// Evaluates page script (promises awaited). TIMEOUT terminates the script so the tab stays usable.
-/// (`browser eval` itself uses [`run_user_script`]; this is the plain form for other commands.)
-pub(crate) async fn evaluate(
+/// What a condition's expression (`browser wait condition`) gave.
+#[derive(Debug, Clone)]
+pub(crate) struct Condition {
+    /// Its value as `browser eval` gives it (converted by [`AS_JSON_JS`]).
+    pub value: EvalValue,
+    /// What of the value was left out in the page.
+    pub cut: PageCut,
+    /// JavaScript's own `!!value` (so `new Boolean(false)` is true and `document.all` false,
+    /// which no reading of the converted value can tell).
+    pub truthy: bool,
+}
+
+/// The page script of [`evaluate_condition`]: the expression's value (a promise awaited), its
+/// truthiness and its conversion, in one evaluation. The expression starts on the first line, so
+/// line numbers in its errors are the user's.
+fn condition_script(code: &str) -> String {
+    format!(
+        "(async () => {{ const v = await ({code}\n); \
+         const out = ({AS_JSON_JS}).call(v, {EVAL_VALUE_LIMIT}, {EVAL_VALUE_DEPTH}, true); \
+         return {{ truthy: !!v, kind: v === null ? 'null' : typeof v, value: out.value, cut: out.cut }}; }})()"
+    )
+}
+
+/// Evaluates a condition's expression (a promise awaited) in one round trip: its value converted
+/// as `browser eval` converts it, and its truthiness decided in the page. A throw is EVAL_FAILED;
+/// TIMEOUT terminates the script so the tab stays usable.
+pub(crate) async fn evaluate_condition(
     page: &Session,
     code: &str,
     deadline: &Deadline,
     what: &str,
-) -> Result<EvalValue> {
-    // By reference first: the script runs exactly once, then objects are fetched by value.
+) -> Result<Condition> {
     let params = runtime::Evaluate {
-        expression: code.to_string(),
+        expression: condition_script(code),
         await_promise: Some(true),
-        return_by_value: Some(false),
+        return_by_value: Some(true),
         user_gesture: Some(true),
+        // Only a thrown value is held (in the group): the result comes by value.
         object_group: Some(EVAL_GROUP.to_string()),
         ..Default::default()
     };
@@ -274,38 +298,16 @@ pub(crate) async fn evaluate(
         Err(e) => return Err(e.into()),
     };
     if let Some(ex) = &r.exception_details {
-        // The thrown value is held in the group too.
         release_group(page).await;
         return Err(eval_error(ex));
     }
-    let Some(object_id) = r.result.object_id.clone() else {
-        return Ok(eval_value(&r.result));
-    };
-    let obj = &r.result;
-    let value = if obj.subtype.as_deref() == Some("node")
-        || matches!(obj.r#type.as_str(), "function" | "symbol")
-    {
-        described(obj)
-    } else {
-        let by_value = page
-            .send_timeout(
-                &runtime::CallFunctionOn {
-                    object_id: Some(object_id),
-                    function_declaration: "function() { return this; }".to_string(),
-                    return_by_value: Some(true),
-                    ..Default::default()
-                },
-                deadline.remaining().max(deadline::CLEANUP),
-            )
-            .await;
-        match by_value {
-            Ok(v) if v.exception_details.is_none() => eval_value(&v.result),
-            // Not serialisable (window, cyclic): describe it.
-            _ => described(obj),
-        }
-    };
-    release_group(page).await;
-    Ok(value)
+    let mut out = r.result.value.unwrap_or(Value::Null);
+    let truthy = out["truthy"].as_bool().ok_or_else(|| {
+        CliError::Internal(format!("the page answered {out} for the condition's value"))
+    })?;
+    let kind = out["kind"].as_str().unwrap_or("object").to_string();
+    let (value, cut) = from_page_json(&mut out, kind);
+    Ok(Condition { value, cut, truthy })
 }
 
 async fn release_group(page: &Session) {
@@ -502,25 +504,7 @@ pub(crate) async fn run_user_script(
         match by_value {
             Ok(v) if v.exception_details.is_none() => {
                 let mut out = v.result.value.unwrap_or(Value::Null);
-                let cuts = out["cut"].as_array().cloned().unwrap_or_default();
-                let cut = PageCut {
-                    size: cuts.contains(&json!("size")),
-                    depth: cuts.contains(&json!("depth")),
-                };
-                // A Date or a RegExp comes back as its text: still an object of the script's.
-                let value = out["value"].take();
-                let preview = match &value {
-                    Value::String(s) => s.clone(),
-                    other => js_json(other),
-                };
-                Ok((
-                    EvalValue {
-                        value,
-                        kind: obj.r#type.clone(),
-                        preview,
-                    },
-                    cut,
-                ))
+                Ok(from_page_json(&mut out, obj.r#type.clone()))
             }
             Ok(v) => {
                 let d = described(obj).preview;
@@ -548,6 +532,30 @@ pub(crate) async fn run_user_script(
     value.map(|(v, cut)| (v, pre, cut))
 }
 
+/// The value of [`AS_JSON_JS`]'s `{value, cut}` answer, of JavaScript type `kind`, and what of
+/// it was cut in the page.
+fn from_page_json(out: &mut Value, kind: String) -> (EvalValue, PageCut) {
+    let cuts = out["cut"].as_array().cloned().unwrap_or_default();
+    let cut = PageCut {
+        size: cuts.contains(&json!("size")),
+        depth: cuts.contains(&json!("depth")),
+    };
+    // A Date or a RegExp comes back as its text: still an object of the script's.
+    let value = out["value"].take();
+    let preview = match &value {
+        Value::String(s) => s.clone(),
+        other => js_json(other),
+    };
+    (
+        EvalValue {
+            value,
+            kind,
+            preview,
+        },
+        cut,
+    )
+}
+
 /// The deepest a value returned by `browser eval` nests, in levels of JSON: deeper objects are
 /// their type in brackets (`"[Object]"`). A reply is decoded with serde_json, which refuses more
 /// than 128 levels, and the value sits a few levels down in it.
@@ -566,9 +574,11 @@ pub(crate) const EVAL_VALUE_DEPTH: usize = 100;
 ///
 /// Bounded: `limit` characters of JSON (counted from below, so the text is at least that long)
 /// and `depth` levels; past either the rest is left out or given as its type in brackets, and
-/// `cut` says which (`size`, `depth`). The window itself throws (what was refused before).
-const AS_JSON_JS: &str = r#"function (limit, maxDepth) {
-  if (this === window) throw new Error('it is the window itself');
+/// `cut` says which (`size`, `depth`). The window itself throws (what was refused before) unless
+/// `windowToo` (then it is `"[Window]"`). Strict, so that a primitive `this` stays one.
+const AS_JSON_JS: &str = r#"function (limit, maxDepth, windowToo) {
+  'use strict';
+  if (this === window && !windowToo) throw new Error('it is the window itself');
   let room = limit;
   const cut = {};
   const onPath = new Set();
@@ -852,6 +862,48 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
             }
         }
     }
+}
+
+/// An eval value made fit for a reply, as `browser eval` reports it: the value (cut past
+/// [`EVAL_VALUE_LIMIT`] bytes), whether anything of it was left out (here or in the page), and
+/// warnings that say what.
+pub(crate) fn reportable(v: EvalValue, page_cut: PageCut) -> (EvalValue, bool, Vec<String>) {
+    // The page already stopped at about the limit (page_cut.size): the size is a lower bound.
+    let cut = cut_value(&v, EVAL_VALUE_LIMIT);
+    let mut warnings = Vec::new();
+    if page_cut.depth {
+        warnings.push(format!(
+            "objects nested deeper than {EVAL_VALUE_DEPTH} levels are given as their type in \
+             brackets (\"[Object]\"); return the part you need"
+        ));
+    }
+    let truncated = cut.is_some() || page_cut.size || page_cut.depth;
+    let v = match cut {
+        Some((cut, bytes)) => {
+            warnings.push(format!(
+                "the value ({}{bytes} bytes{}) was cut to its first {} bytes; return the part \
+                 you need",
+                if page_cut.size { "over " } else { "" },
+                if v.value.is_string() {
+                    ""
+                } else {
+                    " of JSON, given as a string"
+                },
+                cut.value.as_str().map_or(0, str::len),
+            ));
+            cut
+        }
+        None => {
+            if page_cut.size {
+                warnings.push(format!(
+                    "the value was cut at about {EVAL_VALUE_LIMIT} bytes of JSON (the rest is \
+                     left out); return the part you need"
+                ));
+            }
+            v
+        }
+    };
+    (v, truncated, warnings)
 }
 
 /// A number as JavaScript prints it (`12345678901234567000`, `1e+21`, `1e-7`), not as JSON

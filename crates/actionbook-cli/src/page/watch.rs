@@ -1,13 +1,9 @@
 //! Watching a page for a condition: waking when its document changes (event-driven, with a short
-//! poll as the floor for what a main-frame observer cannot see), an element's visibility, and
-//! JavaScript truthiness of an evaluated value.
+//! poll as the floor for what a main-frame observer cannot see) and an element's visibility.
 
 use std::time::Duration;
 
 use cdp_protocol::{Session, runtime};
-use serde_json::Value;
-
-use crate::page::eval::EvalValue;
 
 /// The longest a watcher sleeps between two checks: changes in iframes, style changes made
 /// without touching the DOM, and timers are noticed within this.
@@ -48,64 +44,3 @@ pub(crate) const VISIBLE_FN: &str = "function() { \
   if (!this.isConnected) return false; \
   if (typeof this.checkVisibility === 'function' && !this.checkVisibility({visibilityProperty: true})) return false; \
   const r = this.getBoundingClientRect(); return r.width > 0 && r.height > 0; }";
-
-/// JavaScript truthiness of an evaluated value.
-pub(crate) fn truthy(v: &EvalValue) -> bool {
-    match (v.kind.as_str(), &v.value) {
-        ("undefined" | "null", _) => false,
-        (_, Value::Bool(b)) => *b,
-        ("number", Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        // Unserializable numbers: NaN and -0 are falsy, the infinities truthy.
-        ("number", Value::String(s)) => !matches!(s.as_str(), "NaN" | "-0"),
-        ("bigint", Value::String(s)) => s != "0n",
-        ("string", Value::String(s)) => !s.is_empty(),
-        // Objects, functions, symbols.
-        _ => true,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn value(kind: &str, value: Value) -> EvalValue {
-        EvalValue {
-            value,
-            kind: kind.to_string(),
-            preview: String::new(),
-        }
-    }
-
-    #[test]
-    fn truthiness_is_javascripts() {
-        let falsy = [
-            value("undefined", Value::Null),
-            value("null", Value::Null),
-            value("boolean", json!(false)),
-            value("number", json!(0)),
-            value("number", json!(0.0)),
-            value("number", json!("NaN")),
-            value("number", json!("-0")),
-            value("bigint", json!("0n")),
-            value("string", json!("")),
-        ];
-        for v in &falsy {
-            assert!(!truthy(v), "{} {}", v.kind, v.value);
-        }
-        let truthy_ones = [
-            value("boolean", json!(true)),
-            value("number", json!(-1)),
-            value("number", json!("Infinity")),
-            value("bigint", json!("1n")),
-            value("string", json!("0")),
-            value("string", json!("false")),
-            value("object", json!({})),
-            value("object", json!([])),
-            value("function", json!("function f() {}")),
-        ];
-        for v in &truthy_ones {
-            assert!(truthy(v), "{} {}", v.kind, v.value);
-        }
-    }
-}

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::need_chromium;
 use crate::support::{Env, Fixture, ref_of};
@@ -584,4 +584,132 @@ fn a_tab_closed_under_a_wait_is_not_found() {
     let out = waiting.wait_with_output().expect("the waiting client");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     assert_eq!(v["error"]["code"], "TAB_NOT_FOUND", "{v}");
+}
+
+/// The value a `wait condition` reports is the one `browser eval` gives (a Date its ISO text, a
+/// Map its pairs, a BigInt `"1n"`, NaN by name, a cycle `"[Circular]"`, a huge value cut and
+/// said so), while the condition holds by JavaScript's own truthiness (`new Boolean(false)`, an
+/// empty array and a Date are truthy; `0n`, NaN, `""`, `0`, `null`, `undefined` and
+/// `document.all` are not).
+#[test]
+fn wait_condition_reports_values_as_eval_does_and_holds_by_javascript_truthiness() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let met = |code: &str| -> Value {
+        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "5000"]);
+        assert_eq!(v["meta"]["truncated"], false, "{code}: {v}");
+        ok(&v)["observed_value"].clone()
+    };
+    for (code, want) in [
+        ("new Date(0)", json!("1970-01-01T00:00:00.000Z")),
+        (
+            "new Map([['a', 1], ['b', new Set([2, 3])]])",
+            json!([["a", 1], ["b", [2, 3]]]),
+        ),
+        ("/re+/g", json!("/re+/g")),
+        ("10n", json!("10n")),
+        ("-Infinity", json!("-Infinity")),
+        (
+            "document.querySelectorAll('h1, #shown')",
+            json!(["h1", "div#shown"]),
+        ),
+        (
+            "(() => { const o = {a: 1}; o.self = o; return o; })()",
+            json!({"a": 1, "self": "[Circular]"}),
+        ),
+        ("new Uint8Array([1, 2])", json!([1, 2])),
+        ("window", json!("[Window]")),
+        ("new Boolean(false)", json!(false)),
+        ("[]", json!([])),
+        ("({})", json!({})),
+        (
+            "Promise.resolve(new Date(1000))",
+            json!("1970-01-01T00:00:01.000Z"),
+        ),
+        ("'0'", json!("0")),
+    ] {
+        assert_eq!(met(code), want, "{code}");
+    }
+    // The same as eval gives, for the same values.
+    for code in [
+        "new Date(0)",
+        "new Map([['k', {d: new Date(0)}]])",
+        "10n",
+        "new Error('boom').message",
+    ] {
+        assert_eq!(met(code), eval(&env, &t, code), "{code}");
+    }
+    let e = met("new Error('boom')");
+    assert_eq!(
+        (e["name"].as_str(), e["message"].as_str()),
+        (Some("Error"), Some("boom")),
+        "{e}"
+    );
+    // Falsy values are not met: the last one is observed, faithfully.
+    for (code, want) in [
+        ("0n", json!("0n")),
+        ("NaN", json!("NaN")),
+        ("''", json!("")),
+        ("0", json!(0)),
+        ("-0", json!(0)),
+        ("null", Value::Null),
+        ("undefined", Value::Null),
+        ("false", json!(false)),
+    ] {
+        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "300"]);
+        assert_eq!(timed_out(&v)["observed_value"], want, "{code}: {v}");
+    }
+    // document.all is an object JavaScript counts as falsy.
+    timed_out(&on(
+        &env,
+        &t,
+        &["wait", "condition", "document.all", "--timeout", "300"],
+    ));
+    // A huge value is cut, and the answer says so.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "'x'.repeat(3 * 1024 * 1024)",
+            "--timeout",
+            "10000",
+        ],
+    );
+    let observed = ok(&v)["observed_value"].as_str().unwrap_or_default().len();
+    assert!(observed > 0 && observed <= 1 << 20, "{observed} bytes");
+    assert_eq!(v["meta"]["truncated"], true, "{}", v["meta"]);
+    assert!(
+        v["meta"]["warnings"].to_string().contains("cut"),
+        "{}",
+        v["meta"]
+    );
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "Array.from({length: 400000}, (_, i) => i)",
+            "--timeout",
+            "10000",
+        ],
+    );
+    // Past the limit, the JSON text is cut (given as a string), as eval gives it.
+    let observed = ok(&v)["observed_value"].clone();
+    let cut = observed.as_str().unwrap_or_default();
+    assert!(
+        cut.starts_with("[0,1,2,") && cut.len() <= 1 << 20,
+        "{}",
+        cut.len()
+    );
+    assert_eq!(
+        observed,
+        eval(&env, &t, "Array.from({length: 400000}, (_, i) => i)")
+    );
+    assert_eq!(v["meta"]["truncated"], true, "{}", v["meta"]);
 }
