@@ -5,7 +5,8 @@
 //! 3. [`enter`]: connect, attach, take crash news into account, load a page that did not answer;
 //! 4. [`run_watched`]: the command itself, ended at once if the page crashes meanwhile;
 //! 5. [`settle`]: what the outcome means for the tab (trust in its URL/title, crashed, detached);
-//! 6. [`finish`]: the context (URL and title after the command, window) and warnings.
+//! 6. [`finish`]: the context (URL and title after the command, window) and warnings; a failure's
+//!    context is the page as it is then ([`page_now`]).
 //!
 //! Hooks that later commands need (auto-wait, allowed domains, tracing) go between these.
 
@@ -46,20 +47,33 @@ pub(crate) async fn run_tab<C: TabCommand>(
         Ok(found) => found,
         Err((context, e)) => return failure_of(name, traits, context, &e),
     };
+    // A failure carries the page as it is now when the command got as far as running.
     let result = async {
-        let mut state = queue(&tab_slot, deadline, name).await?;
+        let mut state = queue(&tab_slot, deadline, name)
+            .await
+            .map_err(|e| (e, None))?;
         let tab = (target.tab.as_str(), tab_slot.clone());
-        let mut cx = enter(&slot, tab, &mut state, deadline, env, traits).await?;
+        let mut cx = enter(&slot, tab, &mut state, deadline, env, traits)
+            .await
+            .map_err(|e| (e, None))?;
         // Notes of a command that failed before its answer are not this one's.
         cx.state.frames.take_match_warnings();
         let done = run_watched(cmd, &mut cx).await;
-        let done = settle(&mut cx, traits, done)?;
-        finish(name, &mut cx, done).await
+        match settle(&mut cx, traits, done) {
+            Ok(done) => finish(name, &mut cx, done).await.map_err(|e| (e, None)),
+            Err(e) => {
+                let now = page_now(&mut cx, &e).await;
+                Err((e, now))
+            }
+        }
     }
     .await;
-    let e = match result {
+    let (e, now) = match result {
         Ok(envelope) => return envelope,
-        Err(e) if e.is_session_end() => match slot.crashed_error() {
+        Err(failed) => failed,
+    };
+    let e = match e {
+        e if e.is_session_end() => match slot.crashed_error() {
             Some(gone) => gone,
             None if tab_gone(&slot, &target).await => CliError::TabNotFound {
                 session: target.session.to_string(),
@@ -68,12 +82,64 @@ pub(crate) async fn run_tab<C: TabCommand>(
             None => e,
         },
         // A browser call cut off by the command's own deadline is the command timing out.
-        Err(CliError::Cdp(cdp_protocol::CdpError::Timeout { .. })) if deadline.is_over() => {
+        CliError::Cdp(cdp_protocol::CdpError::Timeout { .. }) if deadline.is_over() => {
             deadline.timeout(name.as_str())
         }
-        Err(other) => other,
+        other => other,
     };
-    failure_of(name, traits, Some(failed_context(&slot, &target)), &e)
+    failure_of(name, traits, Some(failed_context(&slot, &target, now)), &e)
+}
+
+/// How long a failed command may look at its page for the context: the page (or the browser,
+/// for a page that does not answer) is asked once, and a slow answer is not waited for.
+const FAILED_LOOK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The page's URL and title (the title `None` when only the browser's URL is known) after a
+/// command failed with `e`, when the tab is still there: the page may have moved on since the
+/// tab's record was written (a navigation during a wait that then ran out of time). The page is
+/// asked, and the browser at once beside it for a page that does not answer; `None` when the tab
+/// is gone, crashed or replaced, or neither answered within [`FAILED_LOOK`]. Never changes the
+/// failure.
+async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> Option<(String, Option<String>)> {
+    if e.is_session_end() || cx.state.crashed || cx.state.attached.is_none() || !cx.is_current() {
+        return None;
+    }
+    let read = crate::page::eval::read::<(String, String)>(
+        &cx.page,
+        "[location.href, document.title]",
+        FAILED_LOOK,
+        "the URL and title",
+    );
+    let browser = cx.conn.browser();
+    let target_id = cx.state.target_id.clone().unwrap_or_default();
+    let get_info = cdp_protocol::target::GetTargetInfo {
+        target_id: Some(cdp_protocol::TargetId::from(target_id.as_str())),
+    };
+    let asked = browser.send_timeout(&get_info, FAILED_LOOK);
+    let (read, asked) = tokio::time::timeout(FAILED_LOOK, async { tokio::join!(read, asked) })
+        .await
+        .ok()?;
+    match (read, asked) {
+        (Ok((url, title)), _) => {
+            // Kept, as after a command that succeeded (a tab replaced meanwhile keeps its own).
+            let _ = cx
+                .update_tab_if(|t| {
+                    let changed = t.url != url || t.title != title;
+                    if changed {
+                        t.url = url.clone();
+                        t.title = title.clone();
+                    }
+                    changed
+                })
+                .await;
+            Some((url, Some(title)))
+        }
+        // The browser's title may be the URL shown in place of none: only its URL is used.
+        (Err(_), Ok(info)) if !info.target_info.url.is_empty() => {
+            Some((info.target_info.url, None))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the tab's page is gone (closed by `close-tab` or by itself while a command ran on
@@ -93,10 +159,14 @@ async fn tab_gone(slot: &BrowserSession, target: &TabTarget) -> bool {
     }
 }
 
-/// The context of a tab command that failed: the tab's last known URL (spec 3.1: an error names
-/// the page it happened on), and its window when the session has several. Not read from the page
-/// again: a failure may be a page that does not answer.
-fn failed_context(slot: &BrowserSession, target: &TabTarget) -> Context {
+/// The context of a tab command that failed (spec 3.1: an error names the page it happened on):
+/// the page's URL and title as seen just now (`now`, see [`page_now`]), else the tab's last
+/// known URL; and its window when the session has several.
+fn failed_context(
+    slot: &BrowserSession,
+    target: &TabTarget,
+    now: Option<(String, Option<String>)>,
+) -> Context {
     let mut context = Context::tab(&target.session, &target.tab);
     slot.with_record(|r| {
         if let Some(tab) = r.tab(&target.tab)
@@ -106,6 +176,10 @@ fn failed_context(slot: &BrowserSession, target: &TabTarget) -> Context {
         }
         context.window_id = r.context_window(&target.tab);
     });
+    if let Some((url, title)) = now {
+        context.url = Some(url).filter(|u| !u.is_empty()).or(context.url);
+        context.title = title.filter(|t| !t.is_empty());
+    }
     context
 }
 

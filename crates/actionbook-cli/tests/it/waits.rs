@@ -713,3 +713,92 @@ fn wait_condition_reports_values_as_eval_does_and_holds_by_javascript_truthiness
     );
     assert_eq!(v["meta"]["truncated"], true, "{}", v["meta"]);
 }
+
+/// A failed command's context is the page it left, not the one the tab's record last saw: a
+/// page that moved on during a wait that then ran out of time is named by its new URL and title.
+#[test]
+fn a_failed_command_reports_the_page_as_it_is_now() {
+    need_chromium!();
+    let f = fixture();
+    f.html(
+        "/w/stuck.html",
+        r#"<!doctype html><html><head><title>Stuck</title></head><body><h1>Stuck</h1><img src="/w/forever"></body></html>"#,
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+
+    // The condition itself moves the page (same document) before it times out.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "(window.moved || (window.moved = true, history.pushState({}, '', '/w/moved.html'), document.title = 'Moved'), false)",
+            "--timeout",
+            "500",
+        ],
+    );
+    timed_out(&v);
+    assert!(
+        v["context"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/moved.html"),
+        "{v}"
+    );
+    assert_eq!(v["context"]["title"], "Moved", "{v}");
+    // The text form's first line (on stderr, as every failure) names it too.
+    let run = env.run(
+        &[
+            &["browser", "wait", "condition", "false", "--timeout", "300"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .next()
+            .unwrap_or("")
+            .ends_with("/w/moved.html"),
+        "{run:?}"
+    );
+
+    // A navigation that commits during the wait but never finishes loading: TIMEOUT, with the
+    // new page as the context (as in observed_value).
+    eval(
+        &env,
+        &t,
+        "setTimeout(() => { location.href = '/w/stuck.html'; }, 300), 1",
+    );
+    let v = on(&env, &t, &["wait", "navigation", "--timeout", "2000"]);
+    let details = timed_out(&v);
+    assert!(
+        details["observed_value"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/stuck.html"),
+        "{v}"
+    );
+    assert!(
+        v["context"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/stuck.html"),
+        "{v}"
+    );
+    assert_eq!(v["context"]["title"], "Stuck", "{v}");
+
+    // A script that never ends is stopped; the context is still read.
+    let v = on(&env, &t, &["eval", "while (true) {}", "--timeout", "500"]);
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert!(
+        v["context"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("/w/stuck.html"),
+        "{v}"
+    );
+}
