@@ -239,7 +239,16 @@ async fn capture_params(
         }
         let mut clip = clip;
         let cut = bound(&mut clip);
-        params.capture_beyond_viewport = Some(true);
+        // Only what lies outside the viewport needs Chromium to draw beyond it: that drawing
+        // sometimes left an out-of-process iframe white (an element in it captured blank right
+        // after its frame scrolled), while a capture of what is on screen shows every frame.
+        let on_screen = shot.clip.is_some_and(|r| {
+            r.x >= 0.0
+                && r.y >= 0.0
+                && r.x + r.width <= m.viewport_width
+                && r.y + r.height <= m.viewport_height
+        });
+        params.capture_beyond_viewport = Some(!on_screen);
         params.clip = Some(clip);
         return Ok((params, cut));
     }

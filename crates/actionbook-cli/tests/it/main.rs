@@ -20,6 +20,7 @@ mod mcp;
 mod nav;
 mod network;
 mod observe;
+mod oopif_matrix;
 mod ownership;
 mod page;
 mod parallel;
