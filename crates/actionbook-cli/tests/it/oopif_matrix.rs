@@ -196,6 +196,8 @@ struct Mx<'a> {
     /// How long an effect is waited for: 5 s, 2 s in a known failure's row (which is expected
     /// not to come; an event that does comes within milliseconds).
     wait: Duration,
+    /// Rows run.
+    rows: usize,
     /// Box of the current frame's button (from the `box` row).
     last_box: Option<(f64, f64, f64, f64)>,
 }
@@ -271,6 +273,7 @@ impl Mx<'_> {
             return;
         }
         let id = format!("{p}/{}/{name}", kind.name());
+        self.rows += 1;
         let known = KNOWN_FAILURES.iter().any(|(k, _)| *k == id);
         self.wait = Duration::from_secs(if known { 2 } else { 5 });
         if let Err(e) = f(self) {
@@ -500,7 +503,20 @@ fn frame_rows(m: &mut Mx, p: &str, kind: Kind) {
                 &want.trim_start_matches('@').into(),
             )?;
         }
-        Ok(())
+        // The region around it, through the frame's own ancestors.
+        let v = m.ok(&["inspect-point", &at, "--parent-depth", "3"])?;
+        let parents = v["data"]["parents"].to_string();
+        if !parents.contains(&format!("{p} controls")) {
+            return Err(format!("parents: {parents}"));
+        }
+        // Its `selector` (an encoded id in a frame) finds the element again.
+        let again = el["selector"].as_str().ok_or("no element.selector")?;
+        let v = m.ok(&["text", again])?;
+        expect_eq(
+            "text of element.selector",
+            &v["data"]["value"],
+            &format!("{p} button").into(),
+        )
     });
     m.row(p, kind, "click-xy", |m| {
         let (x, y, w, h) = m.last_box.ok_or("no box")?;
@@ -634,6 +650,50 @@ fn frame_rows(m: &mut Mx, p: &str, kind: Kind) {
             Err(format!("snapshot -s names: {names:?}"))
         }
     });
+    m.row(p, kind, "snapshot-viewport", |m| {
+        m.ok(&["scroll", "into-view", &s(m, "btn"), "--align", "center"])?;
+        let v = m.ok(&["snapshot", "--viewport"])?;
+        let has = |name: &str| {
+            v["data"]["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|n| n["name"] == name)
+        };
+        if has(&format!("{p} button")) && !has(&format!("{p} far")) {
+            Ok(())
+        } else {
+            Err(format!(
+                "--viewport: button {} far {}",
+                has(&format!("{p} button")),
+                has(&format!("{p} far"))
+            ))
+        }
+    });
+    m.row(p, kind, "click-new-tab", |m| {
+        let v = m.ok(&["click", &s(m, "link"), "--new-tab"])?;
+        let id = v["data"]["new_tab_id"]
+            .as_str()
+            .ok_or(format!("no new_tab_id: {v}"))?
+            .to_string();
+        let tabs = m.env.json(&["browser", "list-tabs", "--session", m.t[1]]);
+        let url = tabs["data"]["tabs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["tab_id"] == id.as_str())
+            .and_then(|t| t["url"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        m.env
+            .json(&["browser", "close-tab", "--session", m.t[1], "--tab", &id]);
+        // The link's address is resolved against its own frame's document.
+        if url.ends_with(&format!("/mx/{p}.html#{p}-title")) {
+            Ok(())
+        } else {
+            Err(format!("new tab's url {url:?}"))
+        }
+    });
     m.row(p, kind, "batch-click", |m| {
         m.ok(&["batch-click", &s(m, "btn"), &s(m, "link")])?;
         m.saw(p, "click")?;
@@ -676,6 +736,7 @@ fn every_selector_command_works_in_every_frame() {
         failures: BTreeMap::new(),
         files,
         wait: Duration::from_secs(5),
+        rows: 0,
         last_box: None,
     };
     // Every frame has loaded (each says `ready`).
@@ -751,7 +812,7 @@ fn every_selector_command_works_in_every_frame() {
             });
         }
     }
-    eprintln!("matrix: driven in {:?}", started.elapsed());
+    eprintln!("matrix: {} rows in {:?}", m.rows, started.elapsed());
 
     let known: BTreeMap<&str, &str> = KNOWN_FAILURES.iter().copied().collect();
     let unexpected: Vec<String> = m
