@@ -7,8 +7,7 @@
 //               element, and whether the move itself landed on the element;
 //   up(arg)     one frame boundary it could not cross (another origin or process): from the
 //               child's point to the parent's, hit tested, and on up;
-//   listen(arg) listeners only (keyboard input to this element's document), and the browser's
-//               count of the events dispatched there (performance.eventCounts);
+//   listen(arg) listeners only (keyboard input to this element's document);
 //   peek()      what the listeners saw so far;
 //   finish()    stops the listeners and answers what they saw;
 //   after()     (a quick aim's element) after the input: one task and one 0 ms timer of the page,
@@ -26,6 +25,11 @@
 // default action cannot have scheduled a navigation reports sooner, from a bubbling listener on
 // the window once the page's own click handlers ran (see `settled`): after an input, Chromium runs
 // no task of the page before its next frame, so the task barrier costs up to a frame.
+// Every probe also reads the browser's own count of the events dispatched in its document
+// (performance.eventCounts) when it starts, and answers what was dispatched since with what it
+// saw: no page listener can stop that count. A page whose own capture listener on the window,
+// registered at load before the probe's, stops every event (an app's shortcut or gesture layer)
+// hides them from the listeners, not from the count.
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
@@ -180,12 +184,31 @@ async function (op, arg) {
     }
     return a;
   };
+  // The events of each type dispatched in this document since the probe listened, and whether
+  // the element (or something inside it) has this document's focus now. For a pointer probe
+  // that saw no press though one was dispatched here (the page stopped it before the probe's
+  // listener), what is at its point now (`hit`): the press was this element's if it still is.
+  const counted = (probe) => {
+    const counts = win.performance && win.performance.eventCounts;
+    if (!probe.counted || !counts) return undefined;
+    let a = doc.activeElement;
+    for (let i = 0; i < 64 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
+    const events = probe.events.map((t, i) => [t, (counts.get(t) || 0) - probe.counted[i]]);
+    let hit;
+    const down = (t) => t === 'pointerdown' || t === 'mousedown';
+    if (probe.local && !probe.seen.some((s) => down(s[0])) && events.some(([t, n]) => down(t) && n > 0)) {
+      const h = deepHit(doc, probe.local[0], probe.local[1]);
+      hit = h && within(el, h) ? { on: true } : { on: false, by: describe(h) };
+    }
+    return { events, focused: !!a && within(el, a), hit };
+  };
   // What the input did, for after() and for the report.
   const outcome = (probe, seen) => {
     const tw = topWin();
     return {
       status: 'ok', seen, url: String(tw.location.href), title: String(tw.document.title),
       focusChanged: deepActive() !== probe.focusBefore, token: probe.token, owner,
+      counted: counted(probe),
     };
   };
   // What the default action of a click on this path may do, from the nearest element that has
@@ -273,6 +296,8 @@ async function (op, arg) {
       },
     };
     const timer = setTimeout(() => probe.stop(), expire || 60000);
+    const counts = win.performance && win.performance.eventCounts;
+    if (counts) probe.counted = events.map((t) => counts.get(t) || 0);
     Object.defineProperty(el, KEY, { value: probe, configurable: true, writable: true });
     return probe;
   };
@@ -339,10 +364,19 @@ async function (op, arg) {
     if (moved) return { status: 'moving' };
     const moves = probe.seen.filter((s) => /^(pointer|mouse)(move|over)$/.test(s[0]));
     const astray = moves.find((s) => !s[1]);
-    // With no move gone astray in this document, a frame element's move went inside it.
+    // With no move gone astray in this document, a frame element's move went inside it. With
+    // no move seen at all, the page may have stopped them before the probe's listener: the
+    // browser's own hover state says where the move went, if the element is still at the point
+    // (a move that went to another frame leaves it unhovered).
+    const stopped = () => {
+      if (!el.matches(':hover')) return false;
+      const h = deepHit(doc, m.local[0], m.local[1]);
+      return !!h && within(el, h);
+    };
     return {
       status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels,
-      hovered: moves.some((s) => s[1]) || (owner && !astray), by: astray ? astray[2] : undefined,
+      hovered: moves.some((s) => s[1]) || (owner && !astray) || (!moves.length && stopped()),
+      by: astray ? astray[2] : undefined,
     };
   }
   if (op === 'up') {
@@ -360,26 +394,9 @@ async function (op, arg) {
     return { status: 'ok', x: up.x, y: up.y, top: up.top, levels: up.levels };
   }
   if (op === 'listen') {
-    const probe = listen(arg.events, arg.expire);
-    // The browser's own count of the events dispatched in this document, which no page listener
-    // can stop (an app's shortcut layer that stops keys in a capture listener on the window,
-    // registered before this one, hides them from it): compared at finish.
-    const counts = win.performance && win.performance.eventCounts;
-    if (counts) probe.counted = arg.events.map((t) => counts.get(t) || 0);
+    listen(arg.events, arg.expire);
     return { status: 'ok' };
   }
-  // The events of each type dispatched in this document since the probe listened, and whether
-  // the element (or something inside it) has this document's focus now.
-  const counted = (probe) => {
-    const counts = win.performance && win.performance.eventCounts;
-    if (!probe.counted || !counts) return undefined;
-    let a = doc.activeElement;
-    for (let i = 0; i < 64 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
-    return {
-      events: probe.events.map((t, i) => [t, (counts.get(t) || 0) - probe.counted[i]]),
-      focused: !!a && within(el, a),
-    };
-  };
   if (op === 'peek') {
     const probe = el[KEY];
     return probe ? { status: 'ok', seen: probe.seen.slice(), owner, counted: counted(probe) } : { status: 'lost' };

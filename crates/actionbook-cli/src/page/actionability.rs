@@ -245,20 +245,32 @@ struct Reply {
     /// The element hosts a document (`finish`, `peek`).
     #[serde(default)]
     owner: bool,
-    /// The browser's count of what was dispatched (a keyboard probe's `finish`, `peek`).
+    /// The browser's count of what was dispatched (`finish`, `peek`).
     #[serde(default)]
     counted: Option<Counted>,
 }
 
 /// What the browser counted in the probe's document while it listened (`performance.eventCounts`).
 #[derive(Debug, Clone, Default, Deserialize)]
-struct Counted {
+pub(crate) struct Counted {
     /// Each event type listened for, with how many of it were dispatched in the document.
     #[serde(default)]
     events: Vec<(String, i64)>,
     /// The element (or something inside it) had the document's focus at the end.
     #[serde(default)]
     focused: bool,
+    /// What was at a pointer probe's point when read, if a press was counted but not seen.
+    #[serde(default)]
+    hit: Option<CountedHit>,
+}
+
+/// The page's answer for [`Counted::hit`].
+#[derive(Debug, Clone, Default, Deserialize)]
+struct CountedHit {
+    #[serde(default)]
+    on: bool,
+    #[serde(default)]
+    by: Option<String>,
 }
 
 /// An element aimed at: the action point in page coordinates, listeners installed.
@@ -297,14 +309,26 @@ pub(crate) struct Seen {
     /// these events do not show.
     pub frame_owner: bool,
     /// How many events of each kind the browser dispatched in the element's document while the
-    /// probe listened (a keyboard probe's; `None` when not counted). No page listener can hide
-    /// these: a page that stops an event in a capture listener on its window registered before
-    /// the probe's (an app's own keyboard shortcuts) keeps it out of [`Seen::events`], not out of
-    /// this count.
+    /// probe listened (`None` when not counted). No page listener can hide these: a page that
+    /// stops an event in a capture listener on its window registered before the probe's (an
+    /// app's own keyboard shortcuts or pointer gestures) keeps it out of [`Seen::events`], not
+    /// out of this count.
     pub dispatched: Option<Vec<(String, u64)>>,
     /// The element (or something inside it) had its document's focus when the probe finished
     /// (known where [`Seen::dispatched`] is).
     pub focused: bool,
+    /// A pointer probe that saw no press though one was dispatched in its document: what was at
+    /// the action point when it was read (in the same call as the counts).
+    pub at_point: Option<AtPoint>,
+}
+
+/// What was at a pointer probe's action point (see [`Seen::at_point`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AtPoint {
+    /// The element (or something inside it).
+    Target,
+    /// Another element (`tag#id.class 'text'`).
+    Other(String),
 }
 
 impl Seen {
@@ -360,7 +384,35 @@ impl Seen {
             frame_owner: false,
             dispatched: None,
             focused: false,
+            at_point: None,
         }
+    }
+
+    /// What a probe answered: the events its listeners saw, whether its element is a frame
+    /// element, and what the browser counted.
+    pub(crate) fn read(values: Vec<Value>, owner: bool, counted: Option<Counted>) -> Seen {
+        let mut seen = Seen {
+            frame_owner: owner,
+            ..Seen::from_values(values)
+        };
+        if let Some(c) = counted {
+            let events = c.events.into_iter();
+            seen.dispatched = Some(events.map(|(k, n)| (k, n.max(0) as u64)).collect());
+            seen.focused = c.focused;
+            seen.at_point = c.hit.map(|h| match h.on {
+                true => AtPoint::Target,
+                false => AtPoint::Other(h.by.unwrap_or_else(|| "another element".into())),
+            });
+        }
+        seen
+    }
+
+    /// A press (`pointerdown` or `mousedown`) was dispatched in the element's document, whether
+    /// or not the listeners saw it.
+    pub fn press_dispatched(&self) -> bool {
+        ["pointerdown", "mousedown"]
+            .iter()
+            .any(|k| self.dispatched(k) > Some(0))
     }
 }
 
@@ -618,21 +670,7 @@ async fn read_seen(node: &Located, op: &str, deadline: &Deadline, selector: &str
         )
         .await;
     match r {
-        Ok(r) if r.status == "ok" => {
-            let counted = r.counted.map(|c| {
-                let events = c.events.into_iter();
-                (
-                    events.map(|(k, n)| (k, n.max(0) as u64)).collect(),
-                    c.focused,
-                )
-            });
-            Seen {
-                frame_owner: r.owner,
-                focused: counted.as_ref().is_some_and(|c| c.1),
-                dispatched: counted.map(|c| c.0),
-                ..Seen::from_values(r.seen)
-            }
-        }
+        Ok(r) if r.status == "ok" => Seen::read(r.seen, r.owner, r.counted),
         Ok(_) => Seen::default(),
         Err(_) => Seen {
             gone: true,

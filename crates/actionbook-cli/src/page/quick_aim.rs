@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
-use crate::page::actionability::{self, Checks, POINTER_EVENTS, SCRIPT, Seen};
+use crate::page::actionability::{self, Checks, Counted, POINTER_EVENTS, SCRIPT, Seen};
 use crate::page::eval::{self, ObjectHandle};
 
 /// The page before the action, as the quick aim read it.
@@ -121,16 +121,16 @@ struct AfterReply {
     /// The element is a frame element (see [`Seen::frame_owner`]).
     #[serde(default)]
     owner: bool,
+    /// What the browser counted (see [`Seen::dispatched`]).
+    #[serde(default)]
+    counted: Option<Counted>,
 }
 
 impl AfterReply {
     /// The page after the action, from a reply that is `ok`; `None` otherwise.
     fn page_after(self) -> Option<PageAfter> {
         (self.status == "ok").then(|| PageAfter {
-            seen: Seen {
-                frame_owner: self.owner,
-                ..Seen::from_values(self.seen)
-            },
+            seen: Seen::read(self.seen, self.owner, self.counted),
             info: Some((self.url, self.title)),
             focus_changed: self.focus_changed,
             reported: false,

@@ -904,3 +904,156 @@ fn timeouts_out_of_range_are_refused_and_the_longest_one_works() {
     let v = on(&env, &t, &["click", "#submit", "--timeout", "1"]);
     assert_error(&v, "TIMEOUT", "browser click timed out after 1ms");
 }
+
+/// A page that stops every pointer and mouse event in its own capture listener on the window,
+/// registered at load (before any listener of the engine's), recording each with its target.
+const STOPS_POINTER: &str = r#"<!doctype html><html><head><title>Stops</title>
+<style>body { margin: 0; height: 3000px }
+  #b, #h, #c, #cover, #trap, #far { position: absolute; left: 0; width: 120px; height: 40px }
+  #b { top: 0 } #h { top: 60px } #c, #cover { top: 120px } #cover { background: #888 }
+  #trap { top: 180px } #far { top: 2500px }
+  #h:hover { outline: 2px solid red }</style></head><body>
+<button id="b">Go</button><button id="h">Hover</button>
+<button id="c">Covered</button><div id="cover">Cover</div>
+<button id="trap">Trap</button><button id="far">Far</button>
+<script>
+  window.got = [];
+  const kinds = ['pointermove', 'mousemove', 'pointerover', 'mouseover', 'pointerout', 'mouseout',
+    'pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick', 'contextmenu'];
+  for (const t of kinds) window.addEventListener(t, (e) => {
+    const id = e.target.id || e.target.localName;
+    if (!/move$/.test(t)) {
+      got.push(t + ':' + id);
+      if (parent !== window) parent.postMessage(t + ':' + id, '*');
+    }
+    // The trap: a lid laid over it as the pointer arrives, before the press.
+    if (id === 'trap' && !document.getElementById('lid')) {
+      const lid = document.createElement('div');
+      lid.id = 'lid';
+      lid.textContent = 'Lid';
+      lid.style.cssText = 'position: absolute; left: 0; top: 180px; width: 120px; height: 40px; background: #444';
+      document.body.append(lid);
+    }
+    e.stopImmediatePropagation();
+  }, true);
+</script></body></html>"#;
+
+/// A press the page received is done even when the page stops every pointer event before anyone
+/// else sees it (its own capture listener on the window, registered first): click by CSS, by ref,
+/// double, by XPath and at coordinates (the careful path), and hover, are ok and the page got
+/// each press once. An element covered at the point is still refused, naming what covers it,
+/// and so is one a cover is laid over as the pointer arrives (the press went to the cover).
+#[test]
+fn pointer_events_a_page_stops_first_arrived() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/stops.html", STOPS_POINTER);
+    let sid = env.start(&["--open-url", &f.url("/stops.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let clicks = |id: &str| {
+        let code = format!("got.filter(e => e === 'click:{id}').length");
+        crate::support::value(&env, &t, &code)
+    };
+    let presses = |id: &str| {
+        let code =
+            format!("got.filter(e => e === 'pointerdown:{id}' || e === 'mousedown:{id}').length");
+        crate::support::value(&env, &t, &code)
+    };
+    let timeout = ["--timeout", "4000"];
+    // The quick path: by CSS, by ref, a double click.
+    let v = on(&env, &t, &[&["click", "#b"][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["warnings"], Value::Null, "{v}");
+    assert_eq!((clicks("b"), presses("b")), (1.into(), 2.into()));
+    let snap = crate::support::on(&env, &t, &["snapshot"]);
+    let r = ref_of(&snap, "button", "Go");
+    let v = on(&env, &t, &[&["click", r.as_str()][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(clicks("b"), 2);
+    let v = on(
+        &env,
+        &t,
+        &[&["click", "#b", "--count", "2"][..], &timeout].concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(clicks("b"), 4);
+    assert_eq!(
+        crate::support::value(&env, &t, "got.filter(e => e === 'dblclick:b').length"),
+        1
+    );
+    // The careful path: by XPath, at coordinates, scrolled into view.
+    let v = on(
+        &env,
+        &t,
+        &[&["click", "//button[@id='b']"][..], &timeout].concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(clicks("b"), 5);
+    let v = on(&env, &t, &[&["click", "20,20"][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(clicks("b"), 6);
+    let v = on(&env, &t, &[&["click", "#far"][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(clicks("far"), 1);
+    crate::support::value(&env, &t, "scrollTo(0, 0); 1");
+    // Hover: the page saw the pointer come over the element, which is hovered.
+    let v = on(&env, &t, &[&["hover", "#h"][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        crate::support::value(
+            &env,
+            &t,
+            "got.includes('pointerover:h') && document.querySelector('#h').matches(':hover')"
+        ),
+        true
+    );
+    // A drag: pressed on the source, released on the destination.
+    let n = crate::support::value(&env, &t, "got.length");
+    let v = on(&env, &t, &[&["drag", "#h", "#b"][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    let code = format!("got.slice({n}).filter(e => /^pointer(down|up)/.test(e)).join()");
+    assert_eq!(
+        crate::support::value(&env, &t, &code),
+        "pointerdown:h,pointerup:b"
+    );
+    // Covered: refused, naming the cover; nothing pressed there.
+    let v = on(&env, &t, &["click", "#c", "--timeout", "1500"]);
+    crate::support::assert_failure(&v, "TIMEOUT", "#c is covered by div#cover 'Cover'");
+    // A lid laid over the element as the pointer arrives takes the press: not done, the lid is
+    // named, and the element never got a press.
+    let v = on(&env, &t, &["click", "#trap", "--timeout", "1500"]);
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["details"]["by"], "div#lid 'Lid'", "{v}");
+    assert_eq!((clicks("trap"), presses("trap")), (0.into(), 0.into()));
+    assert_eq!(presses("c"), 0);
+
+    // The same page in an out-of-process frame (the careful path): click and hover by ref.
+    f.html(
+        "/oop-stops.html",
+        &format!(
+            r#"<!doctype html><title>Outer</title>
+<script>window.remote = []; addEventListener('message', (e) => remote.push(e.data));</script>
+<iframe src="{}" style="width: 400px; height: 300px; border: 0"></iframe>"#,
+            f.cross_site_url("/stops.html")
+        ),
+    );
+    let v = on(&env, &t, &["goto", &f.url("/oop-stops.html")]);
+    assert_eq!(v["ok"], true, "{v}");
+    let snap = crate::support::on(&env, &t, &["snapshot"]);
+    let go = ref_of(&snap, "button", "Go");
+    let hover = ref_of(&snap, "button", "Hover");
+    let v = on(&env, &t, &[&["click", go.as_str()][..], &timeout].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(
+        &env,
+        &t,
+        &[&["hover", hover.as_str()][..], &timeout].concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let code = "remote.filter(e => /^(click|pointerdown|pointerover):/.test(e)).join()";
+    assert_eq!(
+        crate::support::value(&env, &t, code),
+        "pointerover:b,pointerdown:b,click:b,pointerover:h"
+    );
+}

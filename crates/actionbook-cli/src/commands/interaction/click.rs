@@ -509,10 +509,10 @@ impl TabCommand for Drag {
                 first
             };
             mouse::move_to(&page, nudge.0, nudge.1, Some(button), &deadline).await?;
-            let started = actionability::peek(&ready.node, &deadline, source.text())
-                .await
-                .first(&["dragstart"])
-                .is_some();
+            // Seen, or (the page stopped it first) counted by the browser.
+            let peeked = actionability::peek(&ready.node, &deadline, source.text()).await;
+            let started =
+                peeked.first(&["dragstart"]).is_some() || peeked.dispatched("dragstart") > Some(0);
             let data = if started {
                 tokio::time::timeout(deadline.capped(deadline::QUICK_CALL), intercepted.recv())
                     .await
@@ -568,10 +568,15 @@ impl TabCommand for Drag {
         }
         // The drop must be seen where it was aimed: an HTML5 drop on the target, a release in its
         // document (the dragged element may be the one under the pointer).
+        // (Or counted by the browser there, when the page stopped it before the listeners.)
+        let counted = |kinds: &[&str]| kinds.iter().any(|k| dropped.dispatched(k) > Some(0));
         let landed = dropped.gone
             || match html5 {
-                true => dropped.count_on_target("drop") > 0,
-                false => dropped.first(&["pointerup", "mouseup"]).is_some(),
+                true => dropped.count_on_target("drop") > 0 || counted(&["drop"]),
+                false => {
+                    dropped.first(&["pointerup", "mouseup"]).is_some()
+                        || counted(&["pointerup", "mouseup"])
+                }
             };
         if !landed {
             return Err(not_delivered(

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::aftermath::Before;
 use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
-use crate::page::actionability::{self, Aim, AimOptions, Checks, NotReady, Scroll, Seen};
+use crate::page::actionability::{self, Aim, AimOptions, AtPoint, Checks, NotReady, Scroll, Seen};
 use crate::page::input::mouse::{self, Button};
 use crate::page::locate::{self, Located};
 use crate::tab::TabCx;
@@ -277,6 +277,8 @@ async fn wait(poll: &mut Poll, deadline: &Deadline) -> bool {
 /// Whether a press reached the element, from what its document saw: the first `pointerdown` or
 /// `mousedown` must be on it (a document that went away was navigated by the input, which the
 /// confirmed hover had already shown to be on the element; a frame element's is inside it).
+/// A press the browser dispatched in the document that the listeners did not see (the page
+/// stopped it first) was the element's if the element is still what is at the point.
 pub(crate) fn pressed_on_target(seen: &Seen) -> std::result::Result<(), NotReady> {
     if seen.gone {
         return Ok(());
@@ -288,6 +290,11 @@ pub(crate) fn pressed_on_target(seen: &Seen) -> std::result::Result<(), NotReady
         }),
         // A frame element's press is in the document inside it, at the point its hover checked.
         None if seen.frame_owner => Ok(()),
+        None if seen.press_dispatched() => match &seen.at_point {
+            Some(AtPoint::Target) => Ok(()),
+            Some(AtPoint::Other(by)) => Err(NotReady::Covered { by: by.clone() }),
+            None => Err(NotReady::Missed { by: None }),
+        },
         None => Err(NotReady::Missed { by: None }),
     }
 }
@@ -349,4 +356,62 @@ pub(crate) async fn click(
     }
     let why = last.unwrap_or(NotReady::Missed { by: None });
     Err(not_delivered("browser click", &selector, &why))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A probe's view: `events` seen, `downs` presses counted, `at` what is at the point.
+    fn seen(events: Vec<serde_json::Value>, downs: u64, at: Option<AtPoint>) -> Seen {
+        Seen {
+            dispatched: Some(vec![
+                ("pointerdown".into(), downs),
+                ("mousedown".into(), downs),
+            ]),
+            at_point: at,
+            ..Seen::from_values(events)
+        }
+    }
+
+    #[test]
+    fn presses_the_page_stopped_first_count_when_the_element_is_at_the_point() {
+        // Seen on the element, or on another one: as before, whatever was counted.
+        assert_eq!(
+            pressed_on_target(&seen(vec![json!(["pointerdown", 1])], 1, None)),
+            Ok(())
+        );
+        let other = seen(
+            vec![json!(["pointerdown", 0, "div#cover"])],
+            1,
+            Some(AtPoint::Target),
+        );
+        assert_eq!(
+            pressed_on_target(&other),
+            Err(NotReady::Covered {
+                by: "div#cover".into()
+            })
+        );
+        // Not seen and not counted: missed.
+        assert_eq!(
+            pressed_on_target(&seen(vec![], 0, None)),
+            Err(NotReady::Missed { by: None })
+        );
+        // Counted, not seen: the element's if it is what is at the point, else what is there took it.
+        assert_eq!(
+            pressed_on_target(&seen(vec![], 1, Some(AtPoint::Target))),
+            Ok(())
+        );
+        assert_eq!(
+            pressed_on_target(&seen(vec![], 1, Some(AtPoint::Other("div#lid".into())))),
+            Err(NotReady::Covered {
+                by: "div#lid".into()
+            })
+        );
+        assert_eq!(
+            pressed_on_target(&seen(vec![], 1, None)),
+            Err(NotReady::Missed { by: None })
+        );
+    }
 }
