@@ -121,17 +121,8 @@ async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> Option<(String, Option<St
         .ok()?;
     match (read, asked) {
         (Ok((url, title)), _) => {
-            // Kept, as after a command that succeeded (a tab replaced meanwhile keeps its own).
-            let _ = cx
-                .update_tab_if(|t| {
-                    let changed = t.url != url || t.title != title;
-                    if changed {
-                        t.url = url.clone();
-                        t.title = title.clone();
-                    }
-                    changed
-                })
-                .await;
+            // Kept, as after a command that succeeded.
+            remember_page(cx, &url, &title).await;
             Some((url, Some(title)))
         }
         // The browser's title may be the URL shown in place of none: only its URL is used.
@@ -348,17 +339,7 @@ async fn context_after(cx: &mut TabCx<'_>, warnings: &mut Vec<String>) -> Result
             Err(e) => return Err(e),
         },
     };
-    // A tab replaced meanwhile (restart, close-tab) keeps its own URL and title.
-    let _ = cx
-        .update_tab_if(|t| {
-            let changed = t.url != url || t.title != title;
-            if changed {
-                t.url = url.clone();
-                t.title = title.clone();
-            }
-            changed
-        })
-        .await;
+    remember_page(cx, &url, &title).await;
     context.url = Some(url);
     context.title = Some(title);
     Ok(context)
@@ -385,4 +366,19 @@ async fn finish<D: Into<envelope::Data>>(
     env.meta.pagination = done.pagination;
     env.meta.truncated = done.truncated;
     Ok(env)
+}
+
+/// Records the page's URL and title on the tab (written only when they changed). A tab replaced
+/// meanwhile (restart, close-tab) keeps its own.
+async fn remember_page(cx: &TabCx<'_>, url: &str, title: &str) {
+    let _ = cx
+        .update_tab_if(|t| {
+            let changed = t.url != url || t.title != title;
+            if changed {
+                t.url = url.to_string();
+                t.title = title.to_string();
+            }
+            changed
+        })
+        .await;
 }

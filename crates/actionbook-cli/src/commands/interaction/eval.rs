@@ -92,43 +92,7 @@ impl TabCommand for Eval {
         }
         let (v, pre, page_cut) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
         // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
-        // The page already stopped at about the limit (page_cut.size): the size is a lower bound.
-        let cut = eval::cut_value(&v, eval::EVAL_VALUE_LIMIT);
-        let mut warnings = Vec::new();
-        if page_cut.depth {
-            warnings.push(format!(
-                "objects nested deeper than {} levels are given as their type in brackets \
-                 (\"[Object]\"); return the part you need",
-                eval::EVAL_VALUE_DEPTH
-            ));
-        }
-        let truncated = cut.is_some() || page_cut.size || page_cut.depth;
-        let v = match cut {
-            Some((cut, bytes)) => {
-                warnings.push(format!(
-                    "the value ({}{bytes} bytes{}) was cut to its first {} bytes; return the part \
-                     you need",
-                    if page_cut.size { "over " } else { "" },
-                    if v.value.is_string() {
-                        ""
-                    } else {
-                        " of JSON, given as a string"
-                    },
-                    cut.value.as_str().map_or(0, str::len),
-                ));
-                cut
-            }
-            None => {
-                if page_cut.size {
-                    warnings.push(format!(
-                        "the value was cut at about {} bytes of JSON (the rest is left out); \
-                         return the part you need",
-                        eval::EVAL_VALUE_LIMIT
-                    ));
-                }
-                v
-            }
-        };
+        let (v, truncated, warnings) = eval::reportable(v, page_cut);
         let mut done = Done::data(EvalData {
             value: v.value,
             value_type: v.kind,
