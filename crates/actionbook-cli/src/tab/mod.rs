@@ -62,6 +62,10 @@ pub(crate) struct TabState {
     pub services: services::Services,
     /// Where the mouse pointer was last moved (also kept in the tab's record).
     pub cursor: Option<(f64, f64)>,
+    /// The out-of-process frames the pointer is in, innermost first (told when it leaves them:
+    /// see `page::input::mouse::leave_frames`). In memory only: after a daemon restart the first
+    /// move out of such a frame is not told to it.
+    pub pointer_frames: Vec<String>,
     /// The page session whose quick clicks' report binding is known to be in place.
     pub landing_binding: Option<cdp_protocol::SessionId>,
     /// The tab's kept snapshots (`browser snapshot --diff`, `--page`, ...).

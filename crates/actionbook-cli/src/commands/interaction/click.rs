@@ -560,6 +560,10 @@ impl TabCommand for Drag {
             )
             .await;
         pointer::record_cursor(cx, to.0, to.1);
+        // Out of the frames the drag started in (told once the button is up, as a drag holds the
+        // pointer's events to where it started).
+        let left = pointer::pointer_enters(cx, &graph, &dest_node.frame_id, None);
+        mouse::leave_frames(&graph, &left, &deadline).await;
         let pressed = ready.finish(&deadline, source.text()).await;
         let dropped = drop_aim.finish(&dest_node, &deadline, dest.text()).await;
         let html5 = result?;

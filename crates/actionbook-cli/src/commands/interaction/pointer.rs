@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use super::aftermath::Before;
+use frame_graph::FrameGraph;
+
 use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::page::actionability::{self, Aim, AimOptions, AtPoint, Checks, NotReady, Scroll, Seen};
@@ -101,6 +103,21 @@ fn not_actionable(action: &str, selector: &str, why: &NotReady, deadline: &Deadl
 pub(crate) fn record_cursor(cx: &mut TabCx<'_>, x: f64, y: f64) {
     cx.state.cursor = Some((x, y));
     cx.update_tab_soon(|t| t.cursor.replace([x, y]) != Some([x, y]));
+}
+
+/// Records that the pointer moves onto a node of `frame` (`owner`: the node, which may be an
+/// out-of-process iframe's element) and answers the out-of-process frames it leaves by that, for
+/// [`mouse::leave_frames`].
+pub(crate) fn pointer_enters(
+    cx: &mut TabCx<'_>,
+    graph: &FrameGraph,
+    frame: &str,
+    owner: Option<i64>,
+) -> Vec<String> {
+    let now = mouse::frames_holding(graph, frame, owner);
+    let was = std::mem::replace(&mut cx.state.pointer_frames, now);
+    let held = &cx.state.pointer_frames;
+    was.into_iter().filter(|f| !held.contains(f)).collect()
 }
 
 /// Waits until the spot passes `checks` and the pointer (moved there, `held` pressed) is on it;
@@ -229,7 +246,17 @@ async fn attempt(
         Ok(aim) => aim,
         Err(why) => return Ok(Err(Some(why))),
     };
-    mouse::move_to(&page, aim.x, aim.y, held, &deadline).await?;
+    let left = pointer_enters(
+        cx,
+        &graph,
+        &node.frame_id,
+        Some(node.encoded.backend_node_id),
+    );
+    let (_, moved) = tokio::join!(
+        mouse::leave_frames(&graph, &left, &deadline),
+        mouse::move_to(&page, aim.x, aim.y, held, &deadline)
+    );
+    moved?;
     crate::fault::hold(cx.env.abort_at.as_deref(), "pointer.moved", &cx.session.dir).await;
     record_cursor(cx, aim.x, aim.y);
     if !confirm {

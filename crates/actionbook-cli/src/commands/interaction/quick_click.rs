@@ -93,6 +93,8 @@ pub(crate) async fn click(
     let mut before = Before::quick(&aim.before, main);
     before.arm(&page);
     record_cursor(cx, aim.x, aim.y);
+    // No out-of-process frame (see above): none the pointer was in is left to tell.
+    cx.state.pointer_frames.clear();
     let input = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline);
     let read = quick_aim::landed(&page, reach, &mut reports, input, &deadline).await?;
     cx.state.landing_binding = read.reported.then(|| page.id().cloned()).flatten();

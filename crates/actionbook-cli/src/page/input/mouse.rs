@@ -1,10 +1,16 @@
 //! The mouse: moves, presses and releases at page coordinates (CSS pixels of the top-level
 //! viewport), always on the top-level page session, so the browser hit tests them as it would a
 //! user's (overlays in parent frames included) and routes them to the frame under the pointer.
+//!
+//! One thing the browser does not do for input sent that way: when the pointer moves out of an
+//! out-of-process iframe, that frame's renderer is never told, so its document fires no
+//! `mouseleave`/`pointerout` and keeps `:hover` (a second hover on the same element then fires no
+//! `mouseenter`). [`leave_frames`] tells each such frame, as the browser tells it for a user.
 
 use cdp_protocol::input::{DispatchMouseEvent, MouseButton, MouseEventType};
-use cdp_protocol::{Session, page};
-use futures::future::try_join_all;
+use cdp_protocol::{BackendNodeId, FrameId, Session, page};
+use frame_graph::FrameGraph;
+use futures::future::{join_all, try_join_all};
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
@@ -183,6 +189,47 @@ pub(crate) async fn move_and_click(
     let mut events = vec![event(MouseEventType::MouseMoved, x, y, None, 0, None)];
     events.extend(click_events(x, y, button, count));
     send_all(page, events, deadline).await
+}
+
+/// The out-of-process frames the pointer is in when it is on a node of `frame` (on the node
+/// `owner` itself, when it is an out-of-process iframe's element, the pointer is in that frame
+/// too): `frame` when it is one and each out-of-process frame above it, innermost first. A
+/// same-process frame shares its parent's renderer, which hears of the pointer leaving.
+pub(crate) fn frames_holding(graph: &FrameGraph, frame: &str, owner: Option<i64>) -> Vec<String> {
+    let mut held = Vec::new();
+    let inner =
+        owner.and_then(|o| graph.frame_by_owner(&FrameId::new(frame), BackendNodeId::new(o)));
+    if let Some(inner) = inner.filter(|f| f.is_out_of_process) {
+        held.push(inner.frame_id.into_inner());
+    }
+    let mut next = graph.frame(&FrameId::new(frame));
+    // Bounded: a frame tree is never this deep, and a cycle in a stale graph must not hang.
+    for _ in 0..64 {
+        let Some(f) = next else { break };
+        if f.is_out_of_process {
+            held.push(f.frame_id.as_str().to_string());
+        }
+        next = f.parent_frame_id.and_then(|p| graph.frame(&p));
+    }
+    held
+}
+
+/// Tells each out-of-process frame in `left` that the pointer left it: a move to (-1, -1) sent to
+/// the frame's own session, which makes its document fire what a user's pointer leaving fires
+/// (`pointerout`, `mouseleave`, ..., `:hover` dropped). Sent without waiting for the answers
+/// before other input (the caller sends the move that follows beside it); a frame that is gone
+/// has nothing to leave, so failures are not errors.
+pub(crate) async fn leave_frames(graph: &FrameGraph, left: &[String], deadline: &Deadline) {
+    if left.is_empty() {
+        return;
+    }
+    let cap = deadline.capped(deadline::QUICK_CALL);
+    let off = event(MouseEventType::MouseMoved, -1.0, -1.0, None, 0, None);
+    let sessions: Vec<Session> = left
+        .iter()
+        .filter_map(|f| graph.session_for(&FrameId::new(f.as_str())))
+        .collect();
+    join_all(sessions.iter().map(|s| s.send_timeout(&off, cap))).await;
 }
 
 /// The presses and releases of `count` clicks.
