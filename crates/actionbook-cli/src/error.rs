@@ -851,6 +851,25 @@ mod tests {
         assert!(!e.not_performed());
     }
 
+    /// Keys no document saw are named as keys (there is no selector), and not said to have done
+    /// nothing.
+    #[test]
+    fn keys_not_delivered_name_the_keys() {
+        let e = CliError::KeysNotDelivered {
+            action: "browser press".into(),
+            keys: "Control+A".into(),
+            detail: "were not seen by the focused element's document".into(),
+        };
+        assert_eq!(e.code(), ErrorCode::InternalError);
+        assert_eq!(
+            e.details(),
+            Some(serde_json::json!({ "keys": "Control+A", "reason": "input missed" }))
+        );
+        let m = e.to_string();
+        assert!(m.contains("the keys Control+A did not reach"), "{m}");
+        assert!(!e.not_performed());
+    }
+
     /// The frame graph's bounded waits that ran out are timeouts (retryable), not bugs.
     #[test]
     fn the_frame_graphs_timeouts_are_timeouts() {

@@ -117,12 +117,20 @@ impl TabCommand for Press {
         .await;
         let seen = actionability::finish_listening(&node, &deadline, what).await;
         sent?;
+        let mut warnings = Vec::new();
         if !keys_arrived(&seen) {
-            return Err(CliError::KeysNotDelivered {
-                action: "browser press".into(),
-                keys: chord.display(),
-                detail: "were not seen by the focused element's document".into(),
-            });
+            // Keys the document never saw went to a picker the focused control has open (a
+            // `<select>`'s dropdown is a widget of its own): they acted there, as a user's would.
+            match node.handle.probe::<Picker>(PICKER_JS).await {
+                Some(picker) => warnings.push(picker.warning(&chord.display())),
+                None => {
+                    return Err(CliError::KeysNotDelivered {
+                        action: "browser press".into(),
+                        keys: chord.display(),
+                        detail: "were not seen by the focused element's document".into(),
+                    });
+                }
+            }
         }
         let after = before.after(cx).await?;
         let mut data = ActionData::new(ActionKind::Press, None);
@@ -134,7 +142,39 @@ impl TabCommand for Press {
             focus_changed: after.focus_changed,
             scroll_changed: None,
         };
-        Ok(Done::data(data))
+        let mut done = Done::data(data);
+        done.warnings = warnings;
+        Ok(done)
+    }
+}
+
+/// The picker of the focused control, which takes the keys while it is open: a `<select>` (its
+/// dropdown may have closed on the keys: Enter, Escape) or a control whose picker is `:open`
+/// (a date or colour input's); `null` for anything else.
+const PICKER_JS: &str = r#"function() {
+  let open = false;
+  try { open = this.matches(':open'); } catch (e) {}
+  if (this.localName !== 'select' && !open) return null;
+  return { tag: this.localName, open, value: String(this.value ?? '') };
+}"#;
+
+/// What [`PICKER_JS`] reads.
+#[derive(Debug, Deserialize)]
+struct Picker {
+    tag: String,
+    open: bool,
+    value: String,
+}
+
+impl Picker {
+    /// The warning of keys that went to the picker (the page sees no event of them).
+    fn warning(&self, keys: &str) -> String {
+        let now = if self.open { "still open" } else { "closed" };
+        format!(
+            "the keys {keys} went to the open picker of the focused <{}> (its page sees no key \
+             events there); the picker is {now}, the value is {:?}",
+            self.tag, self.value
+        )
     }
 }
 
