@@ -2,7 +2,7 @@
 //! frame, OOPIFs included, kept current by CDP events) and its ref table (`@eN`).
 
 use a11y_snapshot::{CaptureOptions, RefTable, Snapshot, SnapshotError};
-use cdp_protocol::{CdpError, Session};
+use cdp_protocol::{CdpError, Session, SessionId};
 use frame_graph::{FrameGraph, FrameGraphError, FrameGraphOptions};
 
 use crate::deadline::Deadline;
@@ -61,6 +61,15 @@ impl TabFrames {
             .drain(..)
             .map(|(s, n)| format!("{s} matched {n} elements; used the first"))
             .collect()
+    }
+
+    /// The out-of-process frames' sessions of the tab's frame graph as it is now (none before it
+    /// was attached), without waiting.
+    pub fn frame_sessions(&self) -> Vec<SessionId> {
+        match &self.graph {
+            Some((_, g)) if !g.is_detached() => g.sessions().into_iter().flatten().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// The tab's frame graph, attached on first use and after the page session changed.

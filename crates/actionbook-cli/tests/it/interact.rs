@@ -787,6 +787,41 @@ fn an_action_that_opens_a_tab_names_it() {
     assert!(v["data"].get("new_tab_id").is_none(), "{v}");
     let v = env.json(&["browser", "list-tabs", "--session", &sid]);
     assert_eq!(v["data"]["total_tabs"], 6, "{v}");
+
+    // From an out-of-process iframe (it asks for the window on its own session): named too, by
+    // a click and by Enter.
+    f.html(
+        "/oop-opener.html",
+        r#"<!doctype html><title>Framed opener</title><style>button, a { display: block; margin: 10px }</style>
+<a id="fblank" target="_blank" href="/page2.html">new tab</a>
+<button id="fopen" onclick="window.open('/index.html')">open</button>"#,
+    );
+    f.html(
+        "/oop-host.html",
+        &format!(
+            r#"<!doctype html><title>Host</title><iframe id="f" src="{}" style="width:300px;height:150px"></iframe>"#,
+            f.cross_site_url("/oop-opener.html")
+        ),
+    );
+    assert_eq!(
+        on(&env, &t1, &["goto", &f.url("/oop-host.html")])["ok"],
+        true
+    );
+    let v = on(
+        &env,
+        &t1,
+        &["wait", "element", "#fblank", "--timeout", "10000"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(&env, &t1, &["click", "#fblank"]);
+    assert_eq!(v["data"]["new_tab_id"], "t7", "{v}");
+    addressed("t7", "Page Two");
+    let v = on(&env, &t1, &["click", "#fopen"]);
+    assert_eq!(v["data"]["new_tab_id"], "t8", "{v}");
+    addressed("t8", "Fixture Home");
+    assert_eq!(on(&env, &t1, &["focus", "#fblank"])["ok"], true);
+    let v = on(&env, &t1, &["press", "Enter"]);
+    assert_eq!(v["data"]["new_tab_id"], "t9", "{v}");
 }
 
 /// A page's JavaScript dialogs never block its tab: alerts are accepted, confirms and prompts

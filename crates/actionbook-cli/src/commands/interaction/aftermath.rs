@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use cdp_protocol::{Event as _, EventStream, RawEvent, Session, page, runtime};
+use cdp_protocol::{Event as _, EventFilter, EventStream, RawEvent, Session, page, runtime};
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
@@ -214,6 +214,9 @@ pub(crate) struct Before {
     focus: Option<ObjectHandle>,
     idle: bool,
     events: Option<EventStream>,
+    /// New windows asked for by any session of the connection (the tab's out-of-process frames
+    /// announce theirs on their own sessions), from [`Before::arm`].
+    popups: Option<EventStream>,
     main: String,
 }
 
@@ -246,6 +249,7 @@ impl Before {
             idle,
             by_origin: false,
             events: None,
+            popups: None,
             main: cx.main_frame(),
         })
     }
@@ -259,6 +263,7 @@ impl Before {
             focus: None,
             idle: before.idle,
             events: None,
+            popups: None,
             main,
         }
     }
@@ -267,6 +272,9 @@ impl Before {
     /// before sending it: what happened while waiting for the element is not the input's doing).
     pub fn arm(&mut self, page: &Session) {
         self.events = Some(page.events(NAV_EVENTS));
+        // Only this event, rare, from every session: those of the tab are picked when read.
+        let popups = EventFilter::methods(&[page::WindowOpen::METHOD]);
+        self.popups = Some(page.connection().events(popups));
     }
 
     /// After the action: waits for a navigation it started (bounded by the deadline), drops the
@@ -341,7 +349,7 @@ impl Before {
     /// The end of [`Before::after`] and [`Before::after_quick`], from what was read after the
     /// action.
     async fn conclude(
-        self,
+        mut self,
         cx: &mut TabCx<'_>,
         mut nav: Navigation,
         mut document_now: Option<String>,
@@ -351,6 +359,7 @@ impl Before {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
         let mut window_open = (nav.window_open, nav.gesture);
+        let popups = self.popups.take();
         if nav.navigating() {
             let mut waiter = LoadWaiter::subscribe(&page);
             // The commit first: until then the load state read is the old page's (complete).
@@ -391,6 +400,17 @@ impl Before {
         let url_changed = url != self.url;
         cx.url = Some(url);
         cx.title = Some(title);
+        // A frame of the tab in another process asks for a window on its own session.
+        if let Some(mut popups) = popups {
+            let ours = cx.state.frames.frame_sessions();
+            while let Some(ev) = popups.try_recv() {
+                if ev.session_id.as_ref().is_some_and(|s| ours.contains(s))
+                    && let Ok(w) = ev.decode::<page::WindowOpen>()
+                {
+                    window_open = (true, window_open.1 || w.user_gesture);
+                }
+            }
+        }
         // Only an action the page answered with a new window looks for tabs: the common one
         // costs nothing.
         let new_tabs = match window_open {
