@@ -146,13 +146,21 @@ async function (op, arg) {
     } else if (!inside(win, p[0], p[1])) {
       return { fail: 'outside' };
     }
+    let clipped = false;
     if (checks.hit) {
       const h = deepHit(doc, p[0], p[1]);
       if (!h || !within(el, h)) return { fail: 'covered', by: describe(h) };
+    } else if (!at) {
+      // Unchecked (forced), a point the element is not painted at, whatever covers it: a
+      // scrolled or overflow-clipping ancestor hides it there. Scrolling it into view (which
+      // scrolls such ancestors too) is positioning, not a check.
+      const root = el.getRootNode();
+      const all = (root.elementsFromPoint ? root : doc).elementsFromPoint(p[0], p[1]);
+      clipped = !all.some((h) => within(el, h));
     }
     const up = climb(win, p[0], p[1], checks.hit);
     if (up.fail) return up;
-    return { local: p, up };
+    return { local: p, up, clipped };
   };
   // Whether a running animation (CSS animation or transition, Web Animation) moves the element
   // or one of its ancestors.
@@ -309,7 +317,7 @@ async function (op, arg) {
     if (checks.enabled && disabled(el)) return { status: 'disabled' };
     let m = measure(checks, arg.at);
     let scrolled = false;
-    if ((m.fail === 'outside' || m.fail === 'covered' || arg.scroll === 'always') && !arg.at && arg.scroll !== 'never') {
+    if ((m.fail === 'outside' || m.fail === 'covered' || m.clipped || arg.scroll === 'always') && !arg.at && arg.scroll !== 'never') {
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       scrolled = true;
       // The browser routes input between frames by what the compositor last showed: let it

@@ -294,7 +294,8 @@ fn a_forced_click_on_an_element_without_a_box_fails_at_once() {
 /// outside it though scrolled into view (fixed above the page, moved far left as a skip link is,
 /// moved out of the top of a container that clips it) fails at once, INVALID_ARGUMENT saying so
 /// with nothing pressed, instead of after the whole `--timeout`. One that scrolling brings into
-/// view (far down the page, in a container scrolled away from it) is clicked.
+/// view (far down the page, in a container scrolled away from it, clipped by its container) is
+/// clicked.
 #[test]
 fn a_forced_click_on_an_element_never_in_view_fails_at_once() {
     need_chromium!();
@@ -308,6 +309,12 @@ fn a_forced_click_on_an_element_never_in_view_fails_at_once() {
 </div>
 <div id="box" style="overflow: hidden; height: 60px; width: 300px">
   <button id="back" onclick="window.hits = 'back'">Back</button><div style="height: 2000px"></div>
+</div>
+<div style="overflow: hidden; height: 40px; width: 300px">
+  <div style="height: 45px"></div><button id="peek" onclick="window.hits = 'peek'">Peek</button>
+</div>
+<div style="overflow: hidden; height: 30px; width: 100px; position: relative">
+  <button id="side" style="position: absolute; left: 120px" onclick="window.hits = 'side'">Side</button>
 </div>
 <button id="above" style="position: fixed; top: -500px" onclick="window.hits = 2">Above</button>
 <a id="skip" href="#main" style="position: absolute; left: -9999px" onclick="window.hits = 3">Skip</a>
@@ -345,8 +352,15 @@ fn a_forced_click_on_an_element_never_in_view_fails_at_once() {
     // Without --force it is still waited for (it may slide in): TIMEOUT naming why.
     let v = on(&env, &t, &["click", "#above", "--timeout", "600"]);
     assert_error(&v, "TIMEOUT", "outside the viewport");
-    // Scrolling brings these into view: clicked.
-    for (sel, hit) in [("#far", "far"), ("#back", "back")] {
+    // Scrolling brings these into view: clicked. (`#peek` and `#side` are inside the viewport
+    // but hidden by their overflow-clipping container: they were pressed where they are hidden,
+    // and the container took the press.)
+    for (sel, hit) in [
+        ("#far", "far"),
+        ("#back", "back"),
+        ("#peek", "peek"),
+        ("#side", "side"),
+    ] {
         let v = on(&env, &t, &["click", sel, "--force"]);
         assert_eq!(v["ok"], true, "{sel}: {v}");
         assert_eq!(eval(&env, &t, "window.hits"), hit);
