@@ -127,20 +127,53 @@ const READABILITY_JS: &str = r#"function () {
   return out.join('\n\n');
 }"#;
 
-/// The element's text.
+/// The rendered text (`innerText`) and whether the page shows the element: `innerText` of an
+/// element that is not displayed is the text it holds, and of one `visibility: hidden` only what
+/// its visible descendants show, so the caller says which it was.
+const RAW_TEXT_JS: &str = r#"function () {
+  const text = typeof this.innerText === 'string' ? this.innerText : (this.textContent || '');
+  let shown = 'yes';
+  if (this.nodeType === 1 && typeof this.checkVisibility === 'function') {
+    if (!this.checkVisibility()) shown = 'none';
+    else if (getComputedStyle(this).visibility !== 'visible') shown = 'hidden';
+  }
+  return { text, shown, held: shown === 'yes' ? 0 : (this.textContent || '').trim().length };
+}"#;
+
+/// What [`RAW_TEXT_JS`] reads.
+#[derive(Deserialize)]
+struct RawText {
+    text: String,
+    shown: String,
+    held: usize,
+}
+
+/// The element's text, and a warning when the page does not show the element (its text then is
+/// not what a user sees).
 pub(crate) async fn text(
     node: &Located,
     selector: &str,
     mode: TextMode,
     deadline: &Deadline,
-) -> Result<String> {
-    let f = match mode {
-        TextMode::Raw => {
-            "function () { return typeof this.innerText === 'string' ? this.innerText : (this.textContent || ''); }"
-        }
-        TextMode::Readability => READABILITY_JS,
+) -> Result<(String, Option<String>)> {
+    if mode == TextMode::Readability {
+        let text = call(&node.handle, selector, READABILITY_JS, Vec::new(), deadline).await?;
+        return Ok((text, None));
+    }
+    let r: RawText = call(&node.handle, selector, RAW_TEXT_JS, Vec::new(), deadline).await?;
+    let warning = match r.shown.as_str() {
+        "none" => Some(format!(
+            "{selector} is not displayed (display: none on it or an ancestor): this is the text it \
+             holds, which the page does not show"
+        )),
+        "hidden" if r.text.trim().is_empty() && r.held > 0 => Some(format!(
+            "{selector} is hidden (visibility: hidden): the {} characters of text it holds are not \
+             shown, so none is given",
+            r.held
+        )),
+        _ => None,
     };
-    call(&node.handle, selector, f, Vec::new(), deadline).await
+    Ok((r.text, warning))
 }
 
 #[derive(Deserialize)]

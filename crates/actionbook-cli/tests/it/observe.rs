@@ -867,6 +867,43 @@ fn stale_ref_messages_count_what_they_say() {
     assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
 }
 
+/// `text` of an element the page does not show says so: `innerText` of an element not displayed
+/// is the text it holds, and of one `visibility: hidden` nothing (both are the browser's own
+/// answers, kept as the reference gives them); a shown one has no warning.
+#[test]
+fn text_of_a_hidden_element_says_it_is_not_shown() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html(
+        "/hidden.html",
+        r#"<!doctype html><title>Hidden</title>
+<div id="none" style="display: none">held but not displayed</div>
+<div style="display: none"><p id="inner">inside a hidden box</p></div>
+<div id="invisible" style="visibility: hidden">held but invisible</div>
+<div id="shown">shown <span style="display: none">part</span>text</div>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/hidden.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for (sel, value, warning) in [
+        ("#none", "held but not displayed", "#none is not displayed"),
+        ("#inner", "inside a hidden box", "#inner is not displayed"),
+        (
+            "#invisible",
+            "",
+            "the 18 characters of text it holds are not shown",
+        ),
+    ] {
+        let v = tab_json(&env, &["browser", "text", sel], &t);
+        assert_eq!(v["data"]["value"], value, "{v}");
+        let w = warnings(&v);
+        assert!(w.len() == 1 && w[0].contains(warning), "{sel}: {v}");
+    }
+    let v = tab_json(&env, &["browser", "text", "#shown"], &t);
+    assert_eq!(v["data"]["value"], "shown text", "{v}");
+    assert!(warnings(&v).is_empty(), "{v}");
+}
+
 #[test]
 fn readability_returns_the_article_only() {
     need_chromium!();

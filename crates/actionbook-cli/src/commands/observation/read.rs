@@ -231,8 +231,10 @@ impl TabCommand for Text {
             Some(TextKind::Readability) => TextMode::Readability,
             _ => TextMode::Raw,
         };
-        let v = read::text(&node, &self.selector, mode, &cx.deadline).await?;
-        Ok(read_data(self.selector, v))
+        let (v, warning) = read::text(&node, &self.selector, mode, &cx.deadline).await?;
+        let mut done = read_data(self.selector, v);
+        done.warnings.extend(warning);
+        Ok(done)
     }
 }
 
