@@ -243,8 +243,45 @@ pub(crate) struct EvalValue {
     pub preview: String,
 }
 
-/// The object group of `browser eval`'s handles, released together when it is done.
-const EVAL_GROUP: &str = "actionbook-eval";
+/// The object group of one evaluation's handles (`browser eval`, one look of `wait condition`),
+/// released together when it is done. Each evaluation has its own: a release that is not waited
+/// for (see [`release_later`]) must not free the handles of the next one.
+fn eval_group() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("actionbook-eval-{n}")
+}
+
+/// How long a command whose script ran out of time waits for the page to confirm that it was
+/// stopped. A page that answers at all does so in milliseconds; one that does not is busy where
+/// terminating cannot reach (sending a huge value the script returned, a synchronous request),
+/// and the answer does not wait for it: the stop goes on behind it.
+const STOP_WAIT: Duration = Duration::from_millis(200);
+
+/// The least time reading a script's value gets ([`AS_JSON_JS`]), for a script that ended just
+/// before its deadline; a read that takes longer runs a getter that does not end, and is stopped.
+const READ_VALUE_MIN: Duration = Duration::from_millis(200);
+
+/// Stops the script running in `page` (`Runtime.terminateExecution`, which also ends one that
+/// keeps the page busy after the deadline, such as a loop in a promise's callback) and releases
+/// `group`, waiting at most [`STOP_WAIT`] for that: the command answers at about its deadline
+/// even when the page cannot stop at once. Both calls go out at once from a task of their own,
+/// which goes on waiting for their answers (within their caps) after this returns. Whether the
+/// page confirmed the stop in that time.
+async fn stop_script(page: &Session, group: String) -> bool {
+    let session = page.clone();
+    let stop = tokio::spawn(async move {
+        let release = runtime::ReleaseObjectGroup {
+            object_group: group,
+        };
+        let (stopped, _) = tokio::join!(
+            session.send_timeout(&runtime::TerminateExecution, deadline::TERMINATE),
+            session.send_timeout(&release, deadline::CLEANUP),
+        );
+        stopped.is_ok()
+    });
+    matches!(tokio::time::timeout(STOP_WAIT, stop).await, Ok(Ok(true)))
+}
 
 /// What a condition's expression (`browser wait condition`) gave.
 #[derive(Debug, Clone)]
@@ -278,27 +315,26 @@ pub(crate) async fn evaluate_condition(
     deadline: &Deadline,
     what: &str,
 ) -> Result<Condition> {
+    let group = eval_group();
     let params = runtime::Evaluate {
         expression: condition_script(code),
         await_promise: Some(true),
         return_by_value: Some(true),
         user_gesture: Some(true),
         // Only a thrown value is held (in the group): the result comes by value.
-        object_group: Some(EVAL_GROUP.to_string()),
+        object_group: Some(group.clone()),
         ..Default::default()
     };
     let r = match page.send_timeout(&params, deadline.remaining()).await {
         Ok(r) => r,
         Err(e) if e.kind() == ErrorKind::Timeout => {
-            let _ = page
-                .send_timeout(&runtime::TerminateExecution, deadline::TERMINATE)
-                .await;
+            let _ = stop_script(page, group).await;
             return Err(deadline.timeout(what));
         }
         Err(e) => return Err(e.into()),
     };
     if let Some(ex) = &r.exception_details {
-        release_group(page).await;
+        release_later(page, group);
         return Err(eval_error(ex));
     }
     let mut out = r.result.value.unwrap_or(Value::Null);
@@ -310,15 +346,20 @@ pub(crate) async fn evaluate_condition(
     Ok(Condition { value, cut, truthy })
 }
 
-async fn release_group(page: &Session) {
-    let _ = page
-        .send_timeout(
-            &runtime::ReleaseObjectGroup {
-                object_group: EVAL_GROUP.to_string(),
-            },
-            deadline::CLEANUP,
-        )
-        .await;
+/// Releases `group` without waiting for it: the page may be busy after the script (a task the
+/// script started), and the answer does not wait for that.
+fn release_later(page: &Session, group: String) {
+    let session = page.clone();
+    tokio::spawn(async move {
+        let _ = session
+            .send_timeout(
+                &runtime::ReleaseObjectGroup {
+                    object_group: group,
+                },
+                deadline::CLEANUP,
+            )
+            .await;
+    });
 }
 
 /// An object that is not sent by value: its description.
@@ -417,13 +458,14 @@ pub(crate) async fn run_user_script(
         deadline.capped(deadline::PROBE),
         "the page before the script",
     );
+    let group = eval_group();
     let params = runtime::Evaluate {
         expression: user_script(code),
         await_promise: Some(true),
         return_by_value: Some(false),
         user_gesture: Some(true),
         repl_mode: Some(true),
-        object_group: Some(EVAL_GROUP.to_string()),
+        object_group: Some(group.clone()),
         ..Default::default()
     };
     // Both go out at once, the read first: the page answers them in order.
@@ -433,16 +475,13 @@ pub(crate) async fn run_user_script(
     let r = match r {
         Ok(r) => r,
         Err(e) if e.kind() == ErrorKind::Timeout => {
-            let _ = page
-                .send_timeout(&runtime::TerminateExecution, deadline::TERMINATE)
-                .await;
-            release_group(page).await;
-            return Err(with_pre(timed_out(deadline)));
+            let stopped = stop_script(page, group).await;
+            return Err(with_pre(timed_out(deadline, stopped)));
         }
         Err(e) => return Err(e.into()),
     };
     if let Some(ex) = &r.exception_details {
-        release_group(page).await;
+        release_later(page, group);
         return Err(with_pre(user_error(ex)));
     }
     // A promise as the last value is awaited too (REPL mode awaits only the script itself).
@@ -455,7 +494,7 @@ pub(crate) async fn run_user_script(
                         function_declaration: "function() { return this; }".to_string(),
                         await_promise: Some(true),
                         return_by_value: Some(false),
-                        object_group: Some(EVAL_GROUP.to_string()),
+                        object_group: Some(group.clone()),
                         ..Default::default()
                     },
                     deadline.remaining(),
@@ -464,11 +503,8 @@ pub(crate) async fn run_user_script(
             match awaited {
                 Ok(a) => a,
                 Err(e) if e.kind() == ErrorKind::Timeout => {
-                    let _ = page
-                        .send_timeout(&runtime::TerminateExecution, deadline::TERMINATE)
-                        .await;
-                    release_group(page).await;
-                    return Err(with_pre(timed_out(deadline)));
+                    let stopped = stop_script(page, group).await;
+                    return Err(with_pre(timed_out(deadline, stopped)));
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -476,59 +512,65 @@ pub(crate) async fn run_user_script(
         _ => r,
     };
     if let Some(ex) = &r.exception_details {
-        release_group(page).await;
+        release_later(page, group);
         return Err(with_pre(user_error(ex)));
     }
     let Some(object_id) = r.result.object_id.clone() else {
-        return Ok((eval_value(&r.result), pre, PageCut::default()));
+        return Ok((eval_value(r.result), pre, PageCut::default()));
     };
     let obj = &r.result;
-    let value = if obj.subtype.as_deref() == Some("node")
+    if obj.subtype.as_deref() == Some("node")
         || matches!(obj.r#type.as_str(), "function" | "symbol")
     {
-        Ok((described(obj), PageCut::default()))
-    } else {
-        let by_value = page
-            .send_timeout(
-                &CallFunctionOn {
-                    object_id: Some(object_id),
-                    ..function_call(
-                        AS_JSON_JS,
-                        vec![json!(EVAL_VALUE_LIMIT), json!(EVAL_VALUE_DEPTH)],
-                        false,
-                    )
-                },
-                deadline.remaining().max(deadline::CLEANUP),
-            )
-            .await;
-        match by_value {
-            Ok(v) if v.exception_details.is_none() => {
-                let mut out = v.result.value.unwrap_or(Value::Null);
-                Ok(from_page_json(&mut out, obj.r#type.clone()))
-            }
-            Ok(v) => {
-                let d = described(obj).preview;
-                let why = v
-                    .exception_details
-                    .as_ref()
-                    .map(|e| {
-                        first_line(e.message())
-                            .trim_start_matches("Error: ")
-                            .to_string()
-                    })
-                    .unwrap_or_default();
-                Err(with_pre(CliError::EvalFailed {
-                    message: format!(
-                        "the result ({d}) cannot be returned as JSON: {why}; return the part \
-                         you need, e.g. document.title or a plain object"
-                    ),
-                    details: Some(json!({ "kind": "not_serializable", "description": d })),
-                }))
-            }
-            Err(e) => Err(with_pre(e.into())),
+        release_later(page, group);
+        return Ok((described(obj), pre, PageCut::default()));
+    }
+    // Reading the value runs page code (getters, `toJSON`): bounded by the deadline like the
+    // script, and stopped like it.
+    let by_value = page
+        .send_timeout(
+            &CallFunctionOn {
+                object_id: Some(object_id),
+                ..function_call(
+                    AS_JSON_JS,
+                    vec![json!(EVAL_VALUE_LIMIT), json!(EVAL_VALUE_DEPTH)],
+                    false,
+                )
+            },
+            deadline.remaining().max(READ_VALUE_MIN),
+        )
+        .await;
+    let value = match by_value {
+        Ok(v) if v.exception_details.is_none() => {
+            let mut out = v.result.value.unwrap_or(Value::Null);
+            Ok(from_page_json(&mut out, obj.r#type.clone()))
         }
+        Ok(v) => {
+            let d = described(obj).preview;
+            let why = v
+                .exception_details
+                .as_ref()
+                .map(|e| {
+                    first_line(e.message())
+                        .trim_start_matches("Error: ")
+                        .to_string()
+                })
+                .unwrap_or_default();
+            Err(with_pre(CliError::EvalFailed {
+                message: format!(
+                    "the result ({d}) cannot be returned as JSON: {why}; return the part \
+                     you need, e.g. document.title or a plain object"
+                ),
+                details: Some(json!({ "kind": "not_serializable", "description": d })),
+            }))
+        }
+        Err(e) if e.kind() == ErrorKind::Timeout => {
+            let _ = stop_script(page, group).await;
+            return Err(with_pre(value_timed_out(deadline)));
+        }
+        Err(e) => Err(with_pre(e.into())),
     };
-    release_group(page).await;
+    release_later(page, group);
     value.map(|(v, cut)| (v, pre, cut))
 }
 
@@ -717,11 +759,33 @@ const AS_JSON_JS: &str = r#"function (limit, maxDepth, windowToo) {
   return { value, cut: Object.keys(cut) };
 }"#;
 
-/// EVAL_FAILED of a script that ran out of time (and was stopped).
-fn timed_out(deadline: &Deadline) -> CliError {
+/// EVAL_FAILED of a script that ran out of time (and was stopped). A page that did not confirm
+/// the stop at once is likely busy where stopping cannot reach: said, since the tab's next
+/// command waits for it.
+fn timed_out(deadline: &Deadline, stopped: bool) -> CliError {
+    let busy = match stopped {
+        true => "",
+        false => {
+            "; the page has not confirmed it yet (it may be busy sending a huge value the \
+             script returned, or in a synchronous request) and answers again once it is free"
+        }
+    };
     CliError::EvalFailed {
         message: format!(
-            "the script did not finish within {}ms and was stopped",
+            "the script did not finish within {}ms and was stopped{busy}",
+            deadline.timeout_ms()
+        ),
+        details: Some(json!({ "kind": "timeout", "timeout_ms": deadline.timeout_ms() })),
+    }
+}
+
+/// EVAL_FAILED of a script whose value could not be read in time (a getter or `toJSON` of it
+/// that does not end), stopped like a script that runs out of time.
+fn value_timed_out(deadline: &Deadline) -> CliError {
+    CliError::EvalFailed {
+        message: format!(
+            "the script's value was not read within {}ms (a getter or toJSON of it did not \
+             finish) and reading it was stopped; return the part you need",
             deadline.timeout_ms()
         ),
         details: Some(json!({ "kind": "timeout", "timeout_ms": deadline.timeout_ms() })),
@@ -811,7 +875,7 @@ pub(crate) fn eval_error(ex: &ExceptionDetails) -> CliError {
 }
 
 /// Turns a by-value RemoteObject into `{value, type, preview}`.
-pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
+pub(crate) fn eval_value(mut obj: RemoteObject) -> EvalValue {
     let kind = obj.r#type.as_str();
     if let Some(u) = &obj.unserializable_value {
         return EvalValue {
@@ -832,16 +896,20 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
             preview: "null".into(),
         },
         ("string", _) => {
-            let s = obj
-                .value
-                .as_ref()
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let s = match obj.value.take() {
+                Some(Value::String(s)) => s,
+                _ => String::new(),
+            };
+            // A string past the limit is cut by `reportable`, which makes its preview anew: no
+            // second whole copy of a value that may be hundreds of MB.
+            let mut end = s.len().min(EVAL_VALUE_LIMIT);
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
             EvalValue {
-                value: Value::String(s.clone()),
+                preview: s[..end].to_string(),
+                value: Value::String(s),
                 kind: "string".into(),
-                preview: s,
             }
         }
         ("function", _) => {
@@ -853,7 +921,7 @@ pub(crate) fn eval_value(obj: &RemoteObject) -> EvalValue {
             }
         }
         _ => {
-            let v = obj.value.clone().unwrap_or(Value::Null);
+            let v = obj.value.take().unwrap_or(Value::Null);
             let preview = js_json(&v);
             EvalValue {
                 value: v,
@@ -1006,9 +1074,9 @@ mod tests {
 
     #[test]
     fn huge_values_are_cut_at_a_char_boundary_with_a_short_preview() {
-        let small = eval_value(&object(json!({"type": "string", "value": "abc"})));
+        let small = eval_value(object(json!({"type": "string", "value": "abc"})));
         assert!(cut_value(&small, 3).is_none());
-        let big = eval_value(&object(json!({"type": "string", "value": "ab\u{e9}cd"})));
+        let big = eval_value(object(json!({"type": "string", "value": "ab\u{e9}cd"})));
         // "é" is two bytes: a cut at 3 would split it.
         let (cut, len) = cut_value(&big, 3).expect("cut");
         assert_eq!((cut.value, len), (json!("ab"), 6));
@@ -1016,7 +1084,7 @@ mod tests {
             (cut.kind.as_str(), cut.preview.as_str()),
             ("string", "ab\u{2026}")
         );
-        let obj = eval_value(&object(
+        let obj = eval_value(object(
             json!({"type": "object", "value": {"a": "x".repeat(500)}}),
         ));
         let (cut, len) = cut_value(&obj, 100).expect("cut");
@@ -1032,31 +1100,31 @@ mod tests {
 
     #[test]
     fn eval_values() {
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "number", "value": 3, "description": "3"}),
         ));
         assert_eq!((v.kind.as_str(), v.preview.as_str()), ("number", "3"));
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "object", "value": {"a": 1, "b": [1, 2]}}),
         ));
         assert_eq!(v.preview, r#"{"a":1,"b":[1,2]}"#);
-        let v = eval_value(&object(json!({"type": "string", "value": "Fixture Home"})));
+        let v = eval_value(object(json!({"type": "string", "value": "Fixture Home"})));
         assert_eq!(v.preview, "Fixture Home");
-        let v = eval_value(&object(json!({"type": "undefined"})));
+        let v = eval_value(object(json!({"type": "undefined"})));
         assert_eq!(
             (v.kind.as_str(), v.value.clone()),
             ("undefined", Value::Null)
         );
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "number", "unserializableValue": "NaN"}),
         ));
         assert_eq!(v.preview, "NaN");
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "object", "subtype": "null", "value": null}),
         ));
         assert_eq!(v.kind, "null");
         // Numbers print as JavaScript prints them.
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "number", "value": 12345678901234567890.0_f64}),
         ));
         assert_eq!(v.preview, "12345678901234567000");
@@ -1070,7 +1138,7 @@ mod tests {
             assert_eq!(js_number(n), js);
         }
         // Inside an object too (the preview, which text output prints).
-        let v = eval_value(&object(
+        let v = eval_value(object(
             json!({"type": "object", "value": {"n": 12345678901234567890.0_f64, "a": [1, "x\"", null, true, 1e21]}}),
         ));
         assert_eq!(

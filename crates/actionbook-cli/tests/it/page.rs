@@ -1,5 +1,7 @@
 //! title, url, eval (spec 5.3 text bodies, 10.4, 10.5, 11.3).
 
+use std::time::{Duration, Instant};
+
 use crate::need_chromium;
 use crate::support::{Env, site};
 
@@ -525,4 +527,114 @@ fn eval_values_are_faithful_in_json_and_text_and_bounded() {
     // The tab is fine afterwards.
     let v = env.json(&[&["browser", "eval", "1+2"][..], &t].concat());
     assert_eq!(v["data"]["value"], 3, "{v}");
+}
+
+/// Runs `browser <args...> --timeout <ms>` on the tab and returns its envelope and how much later
+/// than `ms` it answered (zero when in time). The bound the tests put on that is generous (a slow
+/// machine must not fail them): it tells "answers at about its deadline" from "answers seconds
+/// late, or never".
+fn timed(env: &Env, t: &[&str], args: &[&str], ms: u64) -> (serde_json::Value, Duration) {
+    let ms_text = ms.to_string();
+    let started = Instant::now();
+    let v = env.json(&[&["browser"][..], args, &["--timeout", &ms_text][..], t].concat());
+    let late = started.elapsed().saturating_sub(Duration::from_millis(ms));
+    (v, late)
+}
+
+/// How late past its `--timeout` a command may answer in these tests (a few hundred ms is what
+/// it takes; seconds late means it waited on a page that did not answer).
+const LATE_BOUND: Duration = Duration::from_secs(5);
+
+/// A script that runs past `--timeout` (a loop, a promise that never settles, a getter of its
+/// value that never returns, a condition that loops) answers at its deadline, is stopped, and the
+/// page is usable after it with its state intact.
+#[test]
+fn runaway_scripts_stop_at_the_deadline_and_the_page_keeps_its_state() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 1, "{v}");
+    let usable = |after: &str| {
+        let v = env.json(&[&["browser", "eval", "keep + 1"][..], &t].concat());
+        assert_eq!(v["data"]["value"], 42, "the page after {after}: {v}");
+    };
+    for code in [
+        "while (true) {}",
+        "new Promise(() => {})",
+        "await new Promise(() => {})",
+        "(async () => { await 0; while (true) {} })()",
+        // The script ends; reading its value runs a getter that never does.
+        "({get a() { while (true) {} }})",
+    ] {
+        let (v, late) = timed(&env, &t, &["eval", code], 1500);
+        assert_eq!(
+            (
+                v["error"]["code"].as_str(),
+                v["error"]["details"]["kind"].as_str()
+            ),
+            (Some("EVAL_FAILED"), Some("timeout")),
+            "{code}: {v}"
+        );
+        assert!(late < LATE_BOUND, "{code}: answered {late:?} late: {v}");
+        usable(code);
+    }
+    for code in ["(() => { while (true) {} })()", "new Promise(() => {})"] {
+        let (v, late) = timed(&env, &t, &["wait", "condition", code], 1500);
+        assert_eq!(v["error"]["code"], "TIMEOUT", "{code}: {v}");
+        assert!(late < LATE_BOUND, "{code}: answered {late:?} late: {v}");
+        usable(code);
+    }
+    let v = env.json(&[&["browser", "title"][..], &t].concat());
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+}
+
+/// A script the page cannot stop at once (it waits in a synchronous request, where terminating
+/// it takes effect only when the request is done) does not hold the answer past the deadline; the
+/// page is stopped and usable once it is free.
+#[test]
+fn a_script_the_page_cannot_stop_at_once_does_not_hold_the_answer() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.route("/hang", "text/plain", "late", Duration::from_secs(9));
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 1, "{v}");
+    let code = "const x = new XMLHttpRequest(); x.open('GET', '/hang', false); x.send(); \
+                while (true) {}";
+    let (v, late) = timed(&env, &t, &["eval", code], 1500);
+    assert_eq!(v["error"]["details"]["kind"], "timeout", "{v}");
+    assert!(late < LATE_BOUND, "answered {late:?} late: {v}");
+    // Once the request is done the loop after it is stopped: the page answers again.
+    let v = env.json(&[&["browser", "eval", "keep + 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 42, "{v}");
+}
+
+/// A huge string value (200 MB; the browser sends it whole, so it takes seconds to arrive) with a
+/// short `--timeout`: the answer comes at about the deadline (the value cut, or the script
+/// stopped), and the page and the daemon keep answering.
+#[test]
+fn a_huge_value_with_a_short_timeout_answers_at_the_deadline() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 1, "{v}");
+    let (v, late) = timed(&env, &t, &["eval", "'x'.repeat(200e6)"], 2000);
+    let head = &v.to_string()[..v.to_string().len().min(600)];
+    match v["ok"].as_bool() {
+        Some(true) => assert_eq!(v["meta"]["truncated"], true, "{head}"),
+        _ => assert_eq!(v["error"]["details"]["kind"], "timeout", "{head}"),
+    }
+    assert!(late < LATE_BOUND, "answered {late:?} late: {head}");
+    let v = env.json(&[&["browser", "eval", "keep + 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 42, "{v}");
+    let v = env.json(&[&["browser", "title"][..], &t].concat());
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
 }
