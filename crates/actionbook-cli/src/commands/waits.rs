@@ -451,8 +451,11 @@ impl TabCommand for WaitCondition {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
         let mut last = Value::Null;
+        let mut form = eval::ConditionForm::default();
         loop {
-            match eval::evaluate_condition(&page, &self.expression, &deadline, WHAT).await {
+            match eval::evaluate_condition(&page, &self.expression, &mut form, &deadline, WHAT)
+                .await
+            {
                 Ok(c) => {
                     let (v, truncated, warnings) = eval::reportable(c.value, c.cut);
                     if c.truthy {

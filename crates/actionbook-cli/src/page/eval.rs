@@ -306,15 +306,32 @@ fn condition_script(code: &str) -> String {
     )
 }
 
+/// How a condition's code is evaluated: as one expression (one round trip a look), or, once it
+/// did not parse as one (`const el = ...; el && el.hidden`), as a script the way `browser eval`
+/// runs it (its last statement's value; two round trips when that is a promise or an object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum ConditionForm {
+    /// One expression.
+    #[default]
+    Expression,
+    /// Statements.
+    Statements,
+}
+
 /// Evaluates a condition's expression (a promise awaited) in one round trip: its value converted
-/// as `browser eval` converts it, and its truthiness decided in the page. A throw is EVAL_FAILED;
+/// as `browser eval` converts it, and its truthiness decided in the page. Code that is not one
+/// expression is run as a script from then on (`form` remembers it). A throw is EVAL_FAILED;
 /// TIMEOUT terminates the script so the tab stays usable.
 pub(crate) async fn evaluate_condition(
     page: &Session,
     code: &str,
+    form: &mut ConditionForm,
     deadline: &Deadline,
     what: &str,
 ) -> Result<Condition> {
+    if *form == ConditionForm::Statements {
+        return statements_condition(page, code, deadline, what).await;
+    }
     let group = eval_group();
     let params = runtime::Evaluate {
         expression: condition_script(code),
@@ -335,6 +352,10 @@ pub(crate) async fn evaluate_condition(
     };
     if let Some(ex) = &r.exception_details {
         release_later(page, group);
+        if is_parse_error(ex) {
+            *form = ConditionForm::Statements;
+            return statements_condition(page, code, deadline, what).await;
+        }
         return Err(eval_error(ex));
     }
     let mut out = r.result.value.unwrap_or(Value::Null);
@@ -344,6 +365,56 @@ pub(crate) async fn evaluate_condition(
     let kind = out["kind"].as_str().unwrap_or("object").to_string();
     let (value, cut) = from_page_json(&mut out, kind);
     Ok(Condition { value, cut, truthy })
+}
+
+/// Whether an evaluation failed to parse (a SyntaxError with no stack: one thrown by running
+/// code, `JSON.parse('x')`, has frames).
+fn is_parse_error(ex: &ExceptionDetails) -> bool {
+    let Some(e) = ex.exception.as_ref() else {
+        return false;
+    };
+    e.class_name.as_deref() == Some("SyntaxError")
+        && !e
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .contains("\n    at ")
+}
+
+/// A condition run as a script ([`ConditionForm::Statements`]); truthiness from the value's
+/// type and value as the page gave it (an object is true: `document.all` is not a statement's
+/// value anyone waits on).
+async fn statements_condition(
+    page: &Session,
+    code: &str,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<Condition> {
+    match run_script(page, code, deadline, false).await {
+        Ok((value, _, cut)) => Ok(Condition {
+            truthy: truthy(&value),
+            value,
+            cut,
+        }),
+        Err(CliError::EvalFailed {
+            details: Some(d), ..
+        }) if d["kind"] == "timeout" => Err(deadline.timeout(what)),
+        Err(e) => Err(e),
+    }
+}
+
+/// JavaScript's `!!v` of a value as [`eval_value`] gives it.
+fn truthy(v: &EvalValue) -> bool {
+    match (v.kind.as_str(), &v.value) {
+        ("undefined" | "null", _) => false,
+        (_, Value::Bool(b)) => *b,
+        ("number", Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        // Unserializable numbers and bigints come as their text.
+        ("number", Value::String(s)) => !matches!(s.as_str(), "NaN" | "-0"),
+        ("bigint", Value::String(s)) => s != "0n",
+        ("string", Value::String(s)) => !s.is_empty(),
+        _ => true,
+    }
 }
 
 /// Releases `group` without waiting for it: the page may be busy after the script (a task the
@@ -452,12 +523,29 @@ pub(crate) async fn run_user_script(
     code: &str,
     deadline: &Deadline,
 ) -> Result<(EvalValue, Option<PreState>, PageCut)> {
-    let pre_read = read::<PreState>(
-        page,
-        "({url: location.href, origin: location.origin, ready_state: document.readyState})",
-        deadline.capped(deadline::PROBE),
-        "the page before the script",
-    );
+    run_script(page, code, deadline, true).await
+}
+
+/// [`run_user_script`], reading the page's state before the script for its errors when `pre`.
+async fn run_script(
+    page: &Session,
+    code: &str,
+    deadline: &Deadline,
+    pre: bool,
+) -> Result<(EvalValue, Option<PreState>, PageCut)> {
+    let pre_read = async {
+        match pre {
+            true => read::<PreState>(
+                page,
+                "({url: location.href, origin: location.origin, ready_state: document.readyState})",
+                deadline.capped(deadline::PROBE),
+                "the page before the script",
+            )
+            .await
+            .ok(),
+            false => None,
+        }
+    };
     let group = eval_group();
     let params = runtime::Evaluate {
         expression: user_script(code),
@@ -470,7 +558,6 @@ pub(crate) async fn run_user_script(
     };
     // Both go out at once, the read first: the page answers them in order.
     let (pre, r) = tokio::join!(pre_read, page.send_timeout(&params, deadline.remaining()));
-    let pre = pre.ok();
     let with_pre = |e: CliError| add_pre(e, pre.as_ref());
     let r = match r {
         Ok(r) => r,
@@ -1096,6 +1183,44 @@ mod tests {
         );
         assert_eq!((cut.kind.as_str(), len), ("object", 508));
         assert_eq!(cut.preview.chars().count(), 101);
+    }
+
+    #[test]
+    fn truthiness_of_values_as_the_page_gives_them() {
+        let v = |o: Value| eval_value(object(o));
+        for (o, want) in [
+            (json!({"type": "undefined"}), false),
+            (
+                json!({"type": "object", "subtype": "null", "value": null}),
+                false,
+            ),
+            (json!({"type": "boolean", "value": false}), false),
+            (json!({"type": "boolean", "value": true}), true),
+            (json!({"type": "number", "value": 0}), false),
+            (json!({"type": "number", "value": 0.5}), true),
+            (
+                json!({"type": "number", "unserializableValue": "NaN"}),
+                false,
+            ),
+            (
+                json!({"type": "number", "unserializableValue": "-0"}),
+                false,
+            ),
+            (
+                json!({"type": "number", "unserializableValue": "-Infinity"}),
+                true,
+            ),
+            (
+                json!({"type": "bigint", "unserializableValue": "0n"}),
+                false,
+            ),
+            (json!({"type": "bigint", "unserializableValue": "2n"}), true),
+            (json!({"type": "string", "value": ""}), false),
+            (json!({"type": "string", "value": "0"}), true),
+            (json!({"type": "object", "value": []}), true),
+        ] {
+            assert_eq!(truthy(&v(o.clone())), want, "{o}");
+        }
     }
 
     #[test]

@@ -586,6 +586,83 @@ fn a_tab_closed_under_a_wait_is_not_found() {
     assert_eq!(v["error"]["code"], "TAB_NOT_FOUND", "{v}");
 }
 
+/// A condition written as statements (`const el = ...; el && ...`, as `browser eval` takes them)
+/// is waited on by its last statement's value, with the same truthiness; a page that changes
+/// later meets it; a syntax error or a throw is still EVAL_FAILED, and a loop is TIMEOUT with the
+/// tab usable after.
+#[test]
+fn wait_condition_takes_statements_as_eval_does() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for (code, want) in [
+        ("var a = 1; a", json!(1)),
+        ("const h = document.querySelector('h1'); !!h", json!(true)),
+        ("let o = {b: 2}; o", json!({"b": 2})),
+        (
+            "const d = new Date(0); d",
+            json!("1970-01-01T00:00:00.000Z"),
+        ),
+        (
+            "await new Promise(r => setTimeout(r, 50)); 'later'",
+            json!("later"),
+        ),
+        ("const p = 5; Promise.resolve(p)", json!(5)),
+        ("const n = 10n; n", json!("10n")),
+    ] {
+        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "5000"]);
+        assert_eq!(ok(&v)["observed_value"], want, "{code}: {v}");
+    }
+    for (code, want) in [
+        ("const z = 0; z", json!(0)),
+        ("void 0; NaN", json!("NaN")),
+        ("void 0; -0", json!("-0")),
+        ("void 0; 0n", json!("0n")),
+        ("void 0; ''", json!("")),
+        ("void 0; null", Value::Null),
+        ("let u; u", Value::Null),
+    ] {
+        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "300"]);
+        assert_eq!(timed_out(&v)["observed_value"], want, "{code}: {v}");
+    }
+    // Met once the page changes: the statements are run again each look.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "setTimeout(() => { window.seven = 7 }, 300); const l = window.seven; l",
+            "--timeout",
+            "8000",
+        ],
+    );
+    assert_eq!(ok(&v)["observed_value"], 7, "{v}");
+    for code in [
+        "let = ;",
+        "const q = 1; JSON.parse('x')",
+        "const r = 1; throw new Error('no')",
+    ] {
+        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "3000"]);
+        assert_eq!(v["error"]["code"], "EVAL_FAILED", "{code}: {v}");
+    }
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "window.keep = 41; while (true) {}; 1",
+            "--timeout",
+            "1500",
+        ],
+    );
+    timed_out(&v);
+    assert_eq!(eval(&env, &t, "window.keep + 1"), 42);
+}
+
 /// The value a `wait condition` reports is the one `browser eval` gives (a Date its ISO text, a
 /// Map its pairs, a BigInt `"1n"`, NaN by name, a cycle `"[Circular]"`, a huge value cut and
 /// said so), while the condition holds by JavaScript's own truthiness (`new Boolean(false)`, an
