@@ -545,6 +545,16 @@ fn timed(env: &Env, t: &[&str], args: &[&str], ms: u64) -> (serde_json::Value, D
 /// it takes; seconds late means it waited on a page that did not answer).
 const LATE_BOUND: Duration = Duration::from_secs(5);
 
+/// A session on `/index.html` whose page holds `keep = 41` (`keep + 1` is 42 while the page is
+/// usable with its state intact).
+fn keeping_41(env: &Env, f: &crate::support::Fixture) -> String {
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
+    assert_eq!(v["data"]["value"], 1, "{v}");
+    sid
+}
+
 /// A script that runs past `--timeout` (a loop, a promise that never settles, a getter of its
 /// value that never returns, a condition that loops) answers at its deadline, is stopped, and the
 /// page is usable after it with its state intact.
@@ -553,10 +563,8 @@ fn runaway_scripts_stop_at_the_deadline_and_the_page_keeps_its_state() {
     need_chromium!();
     let env = Env::new();
     let f = site();
-    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let sid = keeping_41(&env, &f);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
-    assert_eq!(v["data"]["value"], 1, "{v}");
     let usable = |after: &str| {
         let v = env.json(&[&["browser", "eval", "keep + 1"][..], &t].concat());
         assert_eq!(v["data"]["value"], 42, "the page after {after}: {v}");
@@ -600,10 +608,8 @@ fn a_script_the_page_cannot_stop_at_once_does_not_hold_the_answer() {
     let env = Env::new();
     let f = site();
     f.route("/hang", "text/plain", "late", Duration::from_secs(9));
-    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let sid = keeping_41(&env, &f);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
-    assert_eq!(v["data"]["value"], 1, "{v}");
     let code = "const x = new XMLHttpRequest(); x.open('GET', '/hang', false); x.send(); \
                 while (true) {}";
     let (v, late) = timed(&env, &t, &["eval", code], 1500);
@@ -622,10 +628,8 @@ fn a_huge_value_with_a_short_timeout_answers_at_the_deadline() {
     need_chromium!();
     let env = Env::new();
     let f = site();
-    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let sid = keeping_41(&env, &f);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let v = env.json(&[&["browser", "eval", "globalThis.keep = 41; 1"][..], &t].concat());
-    assert_eq!(v["data"]["value"], 1, "{v}");
     let (v, late) = timed(&env, &t, &["eval", "'x'.repeat(200e6)"], 2000);
     let head = &v.to_string()[..v.to_string().len().min(600)];
     match v["ok"].as_bool() {
