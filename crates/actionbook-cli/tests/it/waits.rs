@@ -28,6 +28,11 @@ fn elapsed(v: &Value) -> u64 {
         .unwrap_or_else(|| panic!("no elapsed_ms: {v}"))
 }
 
+/// Whether `v` is a string ending with `suffix`.
+fn ends_with(v: &Value, suffix: &str) -> bool {
+    v.as_str().is_some_and(|s| s.ends_with(suffix))
+}
+
 #[track_caller]
 fn timed_out(v: &Value) -> &Value {
     assert_eq!(v["ok"], false, "{v}");
@@ -297,30 +302,18 @@ fn wait_navigation_and_condition() {
     let d = ok(&v);
     assert_eq!(d["kind"], "navigation");
     assert!(
-        d["observed_value"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/next.html"),
+        ends_with(&d["observed_value"]["url"], "/w/next.html"),
         "{v}"
     );
     assert_eq!(d["observed_value"]["ready_state"], "complete");
-    assert!(
-        v["context"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/next.html"),
-        "{v}"
-    );
+    assert!(ends_with(&v["context"]["url"], "/w/next.html"), "{v}");
     assert_eq!(v["context"]["title"], "Next");
 
     // Nothing navigates: TIMEOUT with the page as it is.
     let v = on(&env, &t, &["wait", "navigation", "--timeout", "600"]);
     let details = timed_out(&v);
     assert!(
-        details["observed_value"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/next.html"),
+        ends_with(&details["observed_value"]["url"], "/w/next.html"),
         "{v}"
     );
     // A navigation that ended before the wait was called (quicker than the agent) counts: its
@@ -334,10 +327,7 @@ fn wait_navigation_and_condition() {
     let v = on(&env, &t, &["wait", "navigation", "--timeout", "5000"]);
     let d = ok(&v);
     assert!(
-        d["observed_value"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/index.html"),
+        ends_with(&d["observed_value"]["url"], "/w/index.html"),
         "{v}"
     );
     assert_eq!(d["observed_value"]["ready_state"], "complete", "{v}");
@@ -818,13 +808,7 @@ fn a_failed_command_reports_the_page_as_it_is_now() {
         ],
     );
     timed_out(&v);
-    assert!(
-        v["context"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/moved.html"),
-        "{v}"
-    );
+    assert!(ends_with(&v["context"]["url"], "/w/moved.html"), "{v}");
     assert_eq!(v["context"]["title"], "Moved", "{v}");
     // The text form's first line (on stderr, as every failure) names it too.
     let run = env.run(
@@ -853,29 +837,14 @@ fn a_failed_command_reports_the_page_as_it_is_now() {
     let v = on(&env, &t, &["wait", "navigation", "--timeout", "2000"]);
     let details = timed_out(&v);
     assert!(
-        details["observed_value"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/stuck.html"),
+        ends_with(&details["observed_value"]["url"], "/w/stuck.html"),
         "{v}"
     );
-    assert!(
-        v["context"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/stuck.html"),
-        "{v}"
-    );
+    assert!(ends_with(&v["context"]["url"], "/w/stuck.html"), "{v}");
     assert_eq!(v["context"]["title"], "Stuck", "{v}");
 
     // A script that never ends is stopped; the context is still read.
     let v = on(&env, &t, &["eval", "while (true) {}", "--timeout", "500"]);
     assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
-    assert!(
-        v["context"]["url"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("/w/stuck.html"),
-        "{v}"
-    );
+    assert!(ends_with(&v["context"]["url"], "/w/stuck.html"), "{v}");
 }
