@@ -569,7 +569,7 @@ async fn run_script(
     };
     if let Some(ex) = &r.exception_details {
         release_later(page, group);
-        return Err(with_pre(user_error(ex)));
+        return Err(with_pre(script_error(page, code, ex, deadline).await));
     }
     // A promise as the last value is awaited too (REPL mode awaits only the script itself).
     let r = match (&r.result.subtype, &r.result.object_id) {
@@ -877,6 +877,60 @@ fn value_timed_out(deadline: &Deadline) -> CliError {
         ),
         details: Some(json!({ "kind": "timeout", "timeout_ms": deadline.timeout_ms() })),
     }
+}
+
+/// EVAL_FAILED of the exception of the wrapped script (see [`user_script`]). A syntax error the
+/// parser met past the user's last line is where the code ended too early (`1 +`, `f(`, an open
+/// template): the wrapper's closing brace was named ("Unexpected token '}'", line n + 1). The
+/// code alone is then asked of the parser (`Runtime.compileScript`, nothing runs) for its own
+/// error; code with top-level `await` does not parse alone, so there the error is put on the
+/// user's last line, a brace of ours read as the end of the input.
+async fn script_error(
+    page: &Session,
+    code: &str,
+    ex: &ExceptionDetails,
+    deadline: &Deadline,
+) -> CliError {
+    let lines = code.split('\n').count() as i64;
+    let syntax = ex.exception.as_ref().and_then(|e| e.class_name.as_deref()) == Some("SyntaxError");
+    // The wrapper's line `n` (0-based) is the user's line `n` (1-based); the user's are 1..=lines.
+    if !syntax || ex.line_number <= lines {
+        return user_error(ex);
+    }
+    let compiled = page
+        .send_timeout(
+            &runtime::CompileScript {
+                expression: code.to_string(),
+                source_url: String::new(),
+                persist_script: false,
+                execution_context_id: ex.execution_context_id,
+            },
+            deadline.capped(deadline::PROBE),
+        )
+        .await;
+    if let Ok(runtime::CompileScriptResponse {
+        exception_details: Some(own),
+        ..
+    }) = compiled
+        && !own.message().contains("await is only valid")
+    {
+        return user_error(&ExceptionDetails {
+            line_number: own.line_number + 1,
+            ..own
+        });
+    }
+    let last = code.rsplit('\n').next().unwrap_or_default();
+    let mut at_end = ex.clone();
+    at_end.line_number = lines;
+    at_end.column_number = last.encode_utf16().count() as i64;
+    if let Some(e) = at_end.exception.as_mut()
+        && e.description
+            .as_deref()
+            .is_some_and(|d| d.starts_with("SyntaxError: Unexpected token '}'"))
+    {
+        e.description = Some("SyntaxError: Unexpected end of input".to_string());
+    }
+    user_error(&at_end)
 }
 
 /// EVAL_FAILED of a user script's exception: its kind (`syntax` or `runtime`), message and line.

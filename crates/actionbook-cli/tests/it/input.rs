@@ -723,6 +723,37 @@ fn scroll_every_form_and_eval() {
         "{v}"
     );
     assert_eq!(v["error"]["details"]["pre_readyState"], "complete", "{v}");
+    // Code that ends too early is named as such, on its own last line: the parser's own words,
+    // not the wrapper's closing brace ("Unexpected token '}'" one line below the code).
+    for (code, message, line) in [
+        ("1 +", "SyntaxError: Unexpected end of input", 1),
+        (
+            "const a = [1,\n  2",
+            "SyntaxError: Unexpected end of input",
+            2,
+        ),
+        ("if (a) {\n  f()", "SyntaxError: Unexpected end of input", 2),
+        ("`open", "SyntaxError: Unexpected end of input", 1),
+        ("1 }", "SyntaxError: Unexpected token '}'", 1),
+        ("await 1;\nf(", "SyntaxError: Unexpected end of input", 2),
+    ] {
+        let v = on(&env, &t, &["eval", code]);
+        assert_eq!(
+            (
+                v["error"]["code"].as_str(),
+                v["error"]["details"]["kind"].as_str(),
+                v["error"]["details"]["message"].as_str(),
+                v["error"]["details"]["line"].as_i64()
+            ),
+            (
+                Some("EVAL_FAILED"),
+                Some("syntax"),
+                Some(message),
+                Some(line)
+            ),
+            "{code:?}: {v}"
+        );
+    }
     let v = on(&env, &t, &["eval", "const o = null;\n\no.x"]);
     assert_failure(&v, "EVAL_FAILED", "TypeError");
     assert_eq!(

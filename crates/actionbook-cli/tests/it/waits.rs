@@ -638,6 +638,26 @@ fn wait_condition_takes_statements_as_eval_does() {
         let v = on(&env, &t, &["wait", "condition", code, "--timeout", "3000"]);
         assert_eq!(v["error"]["code"], "EVAL_FAILED", "{code}: {v}");
     }
+    // Statements that end too early are told so, as eval tells them.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "wait",
+            "condition",
+            "const q = 1;\nq +",
+            "--timeout",
+            "3000",
+        ],
+    );
+    assert_eq!(
+        (
+            v["error"]["details"]["message"].as_str(),
+            v["error"]["details"]["line"].as_i64()
+        ),
+        (Some("SyntaxError: Unexpected end of input"), Some(2)),
+        "{v}"
+    );
     let v = on(
         &env,
         &t,

@@ -263,6 +263,38 @@ pub struct CallFunctionOn {
 }
 command!(CallFunctionOn, "Runtime.callFunctionOn", EvaluateResponse);
 
+/// `Runtime.compileScript`: parse a script without running it (needs `Runtime.enable`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompileScript {
+    /// The script.
+    pub expression: String,
+    /// The URL its errors are reported under.
+    #[serde(rename = "sourceURL")]
+    pub source_url: String,
+    /// Keep the compiled script for `Runtime.runScript`.
+    pub persist_script: bool,
+    /// Context to compile in; none = the session's main frame's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<ExecutionContextId>,
+}
+/// Result of [`CompileScript`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompileScriptResponse {
+    /// The script's id, when persisted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script_id: Option<String>,
+    /// Set when the script does not parse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exception_details: Option<ExceptionDetails>,
+}
+command!(
+    CompileScript,
+    "Runtime.compileScript",
+    CompileScriptResponse
+);
+
 /// Result of [`CallFunctionOn`] (same shape as [`EvaluateResponse`]).
 pub type CallFunctionOnResponse = EvaluateResponse;
 
