@@ -41,6 +41,14 @@ async function (op, arg) {
   const doc = el && el.ownerDocument;
   const win = doc && doc.defaultView;
   if (!win) return { status: 'notconnected' };
+  // The closed shadow roots holding the element, innermost first. From outside, page script
+  // cannot see into them (`shadowRoot` is null, events are retargeted to their hosts); from the
+  // element this script can, so hit tests and focus look through them and listeners sit inside.
+  const closed = [];
+  for (let r = el.getRootNode(), i = 0; r && r.host && i < 64; r = r.host.getRootNode(), i++) {
+    if (r.mode === 'closed') closed.push(r);
+  }
+  const shadowOf = (e) => e.shadowRoot || closed.find((r) => r.host === e) || null;
 
   const describe = (n) => {
     if (!n) return 'nothing';
@@ -53,11 +61,12 @@ async function (op, arg) {
     if (t.length > 40) t = t.slice(0, 39) + '\u2026';
     return t ? d + " '" + t + "'" : d;
   };
-  // The element a pointer at (x, y) of this document hits, through open shadow roots.
+  // The element a pointer at (x, y) of this document hits, through open shadow roots and the
+  // closed ones holding the element.
   const deepHit = (d, x, y) => {
     let e = d.elementFromPoint(x, y);
-    for (let i = 0; e && e.shadowRoot && i < 32; i++) {
-      const inner = e.shadowRoot.elementFromPoint(x, y);
+    for (let i = 0; e && shadowOf(e) && i < 32; i++) {
+      const inner = shadowOf(e).elementFromPoint(x, y);
       if (!inner || inner === e) break;
       e = inner;
     }
@@ -185,7 +194,8 @@ async function (op, arg) {
   const deepActive = () => {
     let a = topWin().document.activeElement;
     for (let i = 0; i < 64 && a; i++) {
-      if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      const sr = shadowOf(a);
+      if (sr && sr.activeElement) { a = sr.activeElement; continue; }
       let d = null; try { d = a.contentDocument; } catch (e) { d = null; }
       if (d && d.activeElement) { a = d.activeElement; continue; }
       break;
@@ -200,7 +210,7 @@ async function (op, arg) {
     const counts = win.performance && win.performance.eventCounts;
     if (!probe.counted || !counts) return undefined;
     let a = doc.activeElement;
-    for (let i = 0; i < 64 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
+    for (let i = 0; i < 64 && a && shadowOf(a) && shadowOf(a).activeElement; i++) a = shadowOf(a).activeElement;
     const events = probe.events.map((t, i) => [t, (counts.get(t) || 0) - probe.counted[i]]);
     let hit;
     const down = (t) => t === 'pointerdown' || t === 'mousedown';
@@ -258,9 +268,13 @@ async function (op, arg) {
       Object.defineProperty(el, REPORTED, { value: out, configurable: true, writable: true });
       try { win[report.name](JSON.stringify(out)); } catch (x) { /* after() answers */ }
     };
+    // Where each event was written down, and its path as seen inside the element's closed roots.
+    const marks = new WeakMap();
+    const paths = new WeakMap();
     const on = (e) => {
       if (!e.isTrusted) return;
       const path = e.composedPath();
+      marks.set(e, seen.length);
       if (path.includes(el)) seen.push([e.type, 1]);
       else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
       if (report && e.type === 'mouseup' && ++ups === report.ups) {
@@ -276,7 +290,7 @@ async function (op, arg) {
     const settled = (e) => {
       if (!armed || !e.isTrusted) return;
       armed = false;
-      const next = e.defaultPrevented ? '' : activation(e.composedPath());
+      const next = e.defaultPrevented ? '' : activation(paths.get(e) || e.composedPath());
       if (next === 'submit') submitting = true;
       else if (next === '') send();
     };
@@ -284,7 +298,22 @@ async function (op, arg) {
       if (submitting && e.defaultPrevented) send();
       submitting = false;
     };
+    // Inside the innermost closed root (after the window's capture listener): an event seen at
+    // the window as its host's is the element's when its path there holds it; one that does not
+    // leave the root (not composed) is seen there only.
+    const inner = closed[0];
+    const innerTypes = report ? [...new Set([...events, 'click'])] : events;
+    const onInner = (e) => {
+      if (!e.isTrusted) return;
+      const path = e.composedPath();
+      paths.set(e, path);
+      if (!events.includes(e.type) || !path.includes(el)) return;
+      const i = marks.get(e);
+      if (i === undefined) seen.push([e.type, 1]);
+      else seen[i] = [e.type, 1];
+    };
     for (const t of events) win.addEventListener(t, on, true);
+    if (inner) for (const t of innerTypes) inner.addEventListener(t, onInner, true);
     if (report) {
       win.addEventListener('click', settled, false);
       win.addEventListener('submit', submitted, false);
@@ -295,6 +324,7 @@ async function (op, arg) {
       token: report ? report.token : undefined,
       stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
+        if (inner) for (const t of innerTypes) inner.removeEventListener(t, onInner, true);
         win.removeEventListener('click', settled, false);
         win.removeEventListener('submit', submitted, false);
         clearTimeout(timer);

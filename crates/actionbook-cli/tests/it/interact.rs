@@ -577,6 +577,63 @@ fn clicks_report_what_their_default_action_did() {
     }
 }
 
+/// Elements inside a closed shadow root (reached by their refs) are acted on as any other: the
+/// hit test looks through the roots holding the element (the page's `elementFromPoint` stops at
+/// their host), the input is seen where it arrives (events are retargeted to the host outside),
+/// and a link in there is still a link whose navigation the click waits for. They were "covered
+/// by div#host" (a click timed out), and fill, type and press reported the input lost though
+/// the field took it.
+#[test]
+fn elements_inside_a_closed_shadow_root_are_acted_on_as_any_other() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/closed.html",
+        r#"<!doctype html><title>Closed</title><div id="host"></div>
+<script>
+  const root = document.getElementById('host').attachShadow({ mode: 'closed' });
+  root.innerHTML = '<label>Inner <input id="i"></label>'
+    + '<button onclick="document.title = \'Pressed \' + this.getRootNode().getElementById(\'i\').value">Inner button</button>'
+    + '<input type="checkbox" aria-label="Inner box" onchange="document.title = \'Box \' + this.checked">'
+    + '<a href="/page2.html" style="display:inline-block;padding:4px">Inner link</a>';
+</script>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/closed.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for _ in 0..2 {
+        on(&env, &t, &["goto", &f.url("/closed.html")]);
+        let snap = on(&env, &t, &["snapshot"]);
+        let field = ref_of(&snap, "textbox", "Inner");
+        let button = ref_of(&snap, "button", "Inner button");
+        let boxed = ref_of(&snap, "checkbox", "Inner box");
+        let link = ref_of(&snap, "link", "Inner link");
+        let timeout = ["--timeout", "5000"];
+        for args in [
+            vec!["fill", field.as_str(), "abc"],
+            vec!["type", field.as_str(), "de"],
+            vec!["press", "x"],
+            vec!["hover", button.as_str()],
+        ] {
+            let v = on(&env, &t, &[&args[..], &timeout].concat());
+            assert_eq!(v["ok"], true, "{args:?}: {v}");
+        }
+        let v = on(&env, &t, &["click", &button, "--timeout", "5000"]);
+        assert_eq!(v["context"]["title"], "Pressed abcdex", "{v}");
+        let v = on(&env, &t, &["click", &boxed, "--timeout", "5000"]);
+        assert_eq!(v["context"]["title"], "Box true", "{v}");
+        let v = on(&env, &t, &["click", &link, "--timeout", "5000"]);
+        assert_eq!(
+            (
+                v["context"]["title"].as_str(),
+                v["data"]["changed"]["url_changed"].as_bool()
+            ),
+            (Some("Page Two"), Some(true)),
+            "{v}"
+        );
+    }
+}
+
 /// A click whose navigation commits late reports the page it led to, loaded: the engine waits for
 /// the commit, then for the new page's load. (It read the old page's load state, complete
 /// already, while the commit lagged; the URL and title it read next reached the new document
