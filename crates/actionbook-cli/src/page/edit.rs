@@ -27,11 +27,12 @@ const FILL_KIND_JS: &str = r#"function() {
     if (type === 'checkbox' || type === 'radio') return refuse(what, 'fill sets text; use click for checkboxes and radio buttons');
     if (['button', 'submit', 'reset', 'image'].includes(type)) return refuse(what, 'fill sets text; use click for buttons');
     if (type === 'file') return refuse(what, 'fill sets text; use upload for file inputs');
-    if (['color', 'range', 'hidden'].includes(type)) return refuse(what, 'fill sets text and this input takes none');
+    if (type === 'hidden') return refuse(what, 'a user cannot fill a hidden input (eval can set it)');
     const bad = usable(what);
     if (bad) return bad;
-    // Date and time pickers take no typed text in Chromium: their value is set directly.
-    if (['date', 'datetime-local', 'month', 'time', 'week'].includes(type)) return { kind: 'value', what };
+    // Date and time pickers, sliders and color wells take no typed text in Chromium: their value
+    // is set directly (as Playwright's fill does).
+    if (['date', 'datetime-local', 'month', 'time', 'week', 'range', 'color'].includes(type)) return { kind: 'value', what };
     return { kind: 'text', what };
   }
   if (html && tag === 'textarea') return usable('<textarea>') || { kind: 'text', what: '<textarea>' };
@@ -131,7 +132,8 @@ async fn call_on<T: DeserializeOwned>(
 /// What an element is as a text field ([`FILL_KIND_JS`]).
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct FieldKind {
-    /// `text`, `editable`, `value` (set directly: date and time pickers) or `refuse`.
+    /// `text`, `editable`, `value` (set directly: date and time pickers, ranges, colors) or
+    /// `refuse`.
     pub kind: String,
     /// What it is, for messages (`<input type=checkbox>`).
     #[serde(default)]

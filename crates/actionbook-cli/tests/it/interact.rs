@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::need_chromium;
 use crate::support::{Env, ref_of, site};
@@ -37,6 +37,7 @@ const FIELDS: &str = r#"<!doctype html><html><head><title>Fields</title></head><
 <input id="thief" type="text" style="display: none">
 <input id="other" type="text">
 <input id="radio" type="radio"><input id="file" type="file"><input id="range" type="range">
+<input id="well" type="color" oninput="window.wellInput = this.value">
 <textarea id="area"></textarea>
 <div id="edit" contenteditable="true">old</div>
 <input id="controlled" type="text">
@@ -168,6 +169,55 @@ fn fill_refuses_elements_that_take_no_text_and_never_types_elsewhere() {
         &on(&env, &t, &["fill", "#date", "not a date"]),
         "INVALID_ARGUMENT",
         "not a valid value",
+    );
+    // A slider and a color well are set as a date is (they take no typed text); a value they
+    // would turn into another silently is refused, a slider's bound is said.
+    let v = on(&env, &t, &["fill", "#range", "70"]);
+    assert_eq!(
+        (
+            v["ok"].as_bool(),
+            v["meta"]["warnings"].as_array().map(Vec::len)
+        ),
+        (Some(true), Some(0)),
+        "{v}"
+    );
+    assert_eq!(
+        eval(&env, &t, "document.querySelector('#range').value"),
+        "70"
+    );
+    let v = on(&env, &t, &["fill", "#range", "150"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        v["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("it kept 100, not 150")),
+        "{v}"
+    );
+    let v = on(&env, &t, &["fill", "#well", "#FF8800"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        (
+            eval(&env, &t, "document.querySelector('#well').value"),
+            eval(&env, &t, "window.wellInput")
+        ),
+        (json!("#ff8800"), json!("#ff8800"))
+    );
+    for (sel, text, takes) in [
+        ("#well", "orange", "#rrggbb"),
+        ("#range", "", "a range takes a number"),
+    ] {
+        assert_error(
+            &on(&env, &t, &["fill", sel, text]),
+            "INVALID_ARGUMENT",
+            takes,
+        );
+    }
+    assert_eq!(
+        (
+            eval(&env, &t, "document.querySelector('#well').value"),
+            eval(&env, &t, "document.querySelector('#range').value")
+        ),
+        (json!("#ff8800"), json!("100"))
     );
 
     // The controlled input sees both the typed value and the clearing.

@@ -160,7 +160,21 @@ impl TabCommand for Fill {
                 }
             }
             "value" => {
+                if let Some(takes) = direct_value_refusal(what, &self.text) {
+                    return Err(CliError::InvalidArgument(format!(
+                        "element {selector} is {}: {:?} is not a value for it ({takes})",
+                        with_article(what),
+                        self.text
+                    )));
+                }
                 let kept = edit::set_value(&node, selector, &self.text, &deadline).await?;
+                if let Some(kept) = kept.as_deref().filter(|k| range_moved(what, &self.text, k)) {
+                    warnings.push(format!(
+                        "{selector} is a range: it kept {kept}, not {} (its min, max and step \
+                         bound its value)",
+                        self.text.trim()
+                    ));
+                }
                 // The element normalises what it keeps (seconds dropped, ...); an empty value
                 // means it rejected the text.
                 if !self.text.is_empty() && kept.as_deref().is_none_or(str::is_empty) {
@@ -189,6 +203,25 @@ impl TabCommand for Fill {
         done.warnings = warnings;
         Ok(done)
     }
+}
+
+/// Why `fill` refuses a value for an input it sets directly that would turn it into another
+/// silently (a slider given a word goes to its middle, a color well given a name turns black).
+fn direct_value_refusal(what: &str, text: &str) -> Option<&'static str> {
+    let number = text.trim().parse::<f64>().is_ok_and(f64::is_finite);
+    let hex = text.len() == 7
+        && text.starts_with('#')
+        && text[1..].chars().all(|c| c.is_ascii_hexdigit());
+    match what {
+        "<input type=range>" if !number => Some("a range takes a number"),
+        "<input type=color>" if !hex => Some("a color input takes #rrggbb, e.g. #ff8800"),
+        _ => None,
+    }
+}
+
+/// Whether a range kept another number than the one filled in (bounded by its min, max, step).
+fn range_moved(what: &str, text: &str, kept: &str) -> bool {
+    what == "<input type=range>" && text.trim().parse::<f64>().ok() != kept.parse::<f64>().ok()
 }
 
 /// A field that did not take the text filled in: one that rejects it (an `<input type=number>`
@@ -428,5 +461,34 @@ impl TabCommand for Upload {
                 files: paths,
             },
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direct_values_that_would_turn_into_others_are_refused() {
+        let range = "<input type=range>";
+        let color = "<input type=color>";
+        for ok in ["0", " 7 ", "-2.5", "1e2"] {
+            assert_eq!(direct_value_refusal(range, ok), None, "{ok:?}");
+        }
+        for bad in ["", "abc", "NaN", "inf", "1,5"] {
+            assert!(direct_value_refusal(range, bad).is_some(), "{bad:?}");
+        }
+        for ok in ["#ff8800", "#FFaa00", "#000000"] {
+            assert_eq!(direct_value_refusal(color, ok), None, "{ok:?}");
+        }
+        for bad in [
+            "", "orange", "#fff", "ff8800", "#ff880", "#ff88001", "#gg0000", "#ff88é",
+        ] {
+            assert!(direct_value_refusal(color, bad).is_some(), "{bad:?}");
+        }
+        assert_eq!(direct_value_refusal("<input type=date>", "x"), None);
+        assert!(range_moved(range, "150", "100"));
+        assert!(!range_moved(range, " 7.0", "7"));
+        assert!(!range_moved("<input type=date>", "a", "b"));
     }
 }
