@@ -233,6 +233,45 @@ impl<'a> From<&'a RequestRecord> for RequestItem<'a> {
 /// The text row: `ID METHOD STATUS TYPE URL` (status: the code, the failure, or `-` in flight).
 impl std::fmt::Display for RequestItem<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.row(f, self.url)
+    }
+}
+
+/// URLs longer than this many characters are cut in the list's rows (a `data:` URL of an image
+/// is often kilobytes of base64): the row keeps [`LISTED_URL_KEPT`] and says how many it left.
+const LISTED_URL_LIMIT: usize = 200;
+/// The characters of a long URL a list row keeps.
+const LISTED_URL_KEPT: usize = 120;
+
+/// A row of `network requests`' text list: the URL cut past [`LISTED_URL_LIMIT`] characters,
+/// with the count left out (the whole one is in `--json` and in `network request <id>`).
+struct ListedRow<'r, 'a>(&'r RequestItem<'a>);
+
+impl std::fmt::Display for ListedRow<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = self.0.url;
+        match url.char_indices().nth(LISTED_URL_LIMIT) {
+            None => self.0.row(f, url),
+            Some(_) => {
+                let (cut, _) = url
+                    .char_indices()
+                    .nth(LISTED_URL_KEPT)
+                    .unwrap_or((url.len(), ' '));
+                let left = url[cut..].chars().count();
+                self.0
+                    .row(f, format_args!("{}…[+{left} chars]", &url[..cut]))
+            }
+        }
+    }
+}
+
+impl RequestItem<'_> {
+    /// `ID METHOD STATUS TYPE <url>`.
+    fn row(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        url: impl std::fmt::Display,
+    ) -> std::fmt::Result {
         let kind = if self.resource_type.is_empty() {
             "-"
         } else {
@@ -244,7 +283,7 @@ impl std::fmt::Display for RequestItem<'_> {
             (None, Some(s)) => write!(f, "{s}")?,
             (None, None) => f.write_str("-")?,
         }
-        write!(f, " {kind} {}", self.url)
+        write!(f, " {kind} {url}")
     }
 }
 
@@ -264,7 +303,7 @@ impl RenderText for RequestsData<'_> {
             body.line(format_args!("{} of {} requests", self.filtered, self.total));
         }
         for r in &self.requests {
-            body.line(r);
+            body.line(ListedRow(r));
         }
     }
 }
@@ -1187,6 +1226,42 @@ impl TabCommand for Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_rows_cut_long_urls_and_say_how_much() {
+        let none = BTreeMap::new();
+        let item = |url| RequestItem {
+            duration_ms: None,
+            failure: None,
+            from_cache: None,
+            method: "GET",
+            note: None,
+            mime_type: "image/png",
+            redirect_url: None,
+            request_headers: &none,
+            request_id: "7.1",
+            resource_type: "Image",
+            response_headers: &none,
+            size: None,
+            status: Some(200),
+            target_type: "page",
+            timestamp: 0,
+            url,
+        };
+        let short = format!("http://h/{}", "a".repeat(LISTED_URL_LIMIT - 9));
+        assert_eq!(
+            ListedRow(&item(&short)).to_string(),
+            format!("7.1 GET 200 Image {short}")
+        );
+        // Past the limit, in characters (not bytes): a multibyte URL is cut on a character.
+        let long = format!("data:image/png;base64,{}", "é".repeat(500));
+        let row = ListedRow(&item(&long)).to_string();
+        let kept: String = long.chars().take(LISTED_URL_KEPT).collect();
+        let left = long.chars().count() - LISTED_URL_KEPT;
+        assert_eq!(row, format!("7.1 GET 200 Image {kept}…[+{left} chars]"));
+        // The detail view keeps it whole.
+        assert!(item(&long).to_string().ends_with(&long));
+    }
 
     #[test]
     fn status_filters_parse() {
