@@ -1344,6 +1344,48 @@ fn logs_from_the_first_load_and_every_frame() {
         logs(&env, &t, &["console"])["data"]["items"],
         serde_json::json!([])
     );
+    // A message past the tab's 8 KiB a message is cut, and the answer says which and how long.
+    tab_run(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "console.log('y'.repeat(20000)); console.log('short one'); 1",
+        ],
+        &t,
+    )
+    .ok();
+    let v = logs_until(&env, &t, "console", "short one");
+    let long = v["data"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["text"].as_str().is_some_and(|x| x.starts_with("yyy")))
+        .unwrap_or_else(|| panic!("no long line: {v}"));
+    let id = long["id"].as_str().unwrap_or_default();
+    assert_eq!(
+        long["text"].as_str().map(|x| (x.len(), x.ends_with("y…"))),
+        Some((8192 + '…'.len_utf8(), true)),
+        "{v}"
+    );
+    assert_eq!(v["meta"]["truncated"], true, "{v}");
+    let warned = "one message is cut at 8 KiB";
+    assert!(
+        v["meta"]["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|w| w
+                .as_str()
+                .is_some_and(|w| w.contains(warned) && w.contains(&format!("{id} (20000 bytes)")))),
+        "{v}"
+    );
+    let v = logs(&env, &t, &["console", "--since", id]);
+    assert_eq!(
+        (v["meta"]["truncated"].as_bool(), texts(&v)),
+        (Some(false), vec!["short one".to_string()]),
+        "{v}"
+    );
 }
 
 /// A generated element: tag, classes, id, own text, children.

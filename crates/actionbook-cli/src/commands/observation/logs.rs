@@ -220,6 +220,30 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
         Kind::Console => "console",
         Kind::Errors => "error",
     };
+    let cut: Vec<String> = read
+        .entries
+        .iter()
+        .filter_map(|e| {
+            e.cut_from
+                .map(|whole| format!("log-{} ({whole} bytes)", base + e.seq))
+        })
+        .collect();
+    if !cut.is_empty() {
+        done.truncated = true;
+        done.warnings.push(format!(
+            "{} cut at {} KiB (a tab keeps that much of each message; read a long value with \
+             browser eval): {}",
+            match cut.len() {
+                1 => "one message is".to_string(),
+                n => format!("{n} messages are"),
+            },
+            console::TEXT_CAP / 1024,
+            match cut.len() {
+                n if n > 10 => format!("{}, and {} more", cut[..10].join(", "), n - 10),
+                _ => cut.join(", "),
+            }
+        ));
+    }
     if read.dropped > 0 {
         done.warnings.push(format!(
             "{} older {what} entries were dropped since the last read (a tab keeps the latest {})",

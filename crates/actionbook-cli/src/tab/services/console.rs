@@ -49,8 +49,10 @@ pub(crate) struct Entry {
     pub seq: u64,
     /// `log`, `info`, `warn`, `error`, `debug`.
     pub level: String,
-    /// The message.
+    /// The message (cut at [`TEXT_CAP`] bytes).
     pub text: String,
+    /// The whole message's length in bytes, when `text` is only its beginning.
+    pub cut_from: Option<usize>,
     /// The script or resource URL.
     pub source: Option<String>,
     /// The frame it came from, when known.
@@ -361,16 +363,19 @@ impl ConsoleLog {
     }
 }
 
-fn cap(mut s: String) -> String {
-    if s.len() > TEXT_CAP {
-        let mut end = TEXT_CAP;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push('…');
+/// The text cut at [`TEXT_CAP`] bytes (on a character, `…` added), and its whole length when cut.
+fn cap(mut s: String) -> (String, Option<usize>) {
+    if s.len() <= TEXT_CAP {
+        return (s, None);
     }
-    s
+    let whole = s.len();
+    let mut end = TEXT_CAP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s.push('…');
+    (s, Some(whole))
 }
 
 /// Records one event (the recorder's own sessions only).
@@ -447,7 +452,7 @@ fn record(state: &Arc<Mutex<State>>, page: &Session, ev: &RawEvent) {
             let Some(level) = console_level(&c.r#type) else {
                 return;
             };
-            let text = cap(format_args_text(&c.args));
+            let (text, cut_from) = cap(format_args_text(&c.args));
             let key = format!("c|{}|{}|{}", c.timestamp.to_bits(), c.r#type, text);
             if st.replayed(key) {
                 return;
@@ -471,6 +476,7 @@ fn record(state: &Arc<Mutex<State>>, page: &Session, ev: &RawEvent) {
                     seq: 0,
                     level: level.to_string(),
                     text,
+                    cut_from,
                     source,
                     frame_id,
                     frame_url,
@@ -505,12 +511,14 @@ fn record(state: &Arc<Mutex<State>>, page: &Session, ev: &RawEvent) {
                         .map(|f| f.url.clone())
                 })
                 .filter(|u| !u.is_empty());
+            let (text, cut_from) = cap(exception_text(d));
             st.push(
                 Kind::Errors,
                 Entry {
                     seq: 0,
                     level: "error".into(),
-                    text: cap(exception_text(d)),
+                    text,
+                    cut_from,
                     source,
                     frame_id,
                     frame_url,
@@ -549,12 +557,14 @@ fn record(state: &Arc<Mutex<State>>, page: &Session, ev: &RawEvent) {
             let frame_url = frame_id
                 .as_ref()
                 .and_then(|f| st.frame_urls.get(f).cloned());
+            let (text, cut_from) = cap(e.text);
             st.push(
                 Kind::Errors,
                 Entry {
                     seq: 0,
                     level: "error".into(),
-                    text: cap(e.text),
+                    text,
+                    cut_from,
                     source: e.url.filter(|u| !u.is_empty()),
                     frame_id,
                     frame_url,
@@ -779,6 +789,7 @@ mod tests {
                     seq: 0,
                     level: "log".into(),
                     text: i.to_string(),
+                    cut_from: None,
                     source: None,
                     frame_id: None,
                     frame_url: None,
