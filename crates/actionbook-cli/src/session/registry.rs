@@ -81,17 +81,63 @@ impl<T: Default> Registry<T> {
         Ok(())
     }
 
-    /// Records that did not decode when the engine started, by session id.
+    /// Reads a record that did not decode again: one repaired (or moved back) since is taken up
+    /// as if it had been read at start, unless the session has an interrupted structural command
+    /// (`intent.json`), which only an engine's start-up recovery settles.
+    fn reread(&self, id: &str) -> Option<Arc<SessionSlot<T>>> {
+        let path = lock(&self.unreadable).get(id)?.path.clone();
+        let dir = path.parent()?.to_path_buf();
+        if !matches!(store::read_intent(&dir), Ok(None)) {
+            return None;
+        }
+        match store::read_session_record(&path) {
+            Ok(Some(rec)) if rec.session_id == id => {
+                lock(&self.unreadable).remove(id);
+                let slot = Arc::new(SessionSlot::new(rec, dir));
+                Some(
+                    lock(&self.sessions)
+                        .entry(id.to_string())
+                        .or_insert(slot)
+                        .clone(),
+                )
+            }
+            // Removed since: nothing left to report.
+            Ok(None) => {
+                lock(&self.unreadable).remove(id);
+                None
+            }
+            Ok(Some(_)) => None,
+            Err(e) => {
+                if let Some(bad) = lock(&self.unreadable).get_mut(id) {
+                    bad.reason = e.to_string();
+                }
+                None
+            }
+        }
+    }
+
+    /// Records that did not decode when the engine started (nor when read again now), by
+    /// session id.
     pub fn unreadable(&self) -> Vec<(String, UnreadableRecord)> {
+        self.reread_all();
         lock(&self.unreadable)
             .iter()
             .map(|(id, r)| (id.clone(), r.clone()))
             .collect()
     }
 
-    /// The record of `id` that did not decode, if it is one.
+    /// The record of `id` that did not decode, if it is one (read again first).
     pub fn unreadable_record(&self, id: &str) -> Option<UnreadableRecord> {
+        self.reread(id);
         lock(&self.unreadable).get(id).cloned()
+    }
+
+    /// [`Registry::reread`] of every record that did not decode.
+    fn reread_all(&self) {
+        let ids: Vec<String> = lock(&self.unreadable).keys().cloned().collect();
+        for id in ids {
+            self.reread(&id);
+        }
     }
 
     /// The home directory.
@@ -99,13 +145,15 @@ impl<T: Default> Registry<T> {
         &self.home
     }
 
-    /// The session with this id.
+    /// The session with this id (a record unreadable before is read again).
     pub fn get(&self, id: &str) -> Option<Arc<SessionSlot<T>>> {
-        lock(&self.sessions).get(id).cloned()
+        let known = lock(&self.sessions).get(id).cloned();
+        known.or_else(|| self.reread(id))
     }
 
-    /// Every session, in id order.
+    /// Every session, in id order (records unreadable before are read again).
     pub fn all(&self) -> Vec<Arc<SessionSlot<T>>> {
+        self.reread_all();
         lock(&self.sessions).values().cloned().collect()
     }
 

@@ -716,6 +716,57 @@ fn an_unreadable_record_is_kept_reported_and_never_overwritten() {
     );
 }
 
+/// A record that did not decode when the daemon started, repaired (or moved back) later, is
+/// taken up again without restarting the daemon: its session answers and is listed, the browser
+/// it names kept. One deleted since is no longer reported.
+#[test]
+fn a_repaired_record_is_taken_up_again() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let record_path = env.home.join("sessions").join(&sid).join("session.json");
+    let record = std::fs::read(&record_path).expect("record");
+    // Damaged while no daemon runs: the next one cannot read it.
+    env.kill_daemon();
+    std::fs::write(&record_path, &record[..record.len() / 2]).expect("damage");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["data"]["total_sessions"], 0, "{v}");
+    assert!(
+        v["meta"]["warnings"].to_string().contains("is unreadable"),
+        "{v}"
+    );
+    let v = env.json(&[&["browser", "title"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "SESSION_NOT_FOUND", "{v}");
+    // Repaired: the same daemon takes it up.
+    let daemon = env.live_daemon_pid();
+    std::fs::write(&record_path, &record).expect("repair");
+    let v = env.json(&[&["browser", "title"][..], &t].concat());
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(
+        (
+            v["data"]["total_sessions"].as_u64(),
+            v["meta"]["warnings"].clone()
+        ),
+        (Some(1), serde_json::json!([])),
+        "{v}"
+    );
+    assert_eq!(env.live_daemon_pid(), daemon, "the daemon was restarted");
+    // A damaged record deleted by hand is no longer reported.
+    let dir = env.home.join("sessions").join("zz");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("session.json"), b"{").expect("garbage");
+    env.kill_daemon();
+    let v = env.json(&["browser", "list-sessions"]);
+    assert!(v["meta"]["warnings"].to_string().contains("'zz'"), "{v}");
+    std::fs::remove_dir_all(&dir).expect("delete");
+    let v = env.json(&["browser", "list-sessions"]);
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+    env.json(&["browser", "close", "--session", &sid]);
+}
+
 /// A script that closes its own page (`window.close()` in a popup) answers with its value, a
 /// warning that the tab closed and the page's last known URL; the tab is gone afterwards.
 #[test]
