@@ -17,6 +17,16 @@ pub enum CliError {
     /// No session with this id.
     #[error("session '{0}' not found")]
     SessionNotFound(String),
+    /// The session's record is on disk but does not decode: nothing can be done with it.
+    #[error("session '{session}' cannot be used: its record does not decode ({}: {reason})", path.display())]
+    SessionUnreadable {
+        /// The session id (its folder's name).
+        session: String,
+        /// The record file.
+        path: std::path::PathBuf,
+        /// Why it does not decode.
+        reason: String,
+    },
     /// No tab with this id in the session.
     #[error("tab '{tab}' not found")]
     TabNotFound {
@@ -362,7 +372,9 @@ impl CliError {
             CliError::InvalidArgument(_) | CliError::NoBox { .. } | CliError::OffScreen { .. } => {
                 ErrorCode::InvalidArgument
             }
-            CliError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
+                ErrorCode::SessionNotFound
+            }
             CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
             CliError::ElementNotFound { .. }
             | CliError::OptionNotFound { .. }
@@ -614,6 +626,9 @@ impl CliError {
             ),
             CliError::HomeInUse { .. } => Some(
                 "send commands through the `actionbook` CLI (its daemon owns this home), or use another ACTIONBOOK_HOME",
+            ),
+            CliError::SessionUnreadable { .. } => Some(
+                "look at the file: once it decodes again (repaired, or moved back) the session answers; a browser it names still runs until closed by hand",
             ),
             CliError::RecordUnreadable { .. } => Some(
                 "look at the file, then move it aside or delete the session's folder; or pick another --set-session-id",

@@ -679,16 +679,16 @@ async fn run_session<C: SessionCommand>(
 ) -> Envelope {
     let sid = cmd.session_id().to_string();
     let Some(slot) = cx.sessions.get(&sid) else {
-        return match cmd.when_missing() {
+        let missing = cx.sessions.missing(&sid);
+        return match cmd
+            .when_missing()
+            .filter(|_| matches!(missing, CliError::SessionNotFound(_)))
+        {
             Some(done) => {
                 let context = done.context.or_else(|| Some(Context::session(&sid)));
                 success(name, context, done.data, done.warnings)
             }
-            None => failure(
-                name,
-                Some(Context::session(&sid)),
-                &CliError::SessionNotFound(sid),
-            ),
+            None => failure(name, Some(Context::session(&sid)), &missing),
         };
     };
     match cmd.run(cx, &slot).await {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::error::Result;
+use crate::error::{CliError, Result};
 use crate::session::{SessionSlot, lock};
 use crate::store::{self, Counters, Home, HomeLock, SessionRecord};
 
@@ -130,6 +130,19 @@ impl<T: Default> Registry<T> {
     pub fn unreadable_record(&self, id: &str) -> Option<UnreadableRecord> {
         self.reread(id);
         lock(&self.unreadable).get(id).cloned()
+    }
+
+    /// The error of a command naming `id`, which is no session: its record does not decode
+    /// ([`CliError::SessionUnreadable`]), or there is none.
+    pub fn missing(&self, id: &str) -> CliError {
+        match self.unreadable_record(id) {
+            Some(bad) => CliError::SessionUnreadable {
+                session: id.to_string(),
+                path: bad.path,
+                reason: bad.reason,
+            },
+            None => CliError::SessionNotFound(id.to_string()),
+        }
     }
 
     /// [`Registry::reread`] of every record that did not decode.

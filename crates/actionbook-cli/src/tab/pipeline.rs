@@ -181,7 +181,7 @@ async fn find(
     deadline: &Deadline,
 ) -> std::result::Result<(Arc<BrowserSession>, Arc<TabSlot>), (Option<Context>, CliError)> {
     let Some(slot) = sessions.get(&target.session) else {
-        return Err((None, CliError::SessionNotFound(target.session.to_string())));
+        return Err((None, sessions.missing(&target.session)));
     };
     // A tab the page opened itself (a popup) is recorded when first looked for.
     if slot.tab_slot(&target.tab).is_none() && slot.conn().is_some() {

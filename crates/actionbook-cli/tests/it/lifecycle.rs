@@ -737,8 +737,23 @@ fn a_repaired_record_is_taken_up_again() {
         v["meta"]["warnings"].to_string().contains("is unreadable"),
         "{v}"
     );
-    let v = env.json(&[&["browser", "title"][..], &t].concat());
-    assert_eq!(v["error"]["code"], "SESSION_NOT_FOUND", "{v}");
+    // Its commands say why (close too: nothing was closed).
+    for args in [
+        [&["browser", "title"][..], &t].concat(),
+        vec!["browser", "close", "--session", &sid],
+    ] {
+        let v = env.json(&args);
+        assert_eq!(
+            (
+                v["error"]["code"].as_str(),
+                v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("its record does not decode"))
+            ),
+            (Some("SESSION_NOT_FOUND"), true),
+            "{args:?}: {v}"
+        );
+    }
     // Repaired: the same daemon takes it up.
     let daemon = env.live_daemon_pid();
     std::fs::write(&record_path, &record).expect("repair");
