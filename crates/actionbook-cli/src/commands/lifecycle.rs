@@ -287,7 +287,12 @@ async fn load_in_tab(
         state.info_trusted = false;
         state.forget_refs(&slot.dir, tab_id);
     }
-    let (url, title) = eval::page_info(&page, deadline).await?;
+    let (url, title, status) = eval::page_info_status(&page, deadline).await?;
+    if open_url.is_some() {
+        warnings.extend(
+            navigation::http_error_warning(&url, status).map(|w| format!("--open-url: {w}")),
+        );
+    }
     slot.update(|r| {
         if let Some(t) = r.tabs.iter_mut().find(|t| t.tab_id == tab_id) {
             t.url.clone_from(&url);

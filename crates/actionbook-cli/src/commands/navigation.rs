@@ -54,16 +54,19 @@ async fn finish(
     requested: Option<String>,
     from_url: String,
 ) -> Result<Done<NavData>> {
-    let (to_url, title) = eval::page_info(&cx.page, &cx.deadline).await?;
+    let (to_url, title, status) = eval::page_info_status(&cx.page, &cx.deadline).await?;
     cx.url = Some(to_url.clone());
     cx.title = Some(title.clone());
-    Ok(Done::data(NavData {
+    let warning = navigation::http_error_warning(&to_url, status);
+    let mut done = Done::data(NavData {
         kind,
         requested_url: requested,
         from_url,
         to_url,
         title,
-    }))
+    });
+    done.warnings.extend(warning);
+    Ok(done)
 }
 
 async fn history(

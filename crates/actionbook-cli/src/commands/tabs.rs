@@ -168,7 +168,7 @@ impl SessionCommand for NewTab {
             let _ = targets::close_stray_targets(&conn, &slot.record(), deadline).await;
         }
         store::clear_intent(&slot.dir).await?;
-        let (opened, failed) = result?;
+        let (opened, failed, warnings) = result?;
         if !failed.is_empty() {
             return Err(CliError::OpenFailed { opened, failed });
         }
@@ -184,7 +184,7 @@ impl SessionCommand for NewTab {
             title: Some(last.title.clone()),
         };
         let many = opened.len() > 1;
-        Ok(Done::with_context(
+        let mut done = Done::with_context(
             NewTabData {
                 tab: last,
                 tabs: if many { opened } else { Vec::new() },
@@ -192,13 +192,15 @@ impl SessionCommand for NewTab {
                 new_window: self.new_window,
             },
             context,
-        ))
+        );
+        done.warnings = warnings;
+        Ok(done)
     }
 }
 
 impl NewTab {
-    /// Opens every URL in a new tab (into `into_window` when set); the tabs that loaded and the
-    /// ones that did not.
+    /// Opens every URL in a new tab (into `into_window` when set); the tabs that loaded, the
+    /// ones that did not, and warnings (a page its server answered with an HTTP error).
     async fn open_all(
         &self,
         slot: &Arc<BrowserSession>,
@@ -206,9 +208,10 @@ impl NewTab {
         mut into_window: Option<String>,
         env: &ClientEnv,
         deadline: &Deadline,
-    ) -> Result<(Vec<TabInfo>, Vec<FailedOpen>)> {
+    ) -> Result<(Vec<TabInfo>, Vec<FailedOpen>, Vec<String>)> {
         let mut opened: Vec<TabInfo> = Vec::new();
         let mut failed: Vec<FailedOpen> = Vec::new();
+        let mut warnings: Vec<String> = Vec::new();
         for (i, url) in self.urls.iter().enumerate() {
             let (target_id, window_id) = match &into_window {
                 Some(w) => (
@@ -266,12 +269,15 @@ impl NewTab {
                 )
                 .await?;
                 navigation::forget_history(&page, deadline).await?;
-                eval::page_info(&page, deadline).await
+                eval::page_info_status(&page, deadline).await
             }
             .await;
             drop(state);
             match result {
-                Ok((u, t)) => {
+                Ok((u, t, status)) => {
+                    if let Some(w) = navigation::http_error_warning(&u, status) {
+                        warnings.push(format!("{tab_id}: {w}"));
+                    }
                     slot.update(|r| {
                         if let Some(rec) = r.tabs.iter_mut().find(|x| x.tab_id == tab_id) {
                             rec.url = u.clone();
@@ -293,7 +299,7 @@ impl NewTab {
                 }),
             }
         }
-        Ok((opened, failed))
+        Ok((opened, failed, warnings))
     }
 }
 

@@ -232,6 +232,23 @@ pub(crate) async fn page_info(page: &Session, deadline: &Deadline) -> Result<(St
     .await
 }
 
+/// [`page_info`] and the HTTP status its document came with (Navigation Timing's
+/// `responseStatus`; 0 when none is known: a document not loaded over HTTP).
+pub(crate) async fn page_info_status(
+    page: &Session,
+    deadline: &Deadline,
+) -> Result<(String, String, u16)> {
+    let cap = deadline.remaining().max(deadline::PAGE_INFO_MIN);
+    read(
+        page,
+        "[location.href, document.title, \
+          (performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0]",
+        cap,
+        "the URL and title",
+    )
+    .await
+}
+
 /// The result of `browser eval`.
 #[derive(Debug, Clone)]
 pub(crate) struct EvalValue {

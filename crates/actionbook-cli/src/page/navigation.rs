@@ -142,6 +142,16 @@ async fn ready_state(page: &Session, deadline: &Deadline) -> Result<String> {
     .await
 }
 
+/// The warning of a navigation whose document its server answered with an HTTP error (4xx,
+/// 5xx): the load happened, but what shows is what the server sent with the error.
+pub(crate) fn http_error_warning(url: &str, status: u16) -> Option<String> {
+    (status >= 400).then(|| {
+        format!(
+            "the server answered HTTP {status} for {url}: the page is what it sent with that error"
+        )
+    })
+}
+
 /// Stops a load that is still going (after its command failed or timed out), best effort.
 async fn stop_loading(page: &Session) {
     let _ = page

@@ -604,3 +604,55 @@ fn wait_navigation_sees_a_restore_from_the_back_forward_cache() {
     let v = on(&env, &t, &["text", &heading]);
     assert_eq!(v["data"]["value"], "Page A", "{v}");
 }
+
+/// A page its server answered with an HTTP error is loaded (what the server sent shows, as in a
+/// browser), and the answer says which status it came with: goto, reload, new-tab and
+/// `start --open-url`. A page that loaded fine gets no such warning.
+#[test]
+fn a_page_served_with_an_http_error_is_said_so() {
+    need_chromium!();
+    let f = site();
+    f.route_with(
+        "/broken.html",
+        "500 Internal Server Error",
+        &[],
+        "text/html",
+        "<title>Oops</title>server trouble",
+    );
+    let env = Env::new();
+    let warned = |v: &Value, part: &str| {
+        assert_eq!(v["ok"], true, "{v}");
+        assert!(
+            v["meta"]["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|w| w.as_str().is_some_and(|w| w.contains(part))),
+            "no {part:?}: {v}"
+        );
+    };
+    let missing = f.url("/missing.html");
+    let v = env.json(&["browser", "start", "--headless", "--open-url", &missing]);
+    warned(
+        &v,
+        &format!("--open-url: the server answered HTTP 404 for {missing}"),
+    );
+    let sid = v["context"]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["goto", &f.url("/index.html")]);
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+    let v = on(&env, &t, &["goto", &f.url("/broken.html")]);
+    warned(&v, "the server answered HTTP 500");
+    assert_eq!(v["context"]["title"], "Oops", "{v}");
+    warned(&on(&env, &t, &["reload"]), "HTTP 500");
+    let v = on(&env, &t, &["back"]);
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+    let v = env.json(&["browser", "new-tab", &missing, "--session", &sid]);
+    warned(
+        &v,
+        &format!("t2: the server answered HTTP 404 for {missing}"),
+    );
+}
