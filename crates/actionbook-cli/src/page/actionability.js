@@ -49,6 +49,12 @@ async function (op, arg) {
     if (r.mode === 'closed') closed.push(r);
   }
   const shadowOf = (e) => e.shadowRoot || closed.find((r) => r.host === e) || null;
+  // The window's event counts and time origin, guarded: a page may replace `performance` (a
+  // throwing getter, a stub), which must not fail the probe.
+  const eventCounts = (w) => {
+    try { const c = w.performance.eventCounts; return c && typeof c.get === 'function' ? c : undefined; } catch (e) { return undefined; }
+  };
+  const timeOrigin = (w) => { try { return String(w.performance.timeOrigin); } catch (e) { return ''; } };
 
   const describe = (n) => {
     if (!n) return 'nothing';
@@ -207,7 +213,7 @@ async function (op, arg) {
   // that saw no press though one was dispatched here (the page stopped it before the probe's
   // listener), what is at its point now (`hit`): the press was this element's if it still is.
   const counted = (probe) => {
-    const counts = win.performance && win.performance.eventCounts;
+    const counts = eventCounts(win);
     if (!probe.counted || !counts) return undefined;
     let a = doc.activeElement;
     for (let i = 0; i < 64 && a && shadowOf(a) && shadowOf(a).activeElement; i++) a = shadowOf(a).activeElement;
@@ -334,7 +340,7 @@ async function (op, arg) {
       },
     };
     const timer = setTimeout(() => probe.stop(), expire || 60000);
-    const counts = win.performance && win.performance.eventCounts;
+    const counts = eventCounts(win);
     if (counts) probe.counted = events.map((t) => counts.get(t) || 0);
     Object.defineProperty(el, KEY, { value: probe, configurable: true, writable: true });
     return probe;
@@ -371,7 +377,7 @@ async function (op, arg) {
       Object.defineProperty(win, AIMED, { value: el, configurable: true, writable: true });
       before = {
         url: String(tw.location.href), title: String(tw.document.title),
-        idle: !a || a === tw.document.body, document: String(tw.performance.timeOrigin),
+        idle: !a || a === tw.document.body, document: timeOrigin(tw),
         visible: tw.document.visibilityState === 'visible',
       };
     }

@@ -241,8 +241,10 @@ pub(crate) async fn page_info_status(
     let cap = deadline.remaining().max(deadline::PAGE_INFO_MIN);
     read(
         page,
-        "[location.href, document.title, \
-          (performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0]",
+        // Guarded: a page's own `performance` (replaced, or a polyfill) must not fail the read.
+        "[location.href, document.title, (() => { try { \
+          const s = Number((performance.getEntriesByType('navigation')[0] || {}).responseStatus); \
+          return s >= 100 && s < 1000 ? Math.floor(s) : 0; } catch (e) { return 0; } })()]",
         cap,
         "the URL and title",
     )

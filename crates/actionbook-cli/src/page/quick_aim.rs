@@ -43,7 +43,8 @@ pub(crate) struct PageBefore {
 pub(crate) async fn document_now(page: &Session, deadline: &Deadline) -> Option<String> {
     eval::read::<String>(
         page,
-        "String(performance.timeOrigin)",
+        // Guarded as in the probe: a page's own `performance` must not fail the read.
+        "(() => { try { return String(performance.timeOrigin); } catch (e) { return ''; } })()",
         deadline.capped(deadline::PROBE),
         "the document's time origin",
     )

@@ -655,4 +655,28 @@ fn a_page_served_with_an_http_error_is_said_so() {
         &v,
         &format!("t2: the server answered HTTP 404 for {missing}"),
     );
+    // A page whose own `performance` throws still loads and answers, with nothing to say, and
+    // is clicked (the probe reads the browser's event counts and the time origin there).
+    f.html(
+        "/odd.html",
+        "<title>Odd</title><button onclick=\"document.title = 'Hit'\">B</button>\
+         <script>Object.defineProperty(window, 'performance', \
+         { get() { throw new Error('mine') } });</script>",
+    );
+    let v = on(&env, &t, &["goto", &f.url("/odd.html")]);
+    assert_eq!(
+        (
+            v["ok"].as_bool(),
+            v["context"]["title"].as_str(),
+            v["meta"]["warnings"].clone()
+        ),
+        (Some(true), Some("Odd"), serde_json::json!([])),
+        "{v}"
+    );
+    let v = on(&env, &t, &["click", "button"]);
+    assert_eq!(
+        (v["ok"].as_bool(), v["context"]["title"].as_str()),
+        (Some(true), Some("Hit")),
+        "{v}"
+    );
 }
