@@ -313,12 +313,30 @@ fn check_domain(domain: &str) -> Result<()> {
     }
 }
 
+/// What keeps `text` out of a cookie's name (`name`) or value: the characters a browser refuses
+/// there (a `;` ends the pair, `=` ends a name, control characters, tab included), or `None`.
+fn cookie_text_problem(text: &str, name: bool) -> Option<String> {
+    let bad = text
+        .chars()
+        .find(|&c| c == ';' || (name && c == '=') || c.is_control())?;
+    Some(format!(
+        "a cookie {} cannot hold {bad:?} (encode it, e.g. percent-encoding: %{:02X})",
+        if name { "name" } else { "value" },
+        u32::from(bad)
+    ))
+}
+
 impl CookiesSet {
     fn validate(&self) -> Result<()> {
         if self.name.is_empty() && self.value.is_empty() {
             return Err(CliError::InvalidArgument(
                 "a cookie needs a name or a value".into(),
             ));
+        }
+        if let Some(problem) = cookie_text_problem(&self.name, true)
+            .or_else(|| cookie_text_problem(&self.value, false))
+        {
+            return Err(CliError::InvalidArgument(problem));
         }
         if self.same_site == Some(SameSite::None) && !self.secure {
             return Err(CliError::InvalidArgument(
@@ -525,7 +543,29 @@ impl SessionCommand for CookiesClear {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_domain, in_domain};
+    use super::{check_domain, cookie_text_problem, in_domain};
+
+    #[test]
+    fn cookie_names_and_values_refuse_what_a_browser_refuses() {
+        for ok in ["abc", "a b", "é", "a=b", ""] {
+            assert_eq!(cookie_text_problem(ok, false), None, "{ok:?}");
+        }
+        assert_eq!(cookie_text_problem("session_id", true), None);
+        for (bad, name) in [
+            ("x y;z", false),
+            ("a\nb", false),
+            ("a\u{7f}", false),
+            ("x\ty", false),
+            ("a=b", true),
+            ("a;", true),
+        ] {
+            assert!(cookie_text_problem(bad, name).is_some(), "{bad:?}");
+        }
+        assert_eq!(
+            cookie_text_problem("x;y", false).as_deref(),
+            Some("a cookie value cannot hold ';' (encode it, e.g. percent-encoding: %3B)")
+        );
+    }
 
     #[test]
     fn a_domain_is_a_host_name_or_an_address() {

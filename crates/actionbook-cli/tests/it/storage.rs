@@ -158,6 +158,24 @@ fn cookies_round_trip_delete_across_paths_and_refusals() {
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
     let v = run_json(&env, &["cookies", "set", "bad;name", "1"], &s);
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    // What the browser would refuse as "Invalid cookie fields" is named before it is asked.
+    for (name, value, says) in [
+        ("ok", "x y;z", "a cookie value cannot hold ';'"),
+        ("ok", "tab\there", "a cookie value cannot hold '\\t'"),
+        ("a=b", "1", "a cookie name cannot hold '='"),
+    ] {
+        let v = run_json(&env, &["cookies", "set", name, value], &s);
+        assert_eq!(
+            (
+                v["error"]["code"].as_str(),
+                v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(says))
+            ),
+            (Some("INVALID_ARGUMENT"), true),
+            "{v}"
+        );
+    }
     let v = run_json(
         &env,
         &["cookies", "set", "old", "1", "--expires", "1000"],
