@@ -85,6 +85,12 @@ fn fixture() -> Fixture {
     f
 }
 
+/// `browser wait condition <code> --timeout <timeout_ms>` on the tab.
+fn condition(env: &Env, t: &[&str], code: &str, timeout_ms: u32) -> Value {
+    let timeout = timeout_ms.to_string();
+    on(env, t, &["wait", "condition", code, "--timeout", &timeout])
+}
+
 fn eval(env: &Env, t: &[&str], code: &str) -> Value {
     let v = on(env, t, &["eval", code]);
     ok(&v)["value"].clone()
@@ -340,42 +346,19 @@ fn wait_navigation_and_condition() {
         &t,
         "setTimeout(() => { window.flag = 'up'; }, 1500), 1",
     );
-    let v = on(
-        &env,
-        &t,
-        &["wait", "condition", "window.flag", "--timeout", "300"],
-    );
+    let v = condition(&env, &t, "window.flag", 300);
     assert_eq!(timed_out(&v)["observed_value"], Value::Null, "{v}");
-    let v = on(
-        &env,
-        &t,
-        &["wait", "condition", "window.flag", "--timeout", "8000"],
-    );
+    let v = condition(&env, &t, "window.flag", 8000);
     assert_eq!(ok(&v)["kind"], "condition");
     assert_eq!(ok(&v)["observed_value"], "up");
-    let v = on(
+    let v = condition(
         &env,
         &t,
-        &[
-            "wait",
-            "condition",
-            "new Promise(r => setTimeout(() => r(42), 200))",
-            "--timeout",
-            "5000",
-        ],
+        "new Promise(r => setTimeout(() => r(42), 200))",
+        5000,
     );
     assert_eq!(ok(&v)["observed_value"], 42);
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "window.nope.deeper",
-            "--timeout",
-            "5000",
-        ],
-    );
+    let v = condition(&env, &t, "window.nope.deeper", 5000);
     assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
     assert!(
         v["error"]["message"]
@@ -384,17 +367,7 @@ fn wait_navigation_and_condition() {
             .contains("TypeError"),
         "{v}"
     );
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "document.title === 'never'",
-            "--timeout",
-            "600",
-        ],
-    );
+    let v = condition(&env, &t, "document.title === 'never'", 600);
     assert_eq!(timed_out(&v)["observed_value"], false, "{v}");
     // Text form.
     let run = env.run(
@@ -602,7 +575,7 @@ fn wait_condition_takes_statements_as_eval_does() {
         ("const p = 5; Promise.resolve(p)", json!(5)),
         ("const n = 10n; n", json!("10n")),
     ] {
-        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "5000"]);
+        let v = condition(&env, &t, code, 5000);
         assert_eq!(ok(&v)["observed_value"], want, "{code}: {v}");
     }
     for (code, want) in [
@@ -614,20 +587,15 @@ fn wait_condition_takes_statements_as_eval_does() {
         ("void 0; null", Value::Null),
         ("let u; u", Value::Null),
     ] {
-        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "300"]);
+        let v = condition(&env, &t, code, 300);
         assert_eq!(timed_out(&v)["observed_value"], want, "{code}: {v}");
     }
     // Met once the page changes: the statements are run again each look.
-    let v = on(
+    let v = condition(
         &env,
         &t,
-        &[
-            "wait",
-            "condition",
-            "setTimeout(() => { window.seven = 7 }, 300); const l = window.seven; l",
-            "--timeout",
-            "8000",
-        ],
+        "setTimeout(() => { window.seven = 7 }, 300); const l = window.seven; l",
+        8000,
     );
     assert_eq!(ok(&v)["observed_value"], 7, "{v}");
     for code in [
@@ -635,21 +603,11 @@ fn wait_condition_takes_statements_as_eval_does() {
         "const q = 1; JSON.parse('x')",
         "const r = 1; throw new Error('no')",
     ] {
-        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "3000"]);
+        let v = condition(&env, &t, code, 3000);
         assert_eq!(v["error"]["code"], "EVAL_FAILED", "{code}: {v}");
     }
     // Statements that end too early are told so, as eval tells them.
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "const q = 1;\nq +",
-            "--timeout",
-            "3000",
-        ],
-    );
+    let v = condition(&env, &t, "const q = 1;\nq +", 3000);
     assert_eq!(
         (
             v["error"]["details"]["message"].as_str(),
@@ -658,17 +616,7 @@ fn wait_condition_takes_statements_as_eval_does() {
         (Some("SyntaxError: Unexpected end of input"), Some(2)),
         "{v}"
     );
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "window.keep = 41; while (true) {}; 1",
-            "--timeout",
-            "1500",
-        ],
-    );
+    let v = condition(&env, &t, "window.keep = 41; while (true) {}; 1", 1500);
     timed_out(&v);
     assert_eq!(eval(&env, &t, "window.keep + 1"), 42);
 }
@@ -686,7 +634,7 @@ fn wait_condition_reports_values_as_eval_does_and_holds_by_javascript_truthiness
     let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     let met = |code: &str| -> Value {
-        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "5000"]);
+        let v = condition(&env, &t, code, 5000);
         assert_eq!(v["meta"]["truncated"], false, "{code}: {v}");
         ok(&v)["observed_value"].clone()
     };
@@ -746,27 +694,13 @@ fn wait_condition_reports_values_as_eval_does_and_holds_by_javascript_truthiness
         ("undefined", Value::Null),
         ("false", json!(false)),
     ] {
-        let v = on(&env, &t, &["wait", "condition", code, "--timeout", "300"]);
+        let v = condition(&env, &t, code, 300);
         assert_eq!(timed_out(&v)["observed_value"], want, "{code}: {v}");
     }
     // document.all is an object JavaScript counts as falsy.
-    timed_out(&on(
-        &env,
-        &t,
-        &["wait", "condition", "document.all", "--timeout", "300"],
-    ));
+    timed_out(&condition(&env, &t, "document.all", 300));
     // A huge value is cut, and the answer says so.
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "'x'.repeat(3 * 1024 * 1024)",
-            "--timeout",
-            "10000",
-        ],
-    );
+    let v = condition(&env, &t, "'x'.repeat(3 * 1024 * 1024)", 10000);
     let observed = ok(&v)["observed_value"].as_str().unwrap_or_default().len();
     assert!(observed > 0 && observed <= 1 << 20, "{observed} bytes");
     assert_eq!(v["meta"]["truncated"], true, "{}", v["meta"]);
@@ -775,17 +709,7 @@ fn wait_condition_reports_values_as_eval_does_and_holds_by_javascript_truthiness
         "{}",
         v["meta"]
     );
-    let v = on(
-        &env,
-        &t,
-        &[
-            "wait",
-            "condition",
-            "Array.from({length: 400000}, (_, i) => i)",
-            "--timeout",
-            "10000",
-        ],
-    );
+    let v = condition(&env, &t, "Array.from({length: 400000}, (_, i) => i)", 10000);
     // Past the limit, the JSON text is cut (given as a string), as eval gives it.
     let observed = ok(&v)["observed_value"].clone();
     let cut = observed.as_str().unwrap_or_default();
@@ -816,16 +740,11 @@ fn a_failed_command_reports_the_page_as_it_is_now() {
     let t = ["--session", sid.as_str(), "--tab", "t1"];
 
     // The condition itself moves the page (same document) before it times out.
-    let v = on(
+    let v = condition(
         &env,
         &t,
-        &[
-            "wait",
-            "condition",
-            "(window.moved || (window.moved = true, history.pushState({}, '', '/w/moved.html'), document.title = 'Moved'), false)",
-            "--timeout",
-            "500",
-        ],
+        "(window.moved || (window.moved = true, history.pushState({}, '', '/w/moved.html'), document.title = 'Moved'), false)",
+        500,
     );
     timed_out(&v);
     assert!(ends_with(&v["context"]["url"], "/w/moved.html"), "{v}");
