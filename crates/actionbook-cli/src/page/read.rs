@@ -183,16 +183,37 @@ struct ValueRead {
     value: String,
     #[serde(default)]
     what: String,
+    /// Every selected option's value, for a `<select multiple>` with more than one selected.
+    #[serde(default)]
+    selected: Vec<String>,
+}
+
+/// A form field's value.
+#[derive(Debug, PartialEq)]
+pub(crate) struct FieldValue {
+    /// What the DOM's `value` says (a multiple select: its first selected option).
+    pub value: String,
+    /// Every selected option's value when a `<select multiple>` has more than one selected: the
+    /// DOM's `value` names only the first.
+    pub selected: Vec<String>,
 }
 
 /// The value of a form field (input, textarea, select, contenteditable); anything else is
 /// INVALID_ARGUMENT saying what it is.
-pub(crate) async fn value(node: &Located, selector: &str, deadline: &Deadline) -> Result<String> {
+pub(crate) async fn value(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<FieldValue> {
     let r: ValueRead = call(
         &node.handle,
         selector,
         r#"function () {
   const tag = String(this.localName || '').toLowerCase();
+  if (tag === 'select' && this.multiple) {
+    const selected = [...this.selectedOptions].map(o => String(o.value));
+    return { ok: true, value: String(this.value), selected: selected.length > 1 ? selected : [] };
+  }
   if (['input', 'textarea', 'select', 'option', 'button', 'output', 'meter', 'progress', 'li', 'data', 'param'].includes(tag) && 'value' in this)
     return { ok: true, value: String(this.value) };
   if (this.isContentEditable) return { ok: true, value: this.innerText };
@@ -203,7 +224,10 @@ pub(crate) async fn value(node: &Located, selector: &str, deadline: &Deadline) -
     )
     .await?;
     if r.ok {
-        Ok(r.value)
+        Ok(FieldValue {
+            value: r.value,
+            selected: r.selected,
+        })
     } else {
         Err(CliError::InvalidArgument(format!(
             "{selector} is a {} element, which has no value (`browser text` reads its text)",

@@ -469,6 +469,16 @@ fn fill_select_and_upload() {
         ),
         "a,c"
     );
+    // `value` of a multiple select: the DOM's (the first), and a warning naming every one.
+    let v = on(&env, &t, &["value", "#many"]);
+    assert_eq!(v["data"]["value"], "a", "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([
+            "#many is a multiple select with 2 options selected: \"a\", \"c\" (the value is the first)"
+        ]),
+        "{v}"
+    );
     let v = on(&env, &t, &["select", "#one", "purple"]);
     assert_failure(&v, "ELEMENT_NOT_FOUND", "\"purple\" matches no option");
     assert!(
@@ -486,7 +496,7 @@ fn fill_select_and_upload() {
     assert_failure(
         &on(&env, &t, &["select", "#one", "b"]),
         "ELEMENT_NOT_FOUND",
-        "is disabled",
+        "the option of #one with value \"b\" is disabled: nothing was selected; its options are",
     );
     assert_failure(
         &on(&env, &t, &["select", "#one", "r", "g"]),

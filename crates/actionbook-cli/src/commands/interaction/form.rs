@@ -308,23 +308,29 @@ impl TabCommand for Select {
             }
             Some(kind) => {
                 let missing = out.missing.clone().unwrap_or_default();
-                let why = if kind == "optiondisabled" {
-                    "is disabled"
+                // A disabled option was found: the --by-text hint would not help.
+                let (what, hint) = if kind == "optiondisabled" {
+                    (
+                        format!("the option of {selector} with {by} {missing:?} is disabled"),
+                        "",
+                    )
+                } else if self.by_text {
+                    (
+                        format!("{by} {missing:?} matches no option of {selector}"),
+                        "",
+                    )
                 } else {
-                    "matches no option"
+                    (
+                        format!("{by} {missing:?} matches no option of {selector}"),
+                        " (--by-text matches the display text)",
+                    )
                 };
                 return Err(CliError::OptionNotFound {
                     selector: selector.to_string(),
                     value: missing,
                     message: format!(
-                        "{by} {:?} {why} of {selector}: {}{}",
-                        out.missing.as_deref().unwrap_or_default(),
-                        list_options(&out.options),
-                        if self.by_text {
-                            ""
-                        } else {
-                            " (--by-text matches the display text)"
-                        }
+                        "{what}: nothing was selected; {}{hint}",
+                        list_options(&out.options)
                     ),
                     options: out
                         .options

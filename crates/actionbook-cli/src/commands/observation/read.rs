@@ -246,7 +246,18 @@ impl TabCommand for Value {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
         let node = find(cx, &self.selector).await?;
         let v = read::value(&node, &self.selector, &cx.deadline).await?;
-        Ok(read_data(self.selector, v))
+        let warning = (!v.selected.is_empty()).then(|| {
+            let all: Vec<String> = v.selected.iter().map(|s| format!("{s:?}")).collect();
+            format!(
+                "{} is a multiple select with {} options selected: {} (the value is the first)",
+                self.selector,
+                all.len(),
+                all.join(", ")
+            )
+        });
+        let mut done = read_data(self.selector, v.value);
+        done.warnings.extend(warning);
+        Ok(done)
     }
 }
 
