@@ -276,6 +276,28 @@ pub enum CliError {
         /// How many URLs were asked for.
         total: usize,
     },
+    /// A navigation's URL turned out to be a download: the tab stayed on its page.
+    #[error(
+        "{url} is a download, not a page: download {id} of {file_name:?} began and the tab stayed on its page (`browser wait download` waits for its file)"
+    )]
+    NavigationIsDownload {
+        /// The URL asked for.
+        url: String,
+        /// The download's id (`d1`).
+        id: String,
+        /// The name the browser suggested.
+        file_name: String,
+    },
+    /// The download waited for was canceled or interrupted.
+    #[error("download {id} of {url} was canceled or interrupted after {received_bytes} bytes")]
+    DownloadFailed {
+        /// The download's id (`d1`).
+        id: String,
+        /// What was downloaded.
+        url: String,
+        /// How far it got.
+        received_bytes: u64,
+    },
     /// No browser executable could be found or started.
     #[error(
         "{detail}; set ACTIONBOOK_BROWSER_EXECUTABLE_PATH to a Chromium binary or install one (Debian/Ubuntu: apt-get install -y chromium)"
@@ -389,7 +411,9 @@ impl CliError {
             CliError::NotDelivered { .. } | CliError::KeysNotDelivered { .. } => {
                 ErrorCode::InternalError
             }
-            CliError::NavigationFailed { .. } => ErrorCode::NavigationFailed,
+            CliError::NavigationFailed { .. } | CliError::NavigationIsDownload { .. } => {
+                ErrorCode::NavigationFailed
+            }
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
             CliError::Unsupported(_)
@@ -411,6 +435,7 @@ impl CliError {
                 .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
             CliError::BatchClickFailed { .. } => ErrorCode::BatchClickError,
             CliError::BatchOpenFailed { .. } => ErrorCode::BatchOpenError,
+            CliError::DownloadFailed { .. } => ErrorCode::DownloadFailed,
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } | CdpError::LaunchTimeout { .. } => ErrorCode::Timeout,
@@ -550,6 +575,16 @@ impl CliError {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
             CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),
+            CliError::NavigationIsDownload { url, id, file_name } => Some(serde_json::json!({
+                "url": url, "reason": "net::ERR_ABORTED", "download": { "id": id, "file_name": file_name },
+            })),
+            CliError::DownloadFailed {
+                id,
+                url,
+                received_bytes,
+            } => Some(serde_json::json!({
+                "id": id, "url": url, "received_bytes": received_bytes,
+            })),
             CliError::BatchClickFailed {
                 index,
                 selector,

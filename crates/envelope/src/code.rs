@@ -74,6 +74,9 @@ pub enum ErrorCode {
     /// `BATCH_OPEN_ERROR`: some URLs of `browser batch-new-tab` did not load; the others did
     /// (not in the spec; the reference CLI's, with `details` per URL).
     BatchOpenError,
+    /// `DOWNLOAD_FAILED`: the download waited for was canceled or interrupted (not in the spec;
+    /// `browser wait download` needs it: the wait did not time out, the file will never come).
+    DownloadFailed,
 }
 
 impl ErrorCode {
@@ -99,6 +102,7 @@ impl ErrorCode {
         ErrorCode::ApiError,
         ErrorCode::BatchClickError,
         ErrorCode::BatchOpenError,
+        ErrorCode::DownloadFailed,
     ];
 
     /// The wire string, e.g. `"ELEMENT_NOT_FOUND"`.
@@ -124,6 +128,7 @@ impl ErrorCode {
             ErrorCode::ApiError => "API_ERROR",
             ErrorCode::BatchClickError => "BATCH_CLICK_ERROR",
             ErrorCode::BatchOpenError => "BATCH_OPEN_ERROR",
+            ErrorCode::DownloadFailed => "DOWNLOAD_FAILED",
         }
     }
 

@@ -229,6 +229,10 @@ commands! {
     BrowserNetworkUnroute => "browser network unroute", Tab, Document;
     /// `browser network routes` (not in the spec)
     BrowserNetworkRoutes => "browser network routes", Tab, Document;
+    /// `browser downloads` (not in the spec)
+    BrowserDownloads => "browser downloads", Tab, Document;
+    /// `browser wait download` (not in the spec)
+    BrowserWaitDownload => "browser wait download", Tab, Document;
 }
 
 impl CommandName {
@@ -283,11 +287,11 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Sixteen more
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Eighteen more
         // are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
-        // commands and the reference CLI's batch commands (`batch-new-tab`, `batch-snapshot`,
-        // `batch-click`).
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 3);
+        // commands, `downloads` and `wait download`, and the reference CLI's batch commands
+        // (`batch-new-tab`, `batch-snapshot`, `batch-click`).
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 3);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use envelope::CommandName;
 fn group_about(path: &str) -> &'static str {
     match path {
         "browser" => "Control browser sessions, tabs and pages",
-        "browser wait" => "Wait for an element, a navigation, network idle or a condition",
+        "browser wait" => {
+            "Wait for an element, a navigation, network idle, a condition or a download"
+        }
         "browser cookies" => "Read and change the session's cookies",
         "browser local-storage" => "Read and change the page's localStorage",
         "browser session-storage" => "Read and change the page's sessionStorage",

@@ -19,6 +19,7 @@
 //!   `batch-snapshot`, `batch-click`, made of the single commands.
 //! - [`network`] (ours, after the reference CLI): `network requests`, `request`, `har start|stop`,
 //!   `route`, `unroute`, `routes`.
+//! - [`downloads`] (ours, after agent-browser and Playwright): `downloads`, `wait download`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -58,6 +59,7 @@ pub(crate) fn cli_tree_take_for_test(
 }
 pub mod batched;
 pub mod cookies;
+pub mod downloads;
 pub mod interaction;
 pub mod lifecycle;
 pub mod manuals;
@@ -605,6 +607,12 @@ command_table! {
     BrowserSessionStorageClear(storage::SessionStorageClear) => Tab, T::CHANGES.destructive().idempotent(),
         about = "Remove a key of the page's session-storage (without a key: every key)",
         example = "actionbook browser session-storage clear theme --session s1 --tab t1";
+    BrowserDownloads(downloads::ListDownloads) => Tab, T::READ_ONLY,
+        about = "List the tab's downloads: state, size and file (saved in <home>/downloads/<session>/)",
+        example = "actionbook browser downloads --session s1 --tab t1";
+    BrowserWaitDownload(downloads::WaitDownload) => Tab, T::CHANGES.needs_timeout(),
+        about = "Wait for a download of the tab to complete (its id, or the next one); --save-as moves its file",
+        example = "actionbook browser wait download --save-as ./report.csv --session s1 --tab t1 --timeout 30000";
 }
 
 impl Serialize for Command {

@@ -48,6 +48,10 @@ tab_only! {
     Reload;
 }
 
+/// How long a navigation that ended with ERR_ABORTED waits to hear of the download it may have
+/// become (the browser tells of it on another session, about when it answers the navigation).
+const DOWNLOAD_NOTICE: std::time::Duration = std::time::Duration::from_millis(500);
+
 async fn finish(
     cx: &mut TabCx<'_>,
     kind: NavigationKind,
@@ -108,14 +112,33 @@ impl TabCommand for Goto {
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
         let from_url = cx.url_before_loading().await?;
         let page = cx.page.clone();
-        navigation::navigate(
+        let downloads_before = cx.session.downloads.begun();
+        let navigated = navigation::navigate(
             &page,
             &self.url,
             &cx.deadline,
             "browser goto",
             navigation::OnTimeout::Stop,
         )
-        .await?;
+        .await;
+        // A URL served as an attachment ends the navigation with ERR_ABORTED, and a download.
+        if let Err(CliError::NavigationFailed { reason, .. }) = &navigated
+            && reason == "net::ERR_ABORTED"
+        {
+            let grace = cx.deadline.capped(DOWNLOAD_NOTICE);
+            let begun = cx
+                .session
+                .downloads
+                .first_since(&cx.tab_id, downloads_before, grace);
+            if let Some(d) = begun.await {
+                return Err(CliError::NavigationIsDownload {
+                    url: self.url,
+                    id: d.id,
+                    file_name: d.file_name,
+                });
+            }
+        }
+        navigated?;
         cx.forget_refs();
         let done = finish(cx, NavigationKind::Goto, Some(self.url), from_url).await?;
         crate::fault::hold(cx.env.abort_at.as_deref(), "goto.loaded", &cx.session.dir).await;

@@ -150,6 +150,9 @@ pub fn error_advice(code: ErrorCode) -> &'static str {
         ErrorCode::BatchOpenError => {
             "`details.failures` lists the URLs that did not load; their tabs are open on the error page: navigate them again."
         }
+        ErrorCode::DownloadFailed => {
+            "The server, the page or the network ended the download: do again what began it (`browser downloads` lists them)."
+        }
         _ => "Read the message and hint; retry if `retryable` is true.",
     }
 }

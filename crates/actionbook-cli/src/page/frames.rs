@@ -72,6 +72,19 @@ impl TabFrames {
         }
     }
 
+    /// The ids of every frame of the tab's frame graph as it is now (none before it was attached),
+    /// without waiting.
+    pub fn frame_ids(&self) -> Vec<String> {
+        match &self.graph {
+            Some((_, g)) if !g.is_detached() => g
+                .frames()
+                .into_iter()
+                .map(|f| f.frame_id.to_string())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The tab's frame graph, attached on first use and after the page session changed.
     pub async fn graph(&mut self, page: &Session, deadline: &Deadline) -> Result<FrameGraph> {
         let key = page.id().map(|s| s.to_string()).unwrap_or_default();

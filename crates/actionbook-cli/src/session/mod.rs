@@ -3,6 +3,7 @@
 //! - [`SessionSlot`]: one session (record, connection, tab slots, the queues that order work);
 //! - [`registry`]: every session of the home, and id allocation;
 //! - [`connect`]: (re)connecting and the crash policy;
+//! - [`downloads`]: where the browser saves downloads, and what became of each;
 //! - [`launch`]: launching, and tearing a session down;
 //! - [`targets`]: the browser's page targets and windows, popups adopted as tabs;
 //! - [`process`]: process checks and kills by pid.
@@ -25,6 +26,7 @@ use crate::error::Result;
 use crate::store::{self, SessionRecord, TabRecord};
 
 pub(crate) mod connect;
+pub(crate) mod downloads;
 pub(crate) mod launch;
 pub(crate) mod process;
 pub(crate) mod registry;
@@ -79,6 +81,8 @@ pub(crate) struct SessionSlot<T> {
     owned: Mutex<Option<Browser>>,
     /// Connection generations handed out so far.
     generations: AtomicU64,
+    /// The downloads of the session's browser (watched on every connection).
+    pub downloads: downloads::Downloads,
 }
 
 impl<T: Default> SessionSlot<T> {
@@ -95,6 +99,7 @@ impl<T: Default> SessionSlot<T> {
             dir,
             owned: Mutex::new(None),
             generations: AtomicU64::new(0),
+            downloads: downloads::Downloads::default(),
         }
     }
 
@@ -260,6 +265,16 @@ impl<T: Default> SessionSlot<T> {
 
     /// Replaces the connection.
     pub fn set_conn(&self, conn: Option<BrowserConn>) {
+        if let Some(c) = &conn {
+            let save_to = match store::Home::of_session_dir(&self.dir) {
+                Some(home) if self.with_record(|r| r.launched) => {
+                    downloads::SaveTo::Dir(home.downloads_dir(&self.id))
+                }
+                _ => downloads::SaveTo::BrowserDefault,
+            };
+            self.downloads
+                .watch(&c.conn, c.generation, save_to, self.record.clone());
+        }
         *lock(&self.conn) = conn;
     }
 }

@@ -157,6 +157,12 @@ impl Home {
         self.root.join("profiles").join(name)
     }
 
+    /// `downloads/<sid>/`: where the browser of session `sid` saves downloads (kept after the
+    /// session closes: they are the user's files).
+    pub fn downloads_dir(&self, sid: &str) -> PathBuf {
+        self.root.join("downloads").join(sid)
+    }
+
     /// `auto-profiles/`: where sessions without `--profile` get theirs, apart from user-named
     /// ones, so removing one can never remove a user's profile.
     pub fn auto_profiles_dir(&self) -> PathBuf {

@@ -125,6 +125,15 @@ pub(crate) struct TabCx<'a> {
 }
 
 impl TabCx<'_> {
+    /// The session's downloads, with those this tab's page or frames caused placed on it.
+    pub fn downloads(&self) -> &crate::session::downloads::Downloads {
+        let log = &self.session.downloads;
+        log.claim(&self.tab_id, self.state.target_id.as_deref(), || {
+            self.state.frames.frame_ids()
+        });
+        log
+    }
+
     /// `(location.href, document.title)` of the page. Answered from the browser's announced target
     /// info (no round trip to the page) when it was seen to agree with the page since the last
     /// command that could change it; else read from the page, and compared to decide that.

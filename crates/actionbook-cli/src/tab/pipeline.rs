@@ -354,6 +354,8 @@ async fn finish<D: Into<envelope::Data>>(
     if let Some(dialogs) = cx.state.services.get::<DialogAnswerer>() {
         done.warnings.extend(dialogs.take());
     }
+    let begun = cx.downloads().take_untold(&cx.tab_id);
+    done.warnings.extend(begun.iter().map(download_notice));
     done.warnings.extend(cx.state.frames.take_match_warnings());
     let mut context = match done.context.take() {
         Some(c) => c,
@@ -366,6 +368,27 @@ async fn finish<D: Into<envelope::Data>>(
     env.meta.pagination = done.pagination;
     env.meta.truncated = done.truncated;
     Ok(env)
+}
+
+/// What a command's answer says of a download the tab began.
+fn download_notice(d: &crate::session::downloads::Download) -> String {
+    use crate::session::downloads::DownloadState;
+    match (d.state, &d.path) {
+        (DownloadState::Completed, Some(path)) => format!(
+            "download {} saved: {path} ({} bytes, from {})",
+            d.id, d.received_bytes, d.url
+        ),
+        (DownloadState::Canceled, _) => {
+            format!(
+                "download {} of {:?} from {} was canceled",
+                d.id, d.file_name, d.url
+            )
+        }
+        _ => format!(
+            "download {} began: {:?} from {} (`browser wait download` waits for its file)",
+            d.id, d.file_name, d.url
+        ),
+    }
 }
 
 /// Records the page's URL and title on the tab (written only when they changed). A tab replaced

@@ -9,6 +9,7 @@ mod batched;
 mod cli;
 mod crash;
 mod daemon;
+mod downloads;
 mod frames;
 mod input;
 mod interact;

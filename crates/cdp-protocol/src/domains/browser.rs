@@ -1,7 +1,7 @@
 //! `Browser` domain: version, windows, close, downloads.
 
-use crate::ids::{BrowserContextId, TargetId};
-use crate::protocol::{command, unit_command};
+use crate::ids::{BrowserContextId, FrameId, TargetId};
+use crate::protocol::{command, event, unit_command};
 use serde::{Deserialize, Serialize};
 
 unit_command!(
@@ -110,3 +110,41 @@ pub struct SetDownloadBehavior {
     pub events_enabled: Option<bool>,
 }
 command!(SetDownloadBehavior, "Browser.setDownloadBehavior");
+
+/// Event `Browser.downloadWillBegin` (with `eventsEnabled`): a download is about to start.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadWillBegin {
+    /// The frame that caused it (an OOPIF's is its target id).
+    pub frame_id: FrameId,
+    /// The download's id; its file name under `allowAndName`.
+    pub guid: String,
+    /// The URL being downloaded.
+    pub url: String,
+    /// The file name the browser suggests (`Content-Disposition`, `download` attribute, URL).
+    #[serde(default)]
+    pub suggested_filename: String,
+}
+event!(DownloadWillBegin, "Browser.downloadWillBegin");
+
+/// Event `Browser.downloadProgress` (with `eventsEnabled`): the last one has state
+/// `completed` or `canceled`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadProgress {
+    /// The download's id.
+    pub guid: String,
+    /// Bytes expected (0 when unknown).
+    #[serde(default)]
+    pub total_bytes: f64,
+    /// Bytes received.
+    #[serde(default)]
+    pub received_bytes: f64,
+    /// `inProgress`, `completed` or `canceled`.
+    #[serde(default)]
+    pub state: String,
+    /// Where the file is, once completed (Chromium 12x+; not always set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+}
+event!(DownloadProgress, "Browser.downloadProgress");

@@ -1,0 +1,208 @@
+//! Downloads: saved in the session's folder under their own names (never replacing one another),
+//! told of by the command that began them, waited for, moved, and attributed to the tab whose page
+//! or frame (an out-of-process one too) began them.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::need_chromium;
+use crate::support::{Env, assert_failure, on, site, text};
+
+const CSV: &str = "a,b\n1,2\n";
+
+/// A server on its own port that sends an attachment's headers and part of its body, then closes:
+/// the browser interrupts the download.
+fn cut_short_server() -> (String, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let handle = std::thread::spawn(move || {
+        if let Ok((mut s, _)) = listener.accept() {
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
+                  Content-Disposition: attachment; filename=\"cut.bin\"\r\n\
+                  Content-Length: 100000\r\nConnection: close\r\n\r\n",
+            );
+            let _ = s.write_all(&[7u8; 1000]);
+            let _ = s.flush();
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+    });
+    (format!("http://127.0.0.1:{port}/cut.bin"), handle)
+}
+
+fn path_of(v: &Value) -> String {
+    assert_eq!(v["ok"], true, "{v}");
+    v["data"]["download"]["path"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn warned(v: &Value, part: &str) -> bool {
+    v["meta"]["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|w| w.as_str().is_some_and(|w| w.contains(part)))
+}
+
+#[test]
+fn downloads_are_saved_named_told_of_and_waited_for() {
+    need_chromium!();
+    let f = site();
+    let attachment = [("Content-Disposition", "attachment; filename=\"report.csv\"")];
+    f.route_with("/report.csv", "200 OK", &attachment, "text/csv", CSV);
+    let (cut_url, cut_server) = cut_short_server();
+    f.html(
+        "/dlframe.html",
+        r#"<title>Remote</title><a id="oop-dl" href="/report.csv">remote report</a>"#,
+    );
+    let remote = f.cross_site_url("/dlframe.html");
+    f.html(
+        "/dl.html",
+        &format!(
+            r#"<title>Downloads</title>
+<a id="csv" href="/report.csv">report</a>
+<a id="data" href="data:text/plain,hello" download="hello.txt">hello</a>
+<button id="later" onclick="setTimeout(() => {{ const a = document.createElement('a');
+  a.href = window.URL.createObjectURL(new Blob(['later'])); a.download = 'later.txt'; a.click(); }}, 800)">later</button>
+<a id="cut" href="{cut_url}">cut</a>
+<iframe src="{remote}"></iframe>"#
+        ),
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/dl.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let folder = env.home.join("downloads").join(&sid);
+    let wait = |extra: &[&str]| {
+        on(
+            &env,
+            &t,
+            &[&["wait", "download", "--timeout", "10000"][..], extra].concat(),
+        )
+    };
+
+    // A click on an attachment link: told of (begun or saved), waited for, in the session's
+    // folder under its own name.
+    let v = on(&env, &t, &["click", "#csv"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let v = if warned(&v, "download d1") {
+        v
+    } else {
+        on(&env, &t, &["title"])
+    };
+    assert!(warned(&v, "download d1"), "no notice of d1: {v}");
+    let v = wait(&[]);
+    assert_eq!(v["data"]["download"]["id"], "d1", "{v}");
+    assert_eq!(v["data"]["download"]["state"], "completed", "{v}");
+    assert_eq!(v["data"]["download"]["tab"], "t1", "{v}");
+    let first = path_of(&v);
+    assert_eq!(Path::new(&first), folder.join("report.csv"), "{v}");
+    assert_eq!(std::fs::read_to_string(&first).ok().as_deref(), Some(CSV));
+
+    // The same name again: a second file, the first kept.
+    assert_eq!(on(&env, &t, &["click", "#csv"])["ok"], true);
+    let second = path_of(&wait(&[]));
+    assert_eq!(Path::new(&second), folder.join("report (1).csv"));
+    assert_eq!(std::fs::read_to_string(&first).ok().as_deref(), Some(CSV));
+    assert_eq!(std::fs::read_to_string(&second).ok().as_deref(), Some(CSV));
+
+    // A `download` attribute link, then moved where the caller wants it.
+    assert_eq!(on(&env, &t, &["click", "#data"])["ok"], true);
+    let elsewhere = env.home.join("saved-hello.txt");
+    let v = wait(&["--save-as", &elsewhere.display().to_string()]);
+    assert_eq!(Path::new(&path_of(&v)), elsewhere, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&elsewhere).ok().as_deref(),
+        Some("hello")
+    );
+    assert!(
+        !folder.join("hello.txt").exists(),
+        "the file was copied, not moved"
+    );
+
+    // goto of a URL served as an attachment: no page, said so, not retryable; the tab stays.
+    let v = on(&env, &t, &["goto", &f.url("/report.csv")]);
+    assert_failure(
+        &v,
+        "NAVIGATION_FAILED",
+        "is a download, not a page: download d4",
+    );
+    assert_eq!(v["error"]["retryable"], false, "{v}");
+    assert_eq!(on(&env, &t, &["url"])["data"]["value"], f.url("/dl.html"));
+    assert_eq!(
+        path_of(&wait(&["d4"])),
+        folder.join("report (2).csv").display().to_string()
+    );
+
+    // A download that begins after the wait started is waited for.
+    assert_eq!(on(&env, &t, &["click", "#later"])["ok"], true);
+    let v = wait(&[]);
+    assert_eq!(v["data"]["download"]["id"], "d5", "{v}");
+    assert_eq!(
+        std::fs::read_to_string(path_of(&v)).ok().as_deref(),
+        Some("later")
+    );
+
+    // One begun by an out-of-process iframe is the tab's too.
+    assert_eq!(on(&env, &t, &["click", "#oop-dl"])["ok"], true);
+    let v = wait(&[]);
+    assert_eq!(v["data"]["download"]["id"], "d6", "{v}");
+    assert_eq!(v["data"]["download"]["tab"], "t1", "{v}");
+    assert_eq!(Path::new(&path_of(&v)), folder.join("report (3).csv"));
+
+    // One the server cuts short fails the wait with its own code.
+    assert_eq!(on(&env, &t, &["click", "#cut"])["ok"], true);
+    let v = wait(&[]);
+    assert_failure(&v, "DOWNLOAD_FAILED", "download d7 of");
+    assert_eq!(v["error"]["details"]["id"], "d7", "{v}");
+    let _ = cut_server.join();
+
+    // Nothing left to wait for: a timeout saying none began; bad ids are refused.
+    let v = on(&env, &t, &["wait", "download", "--timeout", "400"]);
+    assert_failure(&v, "TIMEOUT", "browser wait download");
+    assert_eq!(
+        v["error"]["details"]["observed_value"]["began"], false,
+        "{v}"
+    );
+    assert_failure(
+        &wait(&["d99"]),
+        "INVALID_ARGUMENT",
+        "no download d99 began yet",
+    );
+    assert_failure(&wait(&["x"]), "INVALID_ARGUMENT", "not a download id");
+
+    // The list: every one, in order, with what became of it.
+    let v = on(&env, &t, &["downloads"]);
+    let listed: Vec<(String, String)> = v["data"]["downloads"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["id"].as_str().unwrap_or_default().to_string(),
+                d["state"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = (1..=7)
+        .map(|n| {
+            let state = if n == 7 { "canceled" } else { "completed" };
+            (format!("d{n}"), state.to_string())
+        })
+        .collect();
+    assert_eq!(listed, want, "{v}");
+    let text = text(&env, &t, &["downloads"]).ok().stdout;
+    assert!(text.contains("7 downloads"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "d1  completed  {} B  \"report.csv\"  {first}",
+            CSV.len()
+        )),
+        "{text}"
+    );
+}
