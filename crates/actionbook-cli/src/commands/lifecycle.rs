@@ -267,6 +267,7 @@ async fn load_in_tab(
         .map_err(|_| deadline.timeout("browser start"))?;
     let page = attach::attach(slot, tab_id, &mut state, conn, deadline, true).await?;
     if let Some(url) = open_url {
+        let downloads_before = slot.downloads.begun();
         match navigation::navigate(
             &page,
             url,
@@ -278,6 +279,11 @@ async fn load_in_tab(
         {
             Ok(()) if fresh => navigation::forget_history(&page, deadline).await?,
             Ok(()) => {}
+            Err(e) if navigation::is_aborted(&e) => {
+                let e = super::navigation::as_download(slot, tab_id, downloads_before, e, deadline)
+                    .await;
+                warnings.push(format!("--open-url: {e}"));
+            }
             Err(e @ (CliError::NavigationFailed { .. } | CliError::Timeout { .. })) => {
                 warnings.push(format!("--open-url: {e}"));
             }

@@ -3,11 +3,13 @@
 use envelope::{NavigationData as NavData, NavigationKind};
 use serde::{Deserialize, Serialize};
 
+use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
 use crate::page::eval;
 use crate::page::navigation::{self, HistoryMove};
 use crate::reply::Done;
+use crate::tab::BrowserSession;
 use crate::tab::services::restores::RestoreWatch;
 use crate::tab::{TabCommand, TabCx};
 
@@ -51,6 +53,33 @@ tab_only! {
 /// How long a navigation that ended with ERR_ABORTED waits to hear of the download it may have
 /// become (the browser tells of it on another session, about when it answers the navigation).
 const DOWNLOAD_NOTICE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A navigation of `tab` that failed with ERR_ABORTED: [`CliError::NavigationIsDownload`] when a
+/// download of the tab began since `downloads_before`, else `failed` as it is.
+pub(crate) async fn as_download(
+    session: &BrowserSession,
+    tab: &str,
+    downloads_before: u64,
+    failed: CliError,
+    deadline: &Deadline,
+) -> CliError {
+    let CliError::NavigationFailed { url, .. } = &failed else {
+        return failed;
+    };
+    let grace = deadline.capped(DOWNLOAD_NOTICE);
+    match session
+        .downloads
+        .first_since(tab, downloads_before, grace)
+        .await
+    {
+        Some(d) => CliError::NavigationIsDownload {
+            url: url.clone(),
+            id: d.id,
+            file_name: d.file_name,
+        },
+        None => failed,
+    }
+}
 
 async fn finish(
     cx: &mut TabCx<'_>,
@@ -121,24 +150,13 @@ impl TabCommand for Goto {
             navigation::OnTimeout::Stop,
         )
         .await;
-        // A URL served as an attachment ends the navigation with ERR_ABORTED, and a download.
-        if let Err(CliError::NavigationFailed { reason, .. }) = &navigated
-            && reason == "net::ERR_ABORTED"
-        {
-            let grace = cx.deadline.capped(DOWNLOAD_NOTICE);
-            let begun = cx
-                .session
-                .downloads
-                .first_since(&cx.tab_id, downloads_before, grace);
-            if let Some(d) = begun.await {
-                return Err(CliError::NavigationIsDownload {
-                    url: self.url,
-                    id: d.id,
-                    file_name: d.file_name,
-                });
-            }
+        if let Err(e) = navigated {
+            return Err(if navigation::is_aborted(&e) {
+                as_download(&cx.session, &cx.tab_id, downloads_before, e, &cx.deadline).await
+            } else {
+                e
+            });
         }
-        navigated?;
         cx.forget_refs();
         let done = finish(cx, NavigationKind::Goto, Some(self.url), from_url).await?;
         crate::fault::hold(cx.env.abort_at.as_deref(), "goto.loaded", &cx.session.dir).await;

@@ -258,21 +258,41 @@ impl NewTab {
             let mut state = tokio::time::timeout(deadline.remaining(), tab_slot.state.lock())
                 .await
                 .map_err(|_| deadline.timeout("browser new-tab"))?;
+            let downloads_before = slot.downloads.begun();
             let result = async {
                 let page = attach::attach(slot, &tab_id, &mut state, conn, deadline, false).await?;
-                navigation::navigate(
+                let navigated = navigation::navigate(
                     &page,
                     url,
                     deadline,
                     "browser new-tab",
                     navigation::OnTimeout::KeepLoading,
                 )
-                .await?;
+                .await;
+                if let Err(e) = navigated {
+                    // A download (or a 204) leaves the page where it was: our marker page, which
+                    // is nothing the caller should see.
+                    if navigation::is_aborted(&e) {
+                        navigation::show_blank(&page).await;
+                    }
+                    return Err(e);
+                }
                 navigation::forget_history(&page, deadline).await?;
                 eval::page_info_status(&page, deadline).await
             }
             .await;
             drop(state);
+            let result = match result {
+                Err(e) if navigation::is_aborted(&e) => Err(super::navigation::as_download(
+                    slot,
+                    &tab_id,
+                    downloads_before,
+                    e,
+                    deadline,
+                )
+                .await),
+                r => r,
+            };
             match result {
                 Ok((u, t, status)) => {
                     if let Some(w) = navigation::http_error_warning(&u, status) {

@@ -248,6 +248,21 @@ pub(crate) async fn commit_pending(
 
 /// Drops the history of a freshly opened tab (its initial `about:blank` entry), so `back` from
 /// the first page it loaded has nowhere to go, as in a browser tab opened on that page.
+/// Whether a navigation failed with `net::ERR_ABORTED`: the response was a download or had no
+/// content (204), and the page stayed where it was.
+pub(crate) fn is_aborted(e: &CliError) -> bool {
+    matches!(e, CliError::NavigationFailed { reason, .. } if reason == "net::ERR_ABORTED")
+}
+
+/// Loads `about:blank` (best effort, not waited for).
+pub(crate) async fn show_blank(page: &Session) {
+    let blank = page::Navigate {
+        url: "about:blank".into(),
+        ..Default::default()
+    };
+    let _ = page.send_timeout(&blank, deadline::QUICK_CALL).await;
+}
+
 pub(crate) async fn forget_history(page: &Session, deadline: &Deadline) -> Result<()> {
     page.send_timeout(
         &page::ResetNavigationHistory,

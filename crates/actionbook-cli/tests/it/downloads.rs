@@ -176,7 +176,24 @@ fn downloads_are_saved_named_told_of_and_waited_for() {
     );
     assert_failure(&wait(&["x"]), "INVALID_ARGUMENT", "not a download id");
 
-    // The list: every one, in order, with what became of it.
+    // new-tab of an attachment URL: said so too, and its tab shows a blank page (not the page
+    // a new tab is opened on first, which only the engine should see).
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/report.csv"),
+        "--session",
+        &sid,
+    ]);
+    assert_failure(
+        &v,
+        "NAVIGATION_FAILED",
+        "is a download, not a page: download d8",
+    );
+    let v = on(&env, &["--session", sid.as_str(), "--tab", "t2"], &["url"]);
+    assert_eq!(v["data"]["value"], "about:blank", "{v}");
+
+    // The list: every one of the tab, in order, with what became of it.
     let v = on(&env, &t, &["downloads"]);
     let listed: Vec<(String, String)> = v["data"]["downloads"]
         .as_array()
@@ -196,6 +213,27 @@ fn downloads_are_saved_named_told_of_and_waited_for() {
         })
         .collect();
     assert_eq!(listed, want, "{v}");
+    // start --open-url of one: a warning saying so, in the new session's own folder.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--open-url",
+        &f.url("/report.csv"),
+    ]);
+    assert!(warned(&v, "is a download, not a page: download d1"), "{v}");
+    let other = v["context"]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let v = on(
+        &env,
+        &["--session", other.as_str(), "--tab", "t1"],
+        &["wait", "download", "--timeout", "10000"],
+    );
+    let expected = env.home.join("downloads").join(&other).join("report.csv");
+    assert_eq!(Path::new(&path_of(&v)), expected, "{v}");
+
     let text = text(&env, &t, &["downloads"]).ok().stdout;
     assert!(text.contains("7 downloads"), "{text}");
     assert!(
