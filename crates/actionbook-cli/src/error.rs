@@ -95,6 +95,20 @@ pub enum CliError {
         /// The timeout in milliseconds.
         ms: u64,
     },
+    /// A navigation committed and its document was parsed, but its resources (an image, a
+    /// script, a frame) were still loading when time ran out.
+    #[error(
+        "{what} timed out after {ms}ms: the page's document is parsed and usable, but it had not finished loading{}",
+        pending_list(pending)
+    )]
+    LoadUnfinished {
+        /// What timed out (e.g. `browser goto`).
+        what: String,
+        /// The timeout in milliseconds.
+        ms: u64,
+        /// URLs still loading, when known (the tab's network recorder).
+        pending: Vec<String>,
+    },
     /// An element never became actionable within the command's timeout: the check that did not
     /// pass and what was seen (`details.reason`, `details.by`).
     #[error("{action} timed out after {ms}ms: {selector} {detail}")]
@@ -406,6 +420,7 @@ impl CliError {
             CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
             CliError::Timeout { .. }
+            | CliError::LoadUnfinished { .. }
             | CliError::NotActionable { .. }
             | CliError::WaitTimedOut { .. } => ErrorCode::Timeout,
             CliError::NotDelivered { .. } | CliError::KeysNotDelivered { .. } => {
@@ -470,6 +485,7 @@ impl CliError {
         matches!(
             self,
             CliError::Timeout { .. }
+                | CliError::LoadUnfinished { .. }
                 | CliError::NotActionable { .. }
                 | CliError::NotDelivered { .. }
                 | CliError::KeysNotDelivered { .. }
@@ -501,6 +517,9 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::LoadUnfinished { ms, pending, .. } => Some(serde_json::json!({
+                "timeout_ms": ms, "ready_state": "interactive", "pending": pending,
+            })),
             CliError::MultipleMatches {
                 query,
                 count,
@@ -633,6 +652,9 @@ impl CliError {
             CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
                 Some("increase --timeout or retry the command")
             }
+            CliError::LoadUnfinished { .. } => Some(
+                "the page can be used as it is; goto --wait-until domcontentloaded does not wait for its resources",
+            ),
             CliError::NotActionable {
                 reason: "covered", ..
             } => Some(
@@ -827,6 +849,28 @@ pub struct FailedOpen {
     pub tab_id: String,
     /// Why it did not load.
     pub error: Box<CliError>,
+}
+
+/// `: still loading <url>, <url> (and N more)` for [`CliError::LoadUnfinished`]; empty when none
+/// are known.
+fn pending_list(pending: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if pending.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        ": still loading {}",
+        pending
+            .iter()
+            .take(SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if pending.len() > SHOWN {
+        s.push_str(&format!(" (and {} more)", pending.len() - SHOWN));
+    }
+    s
 }
 
 fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> String {

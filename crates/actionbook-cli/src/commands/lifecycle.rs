@@ -274,6 +274,7 @@ async fn load_in_tab(
             deadline,
             "browser start",
             navigation::OnTimeout::Stop,
+            navigation::LoadState::Load,
         )
         .await
         {

@@ -809,6 +809,7 @@ mod tests {
     fn commands_round_trip_through_the_wire_form() {
         let goto = Command::from(navigation::Goto {
             url: "http://x/".into(),
+            wait_until: None,
             target: crate::model::TabTarget::new("s1", "t1"),
         });
         let json = serde_json::to_string(&goto).unwrap_or_default();

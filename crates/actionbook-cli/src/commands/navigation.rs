@@ -10,6 +10,7 @@ use crate::page::eval;
 use crate::page::navigation::{self, HistoryMove};
 use crate::reply::Done;
 use crate::tab::BrowserSession;
+use crate::tab::services::network::{NetworkRecorder, RecorderState};
 use crate::tab::services::restores::RestoreWatch;
 use crate::tab::{TabCommand, TabCx};
 
@@ -19,6 +20,15 @@ use crate::tab::{TabCommand, TabCx};
 pub struct Goto {
     /// Target URL.
     pub url: String,
+    /// How far to wait: load (default: the page and its resources), domcontentloaded (the
+    /// document parsed; images, frames and late scripts may still load) or commit (the new
+    /// document arrived).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_enum, value_name = "load|domcontentloaded|commit")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_until: Option<WaitUntil>,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -48,6 +58,43 @@ tab_only! {
     Forward;
     /// `browser reload`.
     Reload;
+}
+
+/// How far `goto` waits for the page to load (`--wait-until`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum WaitUntil {
+    /// The page and its resources: the load event.
+    #[default]
+    Load,
+    /// The document parsed: DOMContentLoaded.
+    Domcontentloaded,
+    /// The new document arrived.
+    Commit,
+}
+
+impl From<WaitUntil> for navigation::LoadState {
+    fn from(w: WaitUntil) -> Self {
+        match w {
+            WaitUntil::Load => navigation::LoadState::Load,
+            WaitUntil::Domcontentloaded => navigation::LoadState::DomContentLoaded,
+            WaitUntil::Commit => navigation::LoadState::Commit,
+        }
+    }
+}
+
+/// The URLs of the tab's requests still in flight, as its network recorder knows them (none when
+/// it does not record).
+fn still_loading(cx: &TabCx<'_>) -> Vec<String> {
+    cx.state
+        .services
+        .get::<NetworkRecorder>()
+        .filter(|r| r.state() == RecorderState::Recording)
+        .map(|r| r.in_flight().iter().map(|q| q.url.clone()).collect())
+        .unwrap_or_default()
 }
 
 /// How long a navigation that ended with ERR_ABORTED waits to hear of the download it may have
@@ -148,13 +195,20 @@ impl TabCommand for Goto {
             &cx.deadline,
             "browser goto",
             navigation::OnTimeout::Stop,
+            self.wait_until.unwrap_or_default().into(),
         )
         .await;
         if let Err(e) = navigated {
-            return Err(if navigation::is_aborted(&e) {
-                as_download(&cx.session, &cx.tab_id, downloads_before, e, &cx.deadline).await
-            } else {
-                e
+            return Err(match e {
+                e if navigation::is_aborted(&e) => {
+                    as_download(&cx.session, &cx.tab_id, downloads_before, e, &cx.deadline).await
+                }
+                CliError::LoadUnfinished { what, ms, .. } => CliError::LoadUnfinished {
+                    what,
+                    ms,
+                    pending: still_loading(cx),
+                },
+                e => e,
             });
         }
         cx.forget_refs();

@@ -267,6 +267,7 @@ impl NewTab {
                     deadline,
                     "browser new-tab",
                     navigation::OnTimeout::KeepLoading,
+                    navigation::LoadState::Load,
                 )
                 .await;
                 if let Err(e) = navigated {

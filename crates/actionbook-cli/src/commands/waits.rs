@@ -340,7 +340,7 @@ impl TabCommand for WaitNavigation {
                     json!({ "url": url, "ready_state": ready }),
                 ))
             }
-            Err(CliError::Timeout { .. }) => {
+            Err(CliError::Timeout { .. } | CliError::LoadUnfinished { .. }) => {
                 // The time is spent: what the page shows now is only worth a short look.
                 let (info, ready) = tokio::time::timeout(TIMED_OUT_LOOK, observe)
                     .await

@@ -61,6 +61,19 @@ const NAV_EVENTS: &[&str] = &[
     page::LoadEventFired::METHOD,
 ];
 
+/// How far a navigation's load is waited for (`--wait-until`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum LoadState {
+    /// The document and its resources (images, scripts, frames, styles): `readyState` complete,
+    /// the load event.
+    #[default]
+    Load,
+    /// The document parsed (`readyState` interactive): DOMContentLoaded.
+    DomContentLoaded,
+    /// The new document committed.
+    Commit,
+}
+
 /// Waits for a navigation's commit and load. Subscribe ([`LoadWaiter::subscribe`]) before the step
 /// that starts the navigation, so none of its events is missed.
 #[derive(Debug)]
@@ -109,10 +122,31 @@ impl LoadWaiter {
     /// Waits until the page's document is fully loaded (`document.readyState` is `complete`),
     /// checking again on every navigation event and at least every 100 ms.
     pub async fn loaded(&mut self, deadline: &Deadline, what: &str) -> Result<()> {
+        self.reached(LoadState::Load, deadline, what).await
+    }
+
+    /// Waits until the page's document is loaded as far as `until` says (`Commit`: at once). Out
+    /// of time with the document parsed but still loading its resources, the error says so
+    /// ([`CliError::LoadUnfinished`]): the page can be used.
+    pub async fn reached(
+        &mut self,
+        until: LoadState,
+        deadline: &Deadline,
+        what: &str,
+    ) -> Result<()> {
+        let mut last = String::new();
         loop {
+            let done = |s: &str| match until {
+                LoadState::Load => s == "complete",
+                LoadState::DomContentLoaded => s == "interactive" || s == "complete",
+                LoadState::Commit => true,
+            };
+            if until == LoadState::Commit {
+                return Ok(());
+            }
             match ready_state(&self.page, deadline).await {
-                Ok(s) if s == "complete" => return Ok(()),
-                Ok(_) => {}
+                Ok(s) if done(&s) => return Ok(()),
+                Ok(s) => last = s,
                 // A read that outlasts its cap means the renderer's main thread is busy (parsing,
                 // laying out or running a big page's script), not that the load is lost: only the
                 // command's deadline ends the wait. Giving up here answered TIMEOUT "after
@@ -123,7 +157,14 @@ impl LoadWaiter {
                 Err(e) => return Err(e),
             }
             if deadline.is_over() {
-                return Err(deadline.timeout(what));
+                return Err(match last.as_str() {
+                    "interactive" => CliError::LoadUnfinished {
+                        what: what.to_string(),
+                        ms: deadline.timeout_ms(),
+                        pending: Vec::new(),
+                    },
+                    _ => deadline.timeout(what),
+                });
             }
             let tick = deadline.capped(std::time::Duration::from_millis(100));
             let _ = tokio::time::timeout(tick, self.events.recv()).await;
@@ -185,6 +226,7 @@ pub(crate) async fn navigate(
     deadline: &Deadline,
     what: &str,
     on_timeout: OnTimeout,
+    until: LoadState,
 ) -> Result<()> {
     let url = normalize_url(url)?;
     let mut waiter = LoadWaiter::subscribe(page);
@@ -214,7 +256,7 @@ pub(crate) async fn navigate(
     if r.loader_id.is_none() {
         return Ok(()); // same-document navigation
     }
-    let res = waiter.loaded(deadline, what).await;
+    let res = waiter.reached(until, deadline, what).await;
     if res.is_err() && on_timeout == OnTimeout::Stop {
         stop_loading(page).await;
     }

@@ -680,3 +680,71 @@ fn a_page_served_with_an_http_error_is_said_so() {
         "{v}"
     );
 }
+
+#[test]
+fn goto_says_when_only_resources_are_still_loading_and_can_wait_less() {
+    need_chromium!();
+    let f = site();
+    f.route("/never.png", "image/png", "", Duration::from_secs(60));
+    f.html(
+        "/stuck.html",
+        "<title>Stuck</title><button id=\"b\" onclick=\"document.title = 'Hit'\">B</button>\
+         <img src=\"/never.png\">",
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // Out of time with only an image loading: said so, with what is still loading.
+    let v = on(
+        &env,
+        &t,
+        &["goto", &f.url("/stuck.html"), "--timeout", "3000"],
+    );
+    crate::support::assert_failure(
+        &v,
+        "TIMEOUT",
+        "the page's document is parsed and usable, but it had not finished loading: still loading",
+    );
+    assert_eq!(
+        v["error"]["details"]["pending"],
+        serde_json::json!([f.url("/never.png")]),
+        "{v}"
+    );
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("--wait-until domcontentloaded")),
+        "{v}"
+    );
+    // And the page is usable.
+    assert_eq!(on(&env, &t, &["click", "#b"])["ok"], true);
+    assert_eq!(value(&env, &t, "document.title"), "Hit");
+    // Waiting less: the document parsed, or only arrived.
+    for until in ["domcontentloaded", "commit"] {
+        assert_eq!(on(&env, &t, &["goto", &f.url("/index.html")])["ok"], true);
+        let v = on(
+            &env,
+            &t,
+            &[
+                "goto",
+                &f.url("/stuck.html"),
+                "--wait-until",
+                until,
+                "--timeout",
+                "20000",
+            ],
+        );
+        assert_eq!(v["ok"], true, "{until}: {v}");
+        assert_eq!(v["context"]["url"], f.url("/stuck.html"), "{v}");
+    }
+    assert_eq!(
+        value(&env, &t, "document.querySelector('#b') !== null"),
+        true
+    );
+    let v = on(
+        &env,
+        &t,
+        &["goto", &f.url("/index.html"), "--wait-until", "soon"],
+    );
+    crate::support::assert_failure(&v, "INVALID_ARGUMENT", "soon");
+}
