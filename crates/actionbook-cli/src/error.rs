@@ -655,6 +655,7 @@ impl CliError {
             CliError::LoadUnfinished { .. } => Some(
                 "the page can be used as it is; goto --wait-until domcontentloaded does not wait for its resources",
             ),
+            CliError::NavigationFailed { reason, .. } => navigation_hint(reason),
             CliError::NotActionable {
                 reason: "covered", ..
             } => Some(
@@ -851,6 +852,38 @@ pub struct FailedOpen {
     pub error: Box<CliError>,
 }
 
+/// What to do about a navigation's net error, for the ones an agent meets and cannot decode.
+fn navigation_hint(reason: &str) -> Option<&'static str> {
+    let reason = reason.strip_prefix("net::").unwrap_or(reason);
+    Some(match reason {
+        "ERR_INVALID_AUTH_CREDENTIALS" => {
+            "the server asks for a user name and password (HTTP authentication): give them in the URL, https://user:password@host/path"
+        }
+        "ERR_NAME_NOT_RESOLVED" => "no such host: check the host name's spelling",
+        "ERR_CONNECTION_REFUSED" => {
+            "nothing accepts connections at that host and port: is the server running?"
+        }
+        "ERR_CONNECTION_TIMED_OUT" | "ERR_TIMED_OUT" => {
+            "the server did not answer: check the address, or retry later"
+        }
+        "ERR_INTERNET_DISCONNECTED" | "ERR_NETWORK_CHANGED" => {
+            "this machine is not connected: retry once it is"
+        }
+        "ERR_TOO_MANY_REDIRECTS" => "the site redirects in a loop (often a missing cookie)",
+        "ERR_ABORTED" => {
+            "the server sent nothing to show (a 204) or something the browser does not show as a page"
+        }
+        "ERR_SSL_PROTOCOL_ERROR" => {
+            "the server does not speak TLS as the browser expects (an http:// server asked for https://?)"
+        }
+        r if r.starts_with("ERR_CERT_") => {
+            "the site's certificate or TLS setup is not trusted (self-signed, expired, for another name): the browser refuses it as a user's would"
+        }
+        r if r.starts_with("ERR_BLOCKED") => "the browser or a policy blocked this URL",
+        _ => return None,
+    })
+}
+
 /// `: still loading <url>, <url> (and N more)` for [`CliError::LoadUnfinished`]; empty when none
 /// are known.
 fn pending_list(pending: &[String]) -> String {
@@ -923,6 +956,27 @@ mod tests {
         let closed = CliError::Cdp(CdpError::ConnectionClosed);
         assert!(closed.is_session_end());
         assert!(!CliError::Internal("x".into()).is_session_end());
+    }
+
+    /// The net errors an agent cannot decode get a hint; the rest none.
+    #[test]
+    fn navigation_errors_say_what_to_do() {
+        let hint = |reason: &str| {
+            CliError::NavigationFailed {
+                url: "https://x/".into(),
+                reason: reason.into(),
+            }
+            .hint()
+        };
+        assert!(
+            hint("net::ERR_INVALID_AUTH_CREDENTIALS").is_some_and(|h| h.contains("user:password@"))
+        );
+        assert!(hint("net::ERR_CERT_AUTHORITY_INVALID").is_some_and(|h| h.contains("certificate")));
+        assert!(hint("net::ERR_CERT_DATE_INVALID").is_some_and(|h| h.contains("certificate")));
+        assert!(hint("net::ERR_NAME_NOT_RESOLVED").is_some_and(|h| h.contains("no such host")));
+        assert!(hint("net::ERR_SSL_PROTOCOL_ERROR").is_some_and(|h| h.contains("http://")));
+        assert_eq!(hint("net::ERR_FAILED"), None);
+        assert_eq!(hint("no previous page in history"), None);
     }
 
     /// Input that went to another element is not said to have done nothing: the other element

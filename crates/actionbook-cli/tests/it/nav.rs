@@ -682,7 +682,7 @@ fn a_page_served_with_an_http_error_is_said_so() {
 }
 
 #[test]
-fn goto_says_when_only_resources_are_still_loading_and_can_wait_less() {
+fn goto_says_what_is_wrong_and_can_wait_less() {
     need_chromium!();
     let f = site();
     f.route("/never.png", "image/png", "", Duration::from_secs(60));
@@ -747,4 +747,20 @@ fn goto_says_when_only_resources_are_still_loading_and_can_wait_less() {
         &["goto", &f.url("/index.html"), "--wait-until", "soon"],
     );
     crate::support::assert_failure(&v, "INVALID_ARGUMENT", "soon");
+    // A server asking for HTTP authentication: the error says how to give the credentials.
+    f.route_with(
+        "/private.html",
+        "401 Unauthorized",
+        &[("WWW-Authenticate", "Basic realm=\"test\"")],
+        "text/html",
+        "<title>Denied</title>",
+    );
+    let v = on(&env, &t, &["goto", &f.url("/private.html")]);
+    crate::support::assert_failure(&v, "NAVIGATION_FAILED", "ERR_INVALID_AUTH_CREDENTIALS");
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("https://user:password@host/path")),
+        "{v}"
+    );
 }
