@@ -409,7 +409,7 @@ async fn statements_condition(
     deadline: &Deadline,
     what: &str,
 ) -> Result<Condition> {
-    match run_script(page, code, deadline, false).await {
+    match run_script(page, None, code, deadline, false).await {
         Ok((value, _, cut)) => Ok(Condition {
             truthy: truthy(&value),
             value,
@@ -542,20 +542,33 @@ pub(crate) async fn run_user_script(
     code: &str,
     deadline: &Deadline,
 ) -> Result<(EvalValue, Option<PreState>, PageCut)> {
-    run_script(page, code, deadline, true).await
+    run_script(page, None, code, deadline, true).await
 }
 
-/// [`run_user_script`], reading the page's state before the script for its errors when `pre`.
+/// [`run_user_script`] in one execution context of `session` (a frame's document).
+pub(crate) async fn run_user_script_in(
+    session: &Session,
+    context: cdp_protocol::ExecutionContextId,
+    code: &str,
+    deadline: &Deadline,
+) -> Result<(EvalValue, Option<PreState>, PageCut)> {
+    run_script(session, Some(context), code, deadline, true).await
+}
+
+/// [`run_user_script`] in `context` (`None`: the session's main document), reading the page's
+/// state before the script for its errors when `pre`.
 async fn run_script(
     page: &Session,
+    context: Option<cdp_protocol::ExecutionContextId>,
     code: &str,
     deadline: &Deadline,
     pre: bool,
 ) -> Result<(EvalValue, Option<PreState>, PageCut)> {
     let pre_read = async {
         match pre {
-            true => read::<PreState>(
+            true => read_in::<PreState>(
                 page,
+                context,
                 "({url: location.href, origin: location.origin, ready_state: document.readyState})",
                 deadline.capped(deadline::PROBE),
                 "the page before the script",
@@ -568,6 +581,7 @@ async fn run_script(
     let group = eval_group();
     let params = runtime::Evaluate {
         expression: user_script(code),
+        context_id: context,
         await_promise: Some(true),
         return_by_value: Some(false),
         user_gesture: Some(true),

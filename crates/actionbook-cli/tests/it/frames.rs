@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::need_chromium;
-use crate::support::{Env, ref_of, site};
+use crate::support::{Env, on, ref_of, site, value};
 
 /// Evaluates until the value matches (frames load asynchronously).
 fn eval_until(env: &Env, t: &[&str], code: &str, want: &Value) -> Value {
@@ -394,4 +394,43 @@ fn oopifs_of_a_page_restored_from_the_back_forward_cache_work() {
     );
     let snap = env.json(&[&["browser", "snapshot"][..], &t].concat());
     ref_of(&snap, "button", "Pressed 2");
+}
+
+#[test]
+fn eval_runs_in_the_document_of_a_frame() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/frames.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let eval_in = |frame: &str, code: &str| on(&env, &t, &["eval", code, "--frame", frame]);
+    // A same-process iframe, and an out-of-process one inside it.
+    assert_eq!(eval_in("#same", "document.title")["data"]["value"], "Same");
+    let remote_origin = f.cross_site_url("/").trim_end_matches('/').to_string();
+    let v = eval_in("#oop", "[document.title, location.origin]");
+    assert_eq!(
+        v["data"]["value"],
+        serde_json::json!(["Remote", remote_origin]),
+        "{v}"
+    );
+    // Top-level await and the frame's own errors.
+    let v = eval_in(
+        "#oop",
+        "await new Promise(r => setTimeout(() => r(document.querySelector('#oop-btn').textContent), 10))",
+    );
+    assert_eq!(v["data"]["value"], "Remote button", "{v}");
+    crate::support::assert_failure(
+        &eval_in("#oop", "document.querySelector('#top').value"),
+        "EVAL_FAILED",
+        "null",
+    );
+    // Not a frame element, or no element.
+    crate::support::assert_failure(
+        &eval_in("#top", "1"),
+        "INVALID_ARGUMENT",
+        "is not an <iframe>",
+    );
+    crate::support::assert_failure(&eval_in("#missing", "1"), "ELEMENT_NOT_FOUND", "#missing");
+    // Without --frame, the page's own document.
+    assert_eq!(value(&env, &t, "document.title"), "Frames");
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
-use crate::page::eval;
+use crate::page::{eval, locate};
 use crate::reply::Done;
 use crate::tab::{TabCommand, TabCx};
 
@@ -25,6 +25,11 @@ pub struct Eval {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "PATH"))]
     pub file: Option<PathBuf>,
+    /// Run it in the document of this `<iframe>` (CSS, XPath or `@eN`, in any frame;
+    /// out-of-process ones too) instead of the page's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "IFRAME"))]
+    pub frame: Option<String>,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -37,6 +42,7 @@ impl Eval {
         Eval {
             code: code.into(),
             file: None,
+            frame: None,
             target,
         }
     }
@@ -90,7 +96,13 @@ impl TabCommand for Eval {
         if self.code.trim().is_empty() {
             return Err(CliError::InvalidArgument("eval needs code".into()));
         }
-        let (v, pre, page_cut) = eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?;
+        let (v, pre, page_cut) = match &self.frame {
+            None => eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?,
+            Some(frame) => {
+                let (session, context) = frame_document(cx, frame).await?;
+                eval::run_user_script_in(&session, context, &self.code, &cx.deadline).await?
+            }
+        };
         // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
         let (v, truncated, warnings) = eval::reportable(v, page_cut);
         let mut done = Done::data(EvalData {
@@ -105,4 +117,32 @@ impl TabCommand for Eval {
         done.warnings = warnings;
         Ok(done)
     }
+}
+
+/// The session and execution context of the document the `<iframe>` named by `selector` shows.
+async fn frame_document(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+) -> Result<(cdp_protocol::Session, cdp_protocol::ExecutionContextId)> {
+    cx.load_refs();
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let node = locate::locate(&mut cx.state.frames, &page, selector, &deadline).await?;
+    let graph = cx.state.frames.graph(&page, &deadline).await?;
+    let parent = cdp_protocol::FrameId::from(node.frame_id.as_str());
+    let owner = cdp_protocol::BackendNodeId::from(node.encoded.backend_node_id);
+    let frame = graph.frame_by_owner(&parent, owner).ok_or_else(|| {
+        CliError::InvalidArgument(format!(
+            "--frame {selector} is not an <iframe> (or <frame>) showing a document: name the frame element"
+        ))
+    })?;
+    let session = graph.session_for(&frame.frame_id).ok_or_else(|| {
+        CliError::FrameNotFound(format!(
+            "the frame of {selector} has no live document (its renderer crashed)"
+        ))
+    })?;
+    let context = graph
+        .execution_context_for(&frame.frame_id, deadline.capped(crate::deadline::PROBE))
+        .await?;
+    Ok((session, context))
 }
