@@ -242,8 +242,16 @@ macro_rules! storage_commands {
             }
             async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<StorageGetData>> {
                 let a = run_op(cx, self.frame.as_deref(), StorageKind::$kind, Op::Get, Some(&self.key), None).await?;
+                // An absent key is `item: null` (as the reference); the text would show nothing.
+                let absent = a.value.is_none().then(|| format!(
+                    "no key {:?} in the page's {}-storage",
+                    self.key,
+                    stringify!($kind).to_lowercase()
+                ));
                 let item = a.value.map(|value| StorageItem { key: self.key, value });
-                Ok(Done::data(StorageGetData { storage: StorageKind::$kind, item }))
+                let mut done = Done::data(StorageGetData { storage: StorageKind::$kind, item });
+                done.warnings.extend(absent);
+                Ok(done)
             }
         }
 

@@ -310,6 +310,11 @@ fn web_storage_round_trips_per_origin_and_pages_without_storage() {
         ok(&v),
         &serde_json::json!({"storage": "local", "item": null})
     );
+    assert_eq!(
+        v["meta"]["warnings"],
+        serde_json::json!(["no key \"missing\" in the page's local-storage"]),
+        "{v}"
+    );
     let v = run_json(&env, &["eval", "localStorage.getItem('theme')"], &t1);
     assert_eq!(ok(&v)["value"], "dark");
     let listed = text(&env, &["local-storage", "list"], &t1);
