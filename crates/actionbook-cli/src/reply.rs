@@ -1,6 +1,6 @@
 //! What a handler returns ([`Done`]) and how results become envelopes.
 
-use envelope::{CommandName, Context, Data, Envelope, Pagination};
+use envelope::{CommandName, Context, Data, Document, Envelope, Pagination};
 
 use crate::error::CliError;
 
@@ -41,6 +41,13 @@ impl<D> Done<D> {
             truncated: false,
         }
     }
+}
+
+/// A value with its own text form as envelope data ([`Document`]).
+pub(crate) fn document<T: serde::Serialize + envelope::RenderText + ?Sized>(
+    value: &T,
+) -> crate::error::Result<Document> {
+    Document::new(value).map_err(|e| CliError::internal(format!("encoding the data: {e}")))
 }
 
 /// A successful envelope.

@@ -15,7 +15,7 @@ use super::navigation::tab_only;
 use crate::commands::observation::capture::target_path;
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
-use crate::reply::Done;
+use crate::reply::{Done, document};
 use crate::session::downloads::{Download, DownloadState};
 use crate::tab::{TabCommand, TabCx};
 
@@ -42,10 +42,6 @@ pub struct WaitDownload {
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
     pub target: TabTarget,
-}
-
-fn document<T: Serialize + RenderText>(value: &T) -> Result<Document> {
-    Document::new(value).map_err(|e| CliError::internal(format!("encoding the data: {e}")))
 }
 
 /// `browser downloads` data.

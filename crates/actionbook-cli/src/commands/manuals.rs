@@ -169,7 +169,7 @@ fn done<T, D>(answer: Answer<T>, into: impl FnOnce(T) -> Result<D>) -> Result<Do
 
 /// A producer-shaped value as envelope data.
 pub(crate) fn document<T: Serialize + RenderText>(value: T) -> Result<Document> {
-    Document::new(&value).map_err(|e| CliError::internal(format!("cannot serialise data: {e}")))
+    crate::reply::document(&value)
 }
 
 /// The effective settings: `config.toml` of `home` under the caller's environment.

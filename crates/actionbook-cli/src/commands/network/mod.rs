@@ -17,7 +17,7 @@ use crate::commands::observation::capture::target_path;
 use crate::deadline;
 use crate::error::{CliError, Result};
 use crate::model::{self, TabTarget};
-use crate::reply::Done;
+use crate::reply::{Done, document};
 use crate::store::{RouteAction, RouteRecord};
 use crate::tab::services::network::{
     self, Cache, HarContent, NetworkRecorder, RecorderState, RequestRecord,
@@ -526,10 +526,6 @@ impl RenderText for RoutesData {
             body.line(r.row());
         }
     }
-}
-
-fn document<T: Serialize + RenderText>(value: &T) -> Result<Document> {
-    Document::new(value).map_err(|e| CliError::internal(format!("encoding the data: {e}")))
 }
 
 /// The tab's recorder, once it records (its own problems as warnings).
