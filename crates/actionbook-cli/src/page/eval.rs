@@ -604,94 +604,133 @@ async fn run_script(
         release_later(page, group);
         return Err(with_pre(script_error(page, code, ex, deadline).await));
     }
-    // A promise as the last value is awaited too (REPL mode awaits only the script itself).
-    let r = match (&r.result.subtype, &r.result.object_id) {
-        (Some(sub), Some(id)) if sub == "promise" => {
-            let awaited = page
-                .send_timeout(
-                    &runtime::CallFunctionOn {
-                        object_id: Some(id.clone()),
-                        function_declaration: "function() { return this; }".to_string(),
-                        await_promise: Some(true),
-                        return_by_value: Some(false),
-                        object_group: Some(group.clone()),
-                        ..Default::default()
-                    },
-                    deadline.remaining(),
-                )
-                .await;
-            match awaited {
+    // A promise as the last value is awaited too (REPL mode awaits only the script itself), and
+    // so is a promise-like one (zone.js's ZoneAwarePromise on Angular pages, a thenable), which
+    // the browser does not take for a promise: the conversion finds it and says so.
+    let mut r = r;
+    for round in 0..3 {
+        let awaiting = match (&r.result.subtype, &r.result.object_id) {
+            (Some(sub), Some(id)) if sub == "promise" => Some(id.clone()),
+            _ => None,
+        };
+        if let Some(id) = awaiting {
+            r = match await_value(page, id, &group, deadline).await {
                 Ok(a) => a,
                 Err(e) if e.kind() == ErrorKind::Timeout => {
                     let stopped = stop_script(page, group).await;
                     return Err(with_pre(timed_out(deadline, stopped)));
                 }
                 Err(e) => return Err(e.into()),
+            };
+        }
+        if let Some(ex) = &r.exception_details {
+            release_later(page, group);
+            return Err(with_pre(user_error(ex)));
+        }
+        let Some(object_id) = r.result.object_id.clone() else {
+            return Ok((eval_value(r.result), pre, PageCut::default()));
+        };
+        let obj = &r.result;
+        if obj.subtype.as_deref() == Some("node")
+            || matches!(obj.r#type.as_str(), "function" | "symbol")
+        {
+            release_later(page, group);
+            return Ok((described(obj), pre, PageCut::default()));
+        }
+        // Reading the value runs page code (getters, `toJSON`): bounded by the deadline like the
+        // script, and stopped like it.
+        let by_value = page
+            .send_timeout(
+                &CallFunctionOn {
+                    object_id: Some(object_id.clone()),
+                    ..function_call(
+                        AS_JSON_JS,
+                        vec![
+                            json!(EVAL_VALUE_LIMIT),
+                            json!(EVAL_VALUE_DEPTH),
+                            json!(false),
+                            json!(round < 2),
+                        ],
+                        false,
+                    )
+                },
+                deadline.remaining().max(READ_VALUE_MIN),
+            )
+            .await;
+        let value = match by_value {
+            Ok(v) if v.exception_details.is_none() => {
+                let mut out = v.result.value.unwrap_or(Value::Null);
+                if out["thenable"] == true {
+                    // Awaited as `await` would, then converted as any value.
+                    r = match await_value(page, object_id, &group, deadline).await {
+                        Ok(a) => a,
+                        Err(e) if e.kind() == ErrorKind::Timeout => {
+                            let stopped = stop_script(page, group).await;
+                            return Err(with_pre(timed_out(deadline, stopped)));
+                        }
+                        Err(e) => return Err(e.into()),
+                    };
+                    continue;
+                }
+                Ok(from_page_json(&mut out, obj.r#type.clone()))
             }
-        }
-        _ => r,
-    };
-    if let Some(ex) = &r.exception_details {
+            Ok(v) => {
+                let d = described(obj).preview;
+                let why = v
+                    .exception_details
+                    .as_ref()
+                    .map(|e| {
+                        first_line(e.message())
+                            .trim_start_matches("Error: ")
+                            .to_string()
+                    })
+                    .unwrap_or_default();
+                Err(with_pre(CliError::EvalFailed {
+                    message: format!(
+                        "the result ({d}) cannot be returned as JSON: {why}; return the part \
+                         you need, e.g. document.title or a plain object"
+                    ),
+                    details: Some(json!({ "kind": "not_serializable", "description": d })),
+                }))
+            }
+            Err(e) if e.kind() == ErrorKind::Timeout => {
+                let _ = stop_script(page, group).await;
+                return Err(with_pre(value_timed_out(deadline)));
+            }
+            Err(e) => Err(with_pre(e.into())),
+        };
         release_later(page, group);
-        return Err(with_pre(user_error(ex)));
+        return value.map(|(v, cut)| (v, pre, cut));
     }
-    let Some(object_id) = r.result.object_id.clone() else {
-        return Ok((eval_value(r.result), pre, PageCut::default()));
-    };
-    let obj = &r.result;
-    if obj.subtype.as_deref() == Some("node")
-        || matches!(obj.r#type.as_str(), "function" | "symbol")
-    {
-        release_later(page, group);
-        return Ok((described(obj), pre, PageCut::default()));
-    }
-    // Reading the value runs page code (getters, `toJSON`): bounded by the deadline like the
-    // script, and stopped like it.
-    let by_value = page
-        .send_timeout(
-            &CallFunctionOn {
-                object_id: Some(object_id),
-                ..function_call(
-                    AS_JSON_JS,
-                    vec![json!(EVAL_VALUE_LIMIT), json!(EVAL_VALUE_DEPTH)],
-                    false,
-                )
-            },
-            deadline.remaining().max(READ_VALUE_MIN),
-        )
-        .await;
-    let value = match by_value {
-        Ok(v) if v.exception_details.is_none() => {
-            let mut out = v.result.value.unwrap_or(Value::Null);
-            Ok(from_page_json(&mut out, obj.r#type.clone()))
-        }
-        Ok(v) => {
-            let d = described(obj).preview;
-            let why = v
-                .exception_details
-                .as_ref()
-                .map(|e| {
-                    first_line(e.message())
-                        .trim_start_matches("Error: ")
-                        .to_string()
-                })
-                .unwrap_or_default();
-            Err(with_pre(CliError::EvalFailed {
-                message: format!(
-                    "the result ({d}) cannot be returned as JSON: {why}; return the part \
-                     you need, e.g. document.title or a plain object"
-                ),
-                details: Some(json!({ "kind": "not_serializable", "description": d })),
-            }))
-        }
-        Err(e) if e.kind() == ErrorKind::Timeout => {
-            let _ = stop_script(page, group).await;
-            return Err(with_pre(value_timed_out(deadline)));
-        }
-        Err(e) => Err(with_pre(e.into())),
-    };
     release_later(page, group);
-    value.map(|(v, cut)| (v, pre, cut))
+    Err(with_pre(CliError::EvalFailed {
+        message: "the script's value is a promise-like object that settles to another, again \
+                  and again: await it in the script"
+            .into(),
+        details: Some(json!({ "kind": "not_serializable" })),
+    }))
+}
+
+/// `await` of a page object (a promise, or a promise-like one: `then` is called as `await`
+/// calls it), its settled value held in `group`.
+async fn await_value(
+    page: &Session,
+    object_id: cdp_protocol::RemoteObjectId,
+    group: &str,
+    deadline: &Deadline,
+) -> std::result::Result<runtime::CallFunctionOnResponse, cdp_protocol::CdpError> {
+    page.send_timeout(
+        &runtime::CallFunctionOn {
+            object_id: Some(object_id),
+            function_declaration: "async function () { return await this; }".to_string(),
+            await_promise: Some(true),
+            return_by_value: Some(false),
+            object_group: Some(group.to_string()),
+            ..Default::default()
+        },
+        deadline.remaining(),
+    )
+    .await
 }
 
 /// The value of [`AS_JSON_JS`]'s `{value, cut}` answer, of JavaScript type `kind`, and what of
@@ -738,9 +777,16 @@ pub(crate) const EVAL_VALUE_DEPTH: usize = 100;
 /// and `depth` levels; past either the rest is left out or given as its type in brackets, and
 /// `cut` says which (`size`, `depth`). The window itself throws (what was refused before) unless
 /// `windowToo` (then it is `"[Window]"`). Strict, so that a primitive `this` stays one.
-const AS_JSON_JS: &str = r#"function (limit, maxDepth, windowToo) {
+const AS_JSON_JS: &str = r#"function (limit, maxDepth, windowToo, thenables) {
   'use strict';
   if (this === window && !windowToo) throw new Error('it is the window itself');
+  // A promise-like object (not a native promise, which the browser awaits): the caller awaits it.
+  if (thenables) {
+    try {
+      if (this !== null && (typeof this === 'object' || typeof this === 'function')
+          && typeof this.then === 'function') return { thenable: true };
+    } catch (e) {}
+  }
   let room = limit;
   const cut = {};
   const onPath = new Set();

@@ -691,6 +691,42 @@ fn scroll_every_form_and_eval() {
         "late"
     );
     assert_eq!(value(&env, &t, "Promise.resolve(7)"), 7);
+    // A promise-like value is awaited as `await` would: zone.js (Angular) replaces the page's
+    // Promise with one the browser does not take for a promise; a rejection is the script's error.
+    let zoned = "class ZoneAwarePromise { constructor(ex) { this.__zone_symbol__state = null; \
+                 this.p = new window.NativePromise(ex); } then(a, b) { return this.p.then(a, b); } }; \
+                 window.NativePromise = window.NativePromise || Promise; window.Promise = ZoneAwarePromise; 1";
+    assert_eq!(value(&env, &t, zoned), 1);
+    let v = on(
+        &env,
+        &t,
+        &[
+            "eval",
+            "new Promise(r => setTimeout(() => r({ a: 1 }), 10))",
+        ],
+    );
+    assert_eq!(
+        (&v["data"]["value"], &v["data"]["type"]),
+        (&json!({ "a": 1 }), &json!("object")),
+        "{v}"
+    );
+    assert_eq!(
+        value(&env, &t, "({ then(r) { r({ then(q) { q(5) } }) } })"),
+        5
+    );
+    crate::support::assert_failure(
+        &on(
+            &env,
+            &t,
+            &["eval", "new Promise((_, no) => no(new Error('zoned no')))"],
+        ),
+        "EVAL_FAILED",
+        "zoned no",
+    );
+    assert_eq!(
+        value(&env, &t, "window.Promise = window.NativePromise; 2"),
+        2
+    );
     let v = on(&env, &t, &["eval", "document.title"]);
     assert_eq!(v["data"]["pre_url"], f.url("/long.html").as_str(), "{v}");
     assert_eq!(v["data"]["pre_readyState"], "complete", "{v}");
