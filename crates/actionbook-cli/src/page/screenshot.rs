@@ -413,7 +413,9 @@ impl Overlay {
         let _ = page
             .send_timeout(
                 &cdp_protocol::runtime::Evaluate {
-                    expression: "new Promise(r => requestAnimationFrame(() => r(0)))".into(),
+                    // Native whatever the page made of `Promise` (zone.js).
+                    expression: "(async () => new Promise(r => requestAnimationFrame(() => r(0))))()"
+                        .into(),
                     await_promise: Some(true),
                     return_by_value: Some(true),
                     silent: Some(true),

@@ -11,10 +11,12 @@ pub(crate) const POLL: Duration = Duration::from_millis(30);
 
 /// Resolves on the first mutation of the main frame's document (or after `ms` in the page, so no
 /// observer outlives its watcher for long).
-const MUTATION_JS: &str = "new Promise(r => { \
+/// In an async function, which returns a native promise whatever the page made of `Promise`
+/// (zone.js on Angular pages replaces it with one the browser would not await).
+const MUTATION_JS: &str = "(async () => new Promise(r => { \
   const o = new MutationObserver(() => { o.disconnect(); r(true); }); \
   o.observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); \
-  setTimeout(() => { o.disconnect(); r(false); }, MS); })";
+  setTimeout(() => { o.disconnect(); r(false); }, MS); }))()";
 
 /// Returns when the main frame's document changes, or after `at_most` (whichever is first; a
 /// page that cannot be observed, e.g. while it navigates, just sleeps).

@@ -16,9 +16,10 @@ use crate::page::quick_aim::{self, PageAfter, PageBefore};
 use crate::session::targets;
 use crate::tab::TabCx;
 
-/// Resolves after one task of the page's event loop (a message posted to itself).
-const TASK_BARRIER_JS: &str = "new Promise(r => { const c = new MessageChannel(); \
-  c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
+/// Resolves after one task of the page's event loop (a message posted to itself); in an async
+/// function, so the promise is native whatever the page made of `Promise` (zone.js).
+const TASK_BARRIER_JS: &str = "(async () => new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => r(0); c.port2.postMessage(0); }))()";
 
 /// The navigation events an action may start, the end of a load (a navigation that ends without
 /// a new document: a 204, a download), and a new window it asks for (sent before the input that
