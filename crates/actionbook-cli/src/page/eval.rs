@@ -607,8 +607,11 @@ async fn run_script(
     // A promise as the last value is awaited too (REPL mode awaits only the script itself), and
     // so is a promise-like one (zone.js's ZoneAwarePromise on Angular pages, a thenable), which
     // the browser does not take for a promise: the conversion finds it and says so.
+    // `await` settles a promise-like value all the way (one that settles to another is followed),
+    // so a value awaited once is converted as it is.
     let mut r = r;
-    for round in 0..3 {
+    let mut awaited = false;
+    loop {
         let awaiting = match (&r.result.subtype, &r.result.object_id) {
             (Some(sub), Some(id)) if sub == "promise" => Some(id.clone()),
             _ => None,
@@ -649,7 +652,7 @@ async fn run_script(
                             json!(EVAL_VALUE_LIMIT),
                             json!(EVAL_VALUE_DEPTH),
                             json!(false),
-                            json!(round < 2),
+                            json!(!awaited),
                         ],
                         false,
                     )
@@ -670,6 +673,7 @@ async fn run_script(
                         }
                         Err(e) => return Err(e.into()),
                     };
+                    awaited = true;
                     continue;
                 }
                 Ok(from_page_json(&mut out, obj.r#type.clone()))
@@ -702,13 +706,6 @@ async fn run_script(
         release_later(page, group);
         return value.map(|(v, cut)| (v, pre, cut));
     }
-    release_later(page, group);
-    Err(with_pre(CliError::EvalFailed {
-        message: "the script's value is a promise-like object that settles to another, again \
-                  and again: await it in the script"
-            .into(),
-        details: Some(json!({ "kind": "not_serializable" })),
-    }))
 }
 
 /// `await` of a page object (a promise, or a promise-like one: `then` is called as `await`

@@ -134,16 +134,16 @@ impl LoadWaiter {
         deadline: &Deadline,
         what: &str,
     ) -> Result<()> {
+        let done = |s: &str| match until {
+            LoadState::Load => s == "complete",
+            LoadState::DomContentLoaded => s == "interactive" || s == "complete",
+            LoadState::Commit => true,
+        };
+        if until == LoadState::Commit {
+            return Ok(());
+        }
         let mut last = String::new();
         loop {
-            let done = |s: &str| match until {
-                LoadState::Load => s == "complete",
-                LoadState::DomContentLoaded => s == "interactive" || s == "complete",
-                LoadState::Commit => true,
-            };
-            if until == LoadState::Commit {
-                return Ok(());
-            }
             match ready_state(&self.page, deadline).await {
                 Ok(s) if done(&s) => return Ok(()),
                 Ok(s) => last = s,

@@ -13,12 +13,34 @@ use crate::support::{Env, assert_failure, on, site, text};
 const CSV: &str = "a,b\n1,2\n";
 
 /// A server on its own port that sends an attachment's headers and part of its body, then closes:
-/// the browser interrupts the download.
-fn cut_short_server() -> (String, std::thread::JoinHandle<()>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let handle = std::thread::spawn(move || {
-        if let Ok((mut s, _)) = listener.accept() {
+/// the browser interrupts the download. It serves one request until `stop` is set (then `join`
+/// returns at once, whatever the browser did).
+struct CutShort {
+    url: String,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl CutShort {
+    fn start() -> CutShort {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let _ = listener.set_nonblocking(true);
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let accepted = loop {
+                match listener.accept() {
+                    Ok((s, _)) => break Some(s),
+                    Err(_) if !stopped.load(Ordering::SeqCst) => {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    }
+                    Err(_) => break None,
+                }
+            };
+            let Some(mut s) = accepted else { return };
+            let _ = s.set_nonblocking(false);
             let mut buf = [0u8; 4096];
             let _ = s.read(&mut buf);
             let _ = s.write_all(
@@ -29,9 +51,18 @@ fn cut_short_server() -> (String, std::thread::JoinHandle<()>) {
             let _ = s.write_all(&[7u8; 1000]);
             let _ = s.flush();
             std::thread::sleep(std::time::Duration::from_millis(300));
+        });
+        CutShort {
+            url: format!("http://127.0.0.1:{port}/cut.bin"),
+            stop,
+            thread,
         }
-    });
-    (format!("http://127.0.0.1:{port}/cut.bin"), handle)
+    }
+
+    fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.thread.join();
+    }
 }
 
 fn path_of(v: &Value) -> String {
@@ -56,7 +87,8 @@ fn downloads_are_saved_named_told_of_and_waited_for() {
     let f = site();
     let attachment = [("Content-Disposition", "attachment; filename=\"report.csv\"")];
     f.route_with("/report.csv", "200 OK", &attachment, "text/csv", CSV);
-    let (cut_url, cut_server) = cut_short_server();
+    let cut = CutShort::start();
+    let cut_url = cut.url.clone();
     f.html(
         "/dlframe.html",
         r#"<title>Remote</title><a id="oop-dl" href="/report.csv">remote report</a>"#,
@@ -160,7 +192,7 @@ fn downloads_are_saved_named_told_of_and_waited_for() {
     let v = wait(&[]);
     assert_failure(&v, "DOWNLOAD_FAILED", "download d7 of");
     assert_eq!(v["error"]["details"]["id"], "d7", "{v}");
-    let _ = cut_server.join();
+    cut.stop();
 
     // Nothing left to wait for: a timeout saying none began; bad ids are refused.
     let v = on(&env, &t, &["wait", "download", "--timeout", "400"]);

@@ -698,7 +698,8 @@ fn goto_says_what_is_wrong_and_can_wait_less() {
     let v = on(
         &env,
         &t,
-        &["goto", &f.url("/stuck.html"), "--timeout", "3000"],
+        // Long enough for a busy machine to parse the page; the image never comes.
+        &["goto", &f.url("/stuck.html"), "--timeout", "8000"],
     );
     crate::support::assert_failure(
         &v,
