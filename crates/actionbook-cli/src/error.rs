@@ -652,8 +652,12 @@ impl CliError {
             CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
                 Some("increase --timeout or retry the command")
             }
-            CliError::LoadUnfinished { .. } => Some(
+            // Only goto has `--wait-until`; the others can only be told the page is usable.
+            CliError::LoadUnfinished { what, .. } if what == "browser goto" => Some(
                 "the page can be used as it is; goto --wait-until domcontentloaded does not wait for its resources",
+            ),
+            CliError::LoadUnfinished { .. } => Some(
+                "the page can be used as it is; to open a page without waiting for its resources, use goto --wait-until domcontentloaded",
             ),
             CliError::NavigationFailed { reason, .. } => navigation_hint(reason),
             CliError::NotActionable {
@@ -1035,5 +1039,27 @@ mod tests {
         }
         .into();
         assert_eq!(e.code(), ErrorCode::Timeout);
+    }
+
+    /// Out of time with the page usable: the hint names `--wait-until` as goto's own option only
+    /// when goto ran out (reload, back, start have no such option).
+    #[test]
+    fn an_unfinished_load_hints_what_the_command_can_do() {
+        let unfinished = |what: &str| CliError::LoadUnfinished {
+            what: what.into(),
+            ms: 100,
+            pending: vec!["http://a/x.png".into()],
+        };
+        let goto = unfinished("browser goto");
+        assert_eq!(goto.code(), ErrorCode::Timeout);
+        assert!(goto.to_string().contains("still loading http://a/x.png"));
+        assert!(
+            goto.hint()
+                .is_some_and(|h| h.starts_with("the page can be used as it is; goto --wait-until"))
+        );
+        let reload = unfinished("browser reload");
+        let h = reload.hint().unwrap_or_default();
+        assert!(h.contains("use goto --wait-until domcontentloaded"), "{h}");
+        assert_ne!(Some(h), goto.hint());
     }
 }
