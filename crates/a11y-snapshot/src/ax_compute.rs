@@ -1806,6 +1806,29 @@ impl<'a> AxCompute<'a> {
                 .map(AxScalar::Num)
                 .or_else(aria_value),
             (_, "slider" | "spinbutton" | "progressbar" | "meter" | "scrollbar") => aria_value(),
+            // A combobox that is no text field (ARIA's select-only pattern) shows its choice in
+            // its contents, and Chromium gives their text as its value when it is focusable (one
+            // that is not is ARIA 1.1's container of a textbox: no value). Without it, a snapshot
+            // with only the interactive nodes showed no choice at all.
+            (_, "combobox")
+                if !matches!(tag, Tag::Input | Tag::Select | Tag::Textarea)
+                    && !v
+                        .attr(i, Attr::Contenteditable)
+                        .is_some_and(|c| !c.eq_ignore_ascii_case("false"))
+                    && self.focusable(i) =>
+            {
+                let mut ctx = NameCtx {
+                    visited: Vec::new(),
+                    depth: 0,
+                    include_hidden: false,
+                    labelled: None,
+                };
+                let mut s = String::new();
+                self.text_of(i, &mut ctx, &mut s);
+                Some(squeeze(&s))
+                    .filter(|s| !s.is_empty())
+                    .map(AxScalar::Str)
+            }
             _ => {
                 if v.attr(i, Attr::Contenteditable)
                     .is_some_and(|c| !c.eq_ignore_ascii_case("false"))
