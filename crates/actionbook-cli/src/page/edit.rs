@@ -84,6 +84,17 @@ const SET_VALUE_JS: &str = r#"function(v) {
   return this.value;
 }"#;
 
+/// Whether an `<input>` of this element's type keeps `v` as its value: its type alone decides (the
+/// value sanitization of number, date and time inputs empties what it rejects), so a detached
+/// input of that type tells without touching the element, whose value a rejected fill would
+/// otherwise have emptied.
+const KEEPS_VALUE_JS: &str = r#"function(v) {
+  const probe = this.ownerDocument.createElement('input');
+  probe.type = this.type;
+  probe.value = v;
+  return probe.value !== '';
+}"#;
+
 /// Empties a focused, selected field the way a user's Delete would (input events included); falls
 /// back to the native setter when the editing command did nothing. Fires `change` once. Answers
 /// false for a field empty already: nothing done, no event (a user's Delete fires none either).
@@ -164,6 +175,24 @@ pub(crate) async fn set_value(
         node,
         selector,
         SET_VALUE_JS,
+        vec![Value::String(text.to_string())],
+        deadline,
+    )
+    .await
+}
+
+/// Whether the `<input>` would keep `text` as its value ([`KEEPS_VALUE_JS`]), asked before it is
+/// changed.
+pub(crate) async fn keeps_value(
+    node: &Located,
+    selector: &str,
+    text: &str,
+    deadline: &Deadline,
+) -> Result<bool> {
+    call_on(
+        node,
+        selector,
+        KEEPS_VALUE_JS,
         vec![Value::String(text.to_string())],
         deadline,
     )
@@ -257,6 +286,20 @@ pub(crate) fn cut_at_maxlength(
     })
 }
 
+/// Whether a field took none of `typed` (typed at the caret of `before`, nothing selected): its
+/// value is as long as before. An `<input type=number>` given letters, or a page that stops the
+/// keys, leaves it so. Not asked when a newline was typed: Enter may submit and empty the field.
+pub(crate) fn took_nothing(before: Option<Room>, after: Option<Room>, typed: &str) -> bool {
+    let (Some(before), Some(after)) = (before, after) else {
+        return false;
+    };
+    !typed.is_empty()
+        && !typed.contains(['\n', '\r'])
+        && before.sel_units == 0
+        && after.units == before.units
+        && after.points == before.points
+}
+
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
 /// replaces it; then checks keyboard focus really is on it ([`FOCUSED_DEEP_JS`]).
 pub(crate) async fn focus_and_select(
@@ -317,7 +360,11 @@ const PREPARE_TYPING_JS: &str = concat!(
   if (root && root.activeElement === this) return { had: true, room: room(this) };
   this.focus({ preventScroll: false });
   if (typeof this.setSelectionRange === 'function' && typeof this.value === 'string') {
-    try { const n = this.value.length; this.setSelectionRange(n, n); } catch (e) { /* type=email, number */ }
+    try { const n = this.value.length; this.setSelectionRange(n, n); } catch (e) {
+      // type=email, number have no selection API: their text selected, then the document's
+      // selection collapsed to its end puts the caret there (focus alone leaves it first).
+      try { this.select(); const s = this.ownerDocument.getSelection(); if (s) s.collapseToEnd(); } catch (e2) { /* stays */ }
+    }
   } else if (this.isContentEditable) {
     const r = this.ownerDocument.createRange(); r.selectNodeContents(this); r.collapse(false);
     const s = this.ownerDocument.defaultView.getSelection(); s.removeAllRanges(); s.addRange(r);

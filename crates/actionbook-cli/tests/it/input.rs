@@ -266,7 +266,7 @@ fn fill_and_type_agree_on_maxlength() {
         "/max.html",
         r#"<!doctype html><title>Max</title>
 <input id="a" maxlength="5"><input id="b" maxlength="5"><input id="d" maxlength="3" value="ab">
-<textarea id="c" maxlength="4"></textarea><input id="free">"#,
+<textarea id="c" maxlength="4"></textarea><input id="free"><input id="n" type="number" value="5">"#,
     );
     let sid = env.start(&["--open-url", &f.url("/max.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
@@ -326,6 +326,24 @@ fn fill_and_type_agree_on_maxlength() {
         assert_eq!(v["meta"]["warnings"], json!([]), "{cmd} {sel}: {v}");
     }
     assert_eq!(field("a"), "xyz");
+    // A field that takes none of the keys (letters in a number input) is said: ok, the keys
+    // arrived, but nothing was typed (it answered ok and said nothing).
+    warned(
+        &on(&env, &t, &["type", "#n", "abc"]),
+        "#n's value did not change: the keys arrived, but the field (or the page) took none of the 3 characters typed",
+    );
+    assert_eq!(field("n"), "5");
+    // Appended as to any field (a number input has no caret API: typed before its value).
+    let v = on(&env, &t, &["type", "#n", "1"]);
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
+    assert_eq!(field("n"), "51");
+    value(
+        &env,
+        &t,
+        "document.body.insertAdjacentHTML('beforeend', '<input id=\"m\" type=\"email\" value=\"a@b.c\">'); 1",
+    );
+    assert_eq!(on(&env, &t, &["type", "#m", "o"])["ok"], true);
+    assert_eq!(field("m"), "a@b.co");
 }
 
 /// A React-style controlled input: the framework records what it set through the instance's value
@@ -412,14 +430,36 @@ fn fill_select_and_upload() {
         &env,
         &t,
         "document.body.insertAdjacentHTML('beforeend', \
-         '<input id=\"num\" type=\"number\"><input id=\"short\" maxlength=\"3\">'); 1",
+         '<input id=\"num\" type=\"number\"><input id=\"short\" maxlength=\"3\">\
+          <input id=\"day\" type=\"date\">'); 1",
     );
+    // A value the input's type rejects is refused before the field is touched: the value it
+    // had stays (filling it emptied the field).
+    assert_eq!(on(&env, &t, &["fill", "#num", "42"])["ok"], true);
     assert_failure(
         &on(&env, &t, &["fill", "#num", "abc"]),
         "INVALID_ARGUMENT",
-        "did not take \"abc\"",
+        "\"abc\" is not a value it takes (a number, e.g. 12.5 or -3); its value is unchanged",
     );
-    assert_eq!(on(&env, &t, &["fill", "#num", "42"])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "document.getElementById('num').value"),
+        "42"
+    );
+    assert_eq!(on(&env, &t, &["fill", "#num", "1e3"])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "document.getElementById('num').value"),
+        "1e3"
+    );
+    assert_eq!(on(&env, &t, &["fill", "#day", "2027-01-15"])["ok"], true);
+    assert_failure(
+        &on(&env, &t, &["fill", "#day", "15/01/2027"]),
+        "INVALID_ARGUMENT",
+        "(YYYY-MM-DD, e.g. 2027-01-15); its value is unchanged",
+    );
+    assert_eq!(
+        value(&env, &t, "document.getElementById('day').value"),
+        "2027-01-15"
+    );
     assert_eq!(on(&env, &t, &["fill", "#short", "abcdef"])["ok"], true);
     assert_eq!(on(&env, &t, &["fill", "#short", "abc"])["ok"], true);
 

@@ -118,6 +118,19 @@ impl TabCommand for Fill {
         } else {
             kind.what.as_str()
         };
+        // A value the input's type rejects is refused before the field is touched: setting or
+        // typing it empties the field, and its value was lost.
+        if let Some(takes) = sanitized_form(what)
+            && !self.text.is_empty()
+            && !edit::keeps_value(&node, selector, &self.text, &deadline).await?
+        {
+            return Err(CliError::InvalidArgument(format!(
+                "element {selector} is {}: {:?} is not a value it takes ({takes}); its value is \
+                 unchanged",
+                with_article(what),
+                self.text
+            )));
+        }
         match kind.kind.as_str() {
             "text" | "editable" => {
                 if !edit::focus_and_select(&node, selector, &deadline).await? {
@@ -217,6 +230,20 @@ fn direct_value_refusal(what: &str, text: &str) -> Option<&'static str> {
         "<input type=color>" if !hex => Some("a color input takes #rrggbb, e.g. #ff8800"),
         _ => None,
     }
+}
+
+/// The inputs whose type empties a value it rejects (checked before filling), and the form they
+/// take.
+fn sanitized_form(what: &str) -> Option<&'static str> {
+    Some(match what {
+        "<input type=number>" => "a number, e.g. 12.5 or -3",
+        "<input type=date>" => "YYYY-MM-DD, e.g. 2027-01-15",
+        "<input type=datetime-local>" => "YYYY-MM-DDThh:mm, e.g. 2027-01-15T09:30",
+        "<input type=month>" => "YYYY-MM, e.g. 2027-01",
+        "<input type=week>" => "YYYY-Www, e.g. 2027-W03",
+        "<input type=time>" => "hh:mm or hh:mm:ss, 24-hour, e.g. 09:30",
+        _ => return None,
+    })
 }
 
 /// Whether a range kept another number than the one filled in (bounded by its min, max, step).

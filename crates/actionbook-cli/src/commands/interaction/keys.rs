@@ -268,13 +268,20 @@ impl TabCommand for Type {
             });
         }
         // A field with a maxlength keeps what fits, as it would of a user's typing: said, not
-        // hidden (read again only for such a field; a field gone with the page is not read).
+        // hidden. A field that took none of it (letters in a number input, keys the page stops)
+        // is said too: the keys arrived, but nothing was typed. (A field gone is not read.)
         let mut warnings = Vec::new();
-        if room.is_some_and(|r| r.max.is_some()) {
+        if room.is_some() && !seen.gone {
             let to_field = self.text.split('\t').next().unwrap_or_default();
             let now = edit::room(&node, selector, &deadline).await.ok().flatten();
             if let Some(cut) = edit::cut_at_maxlength(room, now, to_field) {
                 warnings.push(cut.warning(selector));
+            } else if edit::took_nothing(room, now, to_field) {
+                warnings.push(format!(
+                    "{selector}'s value did not change: the keys arrived, but the field (or the \
+                     page) took none of the {} characters typed",
+                    to_field.chars().count()
+                ));
             }
         }
         before.after(cx).await?;
