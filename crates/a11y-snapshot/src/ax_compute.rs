@@ -1812,9 +1812,9 @@ impl<'a> AxCompute<'a> {
             // with only the interactive nodes showed no choice at all.
             (_, "combobox")
                 if !matches!(tag, Tag::Input | Tag::Select | Tag::Textarea)
-                    && !v
+                    && v
                         .attr(i, Attr::Contenteditable)
-                        .is_some_and(|c| !c.eq_ignore_ascii_case("false"))
+                        .is_none_or(|c| c.eq_ignore_ascii_case("false"))
                     && self.focusable(i) =>
             {
                 let mut ctx = NameCtx {

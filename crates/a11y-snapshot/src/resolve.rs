@@ -29,6 +29,15 @@ pub enum Target {
     Css(String),
     /// An XPath (starts with `/`).
     XPath(String),
+    /// A selector in a syntax of the caller's (CSS with jQuery-style extensions, say), found by a
+    /// page expression that evaluates, in a frame's document, to its first match, `[first, count]`
+    /// when several match, or `null`. [`Target::parse`] never gives one.
+    Finder {
+        /// The selector as the user wrote it.
+        selector: String,
+        /// The expression that finds it.
+        expression: String,
+    },
 }
 
 impl Target {
@@ -61,6 +70,7 @@ impl fmt::Display for Target {
             Target::Ref(r) => write!(f, "@{r}"),
             Target::Encoded(id) => write!(f, "{id}"),
             Target::Css(s) | Target::XPath(s) => f.write_str(s),
+            Target::Finder { selector, .. } => f.write_str(selector),
         }
     }
 }
@@ -264,6 +274,10 @@ pub async fn resolve<P: PageFrames>(
         }
         Target::Css(sel) => by_query(frames, sel, Query::Css, opts).await,
         Target::XPath(xp) => by_query(frames, xp, Query::XPath, opts).await,
+        Target::Finder {
+            selector,
+            expression,
+        } => by_query(frames, selector, Query::Finder(expression), opts).await,
     }
 }
 
@@ -499,15 +513,17 @@ async fn same_element(
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Query {
+enum Query<'a> {
     Css,
     XPath,
+    /// [`Target::Finder`]'s expression.
+    Finder(&'a str),
 }
 
 async fn by_query<P: PageFrames>(
     frames: &P,
     sel: &str,
-    q: Query,
+    q: Query<'_>,
     opts: &ResolveOptions,
 ) -> Result<ResolvedNode, SnapshotError> {
     let all = frames.frames();
@@ -582,7 +598,7 @@ async fn eval_in_frame<P: PageFrames>(
     frames: &P,
     f: &FrameHandle,
     sel: &str,
-    q: Query,
+    q: Query<'_>,
     opts: &ResolveOptions,
 ) -> Result<Option<Found>, SnapshotError> {
     let expression = match q {
@@ -591,6 +607,7 @@ async fn eval_in_frame<P: PageFrames>(
             format!("({})({})", xpath::RESOLVE_JS, js_string(sel))
         }
         Query::XPath => format!("({XPATH_FIRST_JS})({})", js_string(sel)),
+        Query::Finder(expression) => expression.to_string(),
     };
     let mut attempt = 0;
     let answer = loop {

@@ -238,8 +238,17 @@ async fn check_syntax(cx: &mut TabCx<'_>, selectors: &[String]) -> Result<()> {
     };
     let mut asked = Vec::new();
     for (i, selector) in selectors.iter().enumerate() {
-        match a11y_snapshot::Target::parse(selector) {
+        match crate::page::locate::target(selector) {
             Ok(a11y_snapshot::Target::Css(css)) => asked.push((i, "css", css)),
+            Ok(a11y_snapshot::Target::Finder { selector: css, .. }) => {
+                if let Ok(crate::page::query::Query::Extended(list)) =
+                    crate::page::query::parse(&css)
+                {
+                    for part in crate::page::query::native_parts(&list) {
+                        asked.push((i, "css", part));
+                    }
+                }
+            }
             Ok(a11y_snapshot::Target::XPath(x)) if a11y_snapshot::xpath::parse(&x).is_none() => {
                 asked.push((i, "xpath", x))
             }

@@ -27,6 +27,21 @@ impl Located {
     }
 }
 
+/// What a selector points at: `@eN`, an encoded id, an XPath, CSS, or CSS with `query`'s
+/// extensions (`:visible`, `:contains(...)`, ...), found by `query`'s engine.
+pub(crate) fn target(selector: &str) -> Result<Target> {
+    let target = Target::parse(selector).map_err(|e| CliError::on_selector(e, selector))?;
+    if let Target::Css(css) = &target
+        && let Ok(crate::page::query::Query::Extended(list)) = crate::page::query::parse(css)
+    {
+        return Ok(Target::Finder {
+            selector: css.clone(),
+            expression: crate::page::query::first_match_expression(&list),
+        });
+    }
+    Ok(target)
+}
+
 /// Resolves `selector` (`@eN`, an encoded id, a CSS selector or an XPath) to a live node in any
 /// frame of the tab. A selector matching several elements resolves to the first, as the reference
 /// CLI does, and is noted on `frames` for the answer's `meta.warnings`.
@@ -37,7 +52,7 @@ pub(crate) async fn locate(
     deadline: &Deadline,
 ) -> Result<Located> {
     let g = frames.graph(page, deadline).await?;
-    let target = Target::parse(selector).map_err(|e| CliError::on_selector(e, selector))?;
+    let target = target(selector)?;
     let known = Known {
         refs: frames.refs.as_ref(),
         snapshot: None,

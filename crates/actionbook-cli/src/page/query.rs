@@ -531,8 +531,10 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     };
     collect(document);
   }
-  const describe = (el) => ({ selector: H.selectorOf(el), tag: el.localName, text: H.preview(el), visible: H.isVisible(el), enabled: H.isEnabled(el) });
   const count = found.length;
+  // The elements themselves, for a command that acts on the first (first_match_expression).
+  if (want.mode === 'first') return count > 1 ? [found[0], count] : (found[0] || null);
+  const describe = (el) => ({ selector: H.selectorOf(el), tag: el.localName, text: H.preview(el), visible: H.isVisible(el), enabled: H.isEnabled(el) });
   let items = [];
   if (want.mode === 'all') items = found.slice(0, want.limit).map(describe);
   else if (want.mode === 'one' && count === 1) items = [describe(found[0])];
@@ -541,6 +543,36 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     ? found.slice(0, 5).map(el => H.selectorOf(el)) : [];
   return { count, items, samples };
 }"#;
+
+/// A page expression finding what an extended selector matches in the document it runs in: the
+/// first element in document order, `[first, count]` when several match, or `null` (what
+/// [`a11y_snapshot::Target::Finder`] takes). So the commands that act on an element take the
+/// selectors `query` takes.
+pub(crate) fn first_match_expression(list: &[Complex]) -> String {
+    format!(
+        "({QUERY_JS})({}, {{\"mode\": \"first\"}}, {HELPERS_JS}, {})",
+        json!({ "list": list }),
+        a11y_snapshot::xpath::RESOLVE_JS
+    )
+}
+
+/// The native CSS inside an extended selector (its compounds', those in `:has` and `:not`
+/// included), for a syntax check before anything runs.
+pub(crate) fn native_parts(list: &[Complex]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Complex> = list.iter().collect();
+    while let Some(cx) = stack.pop() {
+        for c in cx {
+            out.push(c.sel.clone());
+            for f in &c.filters {
+                if let Filter::Has(l) | Filter::Not(l) = f {
+                    stack.extend(l.iter());
+                }
+            }
+        }
+    }
+    out
+}
 
 /// What a query asks the page for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -784,6 +784,103 @@ fn a_selector_matching_several_elements_uses_the_first_and_says_so() {
     assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
 }
 
+/// The commands that act on an element take the selectors `query` takes (`:contains()`,
+/// `:visible`, `:has()`/`:not()` around them), in any frame and open shadow root, with the first
+/// of several used and said (they were INVALID_ARGUMENT: the browser's CSS parser refused them).
+#[test]
+fn the_commands_that_act_take_the_selectors_query_takes() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html(
+        "/ext.html",
+        r#"<!doctype html><html><head><title>Ext</title></head><body>
+<div class="item">Item A</div><div class="item">Item B</div><div class="item">Item C</div>
+<button onclick="window.hits += '1'">One</button><button onclick="window.hits += '2'">Two</button>
+<input id="h" style="display:none"><input id="v">
+<div id="host"></div>
+<iframe srcdoc="<button onclick='parent.inner = 1'>Inner</button>"></iframe>
+<script>
+  window.hits = ''; window.inner = 0;
+  document.getElementById('host').attachShadow({mode: 'open'}).innerHTML =
+    '<span class="s">Shadow one</span><span class="s">Shadow two</span>';
+  setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Later</p>'), 600);
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/ext.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let eval = |js: &str| tab_json(&env, &["browser", "eval", js], &t)["data"]["value"].clone();
+
+    let v = tab_json(&env, &["browser", "click", "button:contains(\"Two\")"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+    assert_eq!(eval("window.hits"), "2");
+    let v = tab_json(&env, &["browser", "text", ".item:contains(B)"], &t);
+    assert_eq!(v["data"]["value"], "Item B", "{v}");
+    let v = tab_json(&env, &["browser", "text", ".item:not(:contains(A))"], &t);
+    assert_eq!(v["data"]["value"], "Item B", "{v}");
+    assert_eq!(
+        warnings(&v),
+        vec![".item:not(:contains(A)) matched 2 elements; used the first".to_string()],
+        "{v}"
+    );
+    let v = tab_json(&env, &["browser", "text", ".s:contains(two)"], &t);
+    assert_eq!(v["data"]["value"], "Shadow two", "{v}");
+    let v = tab_json(&env, &["browser", "fill", "input:visible", "typed"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(eval("document.getElementById('v').value"), "typed");
+    assert_eq!(eval("document.getElementById('h').value"), "");
+    // In a frame's document, as CSS is.
+    let v = tab_json(&env, &["browser", "click", "button:contains(Inner)"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(eval("window.inner"), 1);
+    // Waited for, as any selector.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "wait",
+            "element",
+            "p:contains(Later)",
+            "--timeout",
+            "10000",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    // Nothing matched, and a selector that is not one.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "click",
+            "button:contains(Nope)",
+            "--timeout",
+            "300",
+        ],
+        &t,
+    );
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    let v = tab_json(
+        &env,
+        &["browser", "click", "p:visible(", "--timeout", "300"],
+        &t,
+    );
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "batch-click",
+            "button:contains(One)",
+            "div:has(:contains(x)",
+        ],
+        &t,
+    );
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert_eq!(eval("window.hits"), "2", "nothing was clicked");
+}
+
 /// The refs of every node with this role and name in a snapshot envelope, in order.
 fn refs_of(snapshot: &Value, role: &str, name: &str) -> Vec<String> {
     snapshot["data"]["nodes"]

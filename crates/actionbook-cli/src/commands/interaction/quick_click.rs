@@ -43,7 +43,7 @@ pub(crate) async fn click(
     button: Button,
     count: u32,
 ) -> Result<QuickClick> {
-    let target = match Target::parse(selector) {
+    let target = match locate::target(selector) {
         Ok(t @ (Target::Css(_) | Target::Ref(_))) => t,
         _ => return Ok(QuickClick::Careful),
     };
