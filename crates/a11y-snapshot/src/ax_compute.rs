@@ -1563,6 +1563,20 @@ impl<'a> AxCompute<'a> {
         out
     }
 
+    /// The text of an element's contents as a name from content takes it (shown parts only,
+    /// spaces squeezed).
+    fn contents_text(&mut self, i: u32) -> String {
+        let mut ctx = NameCtx {
+            visited: Vec::new(),
+            depth: 0,
+            include_hidden: false,
+            labelled: None,
+        };
+        let mut s = String::new();
+        self.text_of(i, &mut ctx, &mut s);
+        squeeze(&s)
+    }
+
     fn labelledby(&mut self, i: u32) -> Option<String> {
         let ids = self.v.attr(i, Attr::AriaLabelledby)?;
         let mut parts = Vec::new();
@@ -1644,15 +1658,7 @@ impl<'a> AxCompute<'a> {
             t != NIL && matches!(self.role_of(t).0, "grid" | "treegrid")
         };
         if (role.name_from_content() || row_in_grid) && tag != Tag::Input {
-            let mut ctx = NameCtx {
-                visited: Vec::new(),
-                depth: 0,
-                include_hidden: false,
-                labelled: None,
-            };
-            let mut s = String::new();
-            self.text_of(i, &mut ctx, &mut s);
-            let s = squeeze(&s);
+            let s = self.contents_text(i);
             if !s.is_empty() {
                 return s;
             }
@@ -1812,20 +1818,11 @@ impl<'a> AxCompute<'a> {
             // with only the interactive nodes showed no choice at all.
             (_, "combobox")
                 if !matches!(tag, Tag::Input | Tag::Select | Tag::Textarea)
-                    && v
-                        .attr(i, Attr::Contenteditable)
+                    && v.attr(i, Attr::Contenteditable)
                         .is_none_or(|c| c.eq_ignore_ascii_case("false"))
                     && self.focusable(i) =>
             {
-                let mut ctx = NameCtx {
-                    visited: Vec::new(),
-                    depth: 0,
-                    include_hidden: false,
-                    labelled: None,
-                };
-                let mut s = String::new();
-                self.text_of(i, &mut ctx, &mut s);
-                Some(squeeze(&s))
+                Some(self.contents_text(i))
                     .filter(|s| !s.is_empty())
                     .map(AxScalar::Str)
             }
