@@ -233,6 +233,8 @@ commands! {
     BrowserDownloads => "browser downloads", Tab, Document;
     /// `browser wait download` (not in the spec)
     BrowserWaitDownload => "browser wait download", Tab, Document;
+    /// `browser dialog` (not in the spec)
+    BrowserDialog => "browser dialog", Tab, Document;
 }
 
 impl CommandName {
@@ -287,11 +289,11 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Eighteen more
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Nineteen more
         // are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
-        // commands, `downloads` and `wait download`, and the reference CLI's batch commands
-        // (`batch-new-tab`, `batch-snapshot`, `batch-click`).
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 3);
+        // commands, `downloads` and `wait download`, `dialog`, and the reference CLI's batch
+        // commands (`batch-new-tab`, `batch-snapshot`, `batch-click`).
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 1 + 3);
     }
 
     #[test]

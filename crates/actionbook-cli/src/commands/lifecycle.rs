@@ -227,6 +227,7 @@ async fn first_tab(
                 title: target.title.clone(),
                 window_id,
                 cursor: None,
+                dialog_policy: None,
             });
             id
         })

@@ -20,6 +20,7 @@
 //! - [`network`] (ours, after the reference CLI): `network requests`, `request`, `har start|stop`,
 //!   `route`, `unroute`, `routes`.
 //! - [`downloads`] (ours, after agent-browser and Playwright): `downloads`, `wait download`.
+//! - [`dialog`] (ours, after agent-browser and Playwright MCP): `dialog`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -59,6 +60,7 @@ pub(crate) fn cli_tree_take_for_test(
 }
 pub mod batched;
 pub mod cookies;
+pub mod dialog;
 pub mod downloads;
 pub mod interaction;
 pub mod lifecycle;
@@ -613,6 +615,9 @@ command_table! {
     BrowserWaitDownload(downloads::WaitDownload) => Tab, T::CHANGES.needs_timeout(),
         about = "Wait for a download of the tab to complete (its id, or the next one); --save-as moves its file",
         example = "actionbook browser wait download --save-as ./report.csv --session s1 --tab t1 --timeout 30000";
+    BrowserDialog(dialog::Dialog) => Tab, T::CHANGES.idempotent(),
+        about = "Answer the tab's next confirm/prompt/beforeunload dialog with accept or dismiss (--always: every one; default: back to dismissing)",
+        example = "actionbook browser dialog accept --session s1 --tab t1";
 }
 
 impl Serialize for Command {

@@ -247,6 +247,7 @@ impl NewTab {
                         title: String::new(),
                         window_id,
                         cursor: None,
+                        dialog_policy: None,
                     });
                     id
                 })

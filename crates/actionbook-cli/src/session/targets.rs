@@ -351,6 +351,7 @@ fn adopt_popups(r: &mut SessionRecord, targets: &[PageTarget]) {
             title: p.title,
             window_id,
             cursor: None,
+            dialog_policy: None,
         });
     }
 }

@@ -26,6 +26,25 @@ pub struct TabRecord {
     /// Where the mouse pointer was last moved in this tab (`[x, y]`, CSS pixels of the viewport).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<[f64; 2]>,
+    /// How the tab answers every dialog that asks, when `browser dialog --always` said (a
+    /// one-time answer is not kept here: it is for the moment it was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog_policy: Option<DialogPolicy>,
+}
+
+/// How a tab answers the JavaScript dialogs that ask something (`confirm`, `prompt`,
+/// `beforeunload`), as `browser dialog` said; without one, confirm and prompt are dismissed and
+/// leaving a page is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DialogPolicy {
+    /// OK (true) or Cancel (false).
+    pub accept: bool,
+    /// What an accepted `prompt` answers (its default text when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+    /// For the next such dialog only, then the default again.
+    #[serde(default)]
+    pub once: bool,
 }
 
 /// One browser window of a session: our `wN` and Chromium's `windowId`.
@@ -201,6 +220,11 @@ impl SessionRecord {
         self.tabs.iter().find(|t| t.tab_id == tab_id)
     }
 
+    /// The tab with this id, to change.
+    pub fn tab_mut(&mut self, tab_id: &str) -> Option<&mut TabRecord> {
+        self.tabs.iter_mut().find(|t| t.tab_id == tab_id)
+    }
+
     /// Forgets a tab, and the network routes it had.
     pub fn remove_tab(&mut self, tab_id: &str) {
         self.tabs.retain(|t| t.tab_id != tab_id);
@@ -328,6 +352,7 @@ mod tests {
             title: String::new(),
             window_id: None,
             cursor: None,
+            dialog_policy: None,
         });
         assert_eq!(r.alloc_tab_id(), "t4");
         assert_eq!(r.window_for_native(100), "w0");
@@ -383,6 +408,7 @@ mod tests {
             title: String::new(),
             window_id: Some(w.into()),
             cursor: None,
+            dialog_policy: None,
         };
         let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
             "session_id": "s1", "mode": "local", "headless": true, "launched": true,

@@ -9,7 +9,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::navigation;
 use crate::session::BrowserConn;
-use crate::tab::services::{Pending, crash, network};
+use crate::tab::services::{Pending, crash, dialogs, network};
 use crate::tab::{BrowserSession, TabState};
 
 /// The attached flat session of a tab, attaching (enabling Page, starting the services) when
@@ -54,6 +54,17 @@ pub(crate) async fn attach(
             )
         });
         recorder.configure(capacity, routes);
+    }
+    if let Some(answerer) = pending.get::<dialogs::DialogAnswerer>() {
+        if !state.dialog_policy_loaded {
+            let kept = slot.with_record(|r| r.tab(tab_id).and_then(|t| t.dialog_policy.clone()));
+            *state
+                .dialog_policy
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = kept;
+            state.dialog_policy_loaded = true;
+        }
+        answerer.configure(state.dialog_policy.clone());
     }
     let root = conn.browser();
     let attaching = root.attach_to_target(&tid);

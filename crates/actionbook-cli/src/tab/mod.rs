@@ -73,6 +73,12 @@ pub(crate) struct TabState {
     /// When the tab's previous command ended: `wait navigation` takes a document newer than that
     /// as the navigation it waits for.
     pub last_done: Option<std::time::Instant>,
+    /// How the tab answers dialogs that ask (`browser dialog`), shared with the dialog answerer
+    /// of each attach.
+    pub dialog_policy: services::dialogs::PolicyCell,
+    /// Whether `dialog_policy` was read from the tab's record (once per daemon: an answer for
+    /// every dialog outlives a daemon restart).
+    pub dialog_policy_loaded: bool,
 }
 
 impl TabState {

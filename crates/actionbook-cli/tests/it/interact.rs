@@ -991,6 +991,87 @@ fn dialogs_are_answered_and_reported() {
     warned(&v, "alert dialog \"later\" accepted");
 }
 
+/// `browser dialog` says how the tab answers the dialogs that ask: the next one, or every one
+/// (kept across a daemon restart) until `default`; alerts, which ask nothing, leave a one-time
+/// answer for the dialog that does (there was no way to answer OK: a confirm was always false).
+#[test]
+fn dialog_answers_the_next_or_every_dialog_as_told() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/ask.html",
+        r#"<!doctype html><title>Ask</title>
+<button id="confirm" onclick="document.title = 'confirm ' + confirm('sure?')">confirm</button>
+<button id="both" onclick="alert('note'); document.title = 'both ' + confirm('really?')">both</button>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/ask.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let warned = |v: &Value, text: &str| {
+        assert!(
+            v["meta"]["warnings"].as_array().is_some_and(|w| w
+                .iter()
+                .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
+            "warning {text:?} in {v}"
+        );
+    };
+    let v = on(&env, &t, &["dialog", "accept"]);
+    assert_eq!(
+        v["data"],
+        json!({"answer": "accept", "applies_to": "next"}),
+        "{v}"
+    );
+    let v = on(&env, &t, &["click", "#confirm"]);
+    assert_eq!(v["context"]["title"], "confirm true", "{v}");
+    warned(
+        &v,
+        "confirm dialog \"sure?\" accepted, as `browser dialog` said",
+    );
+    // Used up: the default again, which says how to agree.
+    let v = on(&env, &t, &["click", "#confirm"]);
+    assert_eq!(v["context"]["title"], "confirm false", "{v}");
+    warned(&v, "dismissed (`browser dialog accept` before the command");
+    // An alert first leaves the answer for the confirm after it.
+    on(&env, &t, &["dialog", "accept"]);
+    let v = on(&env, &t, &["click", "#both"]);
+    assert_eq!(v["context"]["title"], "both true", "{v}");
+
+    // Every prompt, with a text, across a daemon restart.
+    let v = on(&env, &t, &["dialog", "accept", "--text", "Ada", "--always"]);
+    assert_eq!(
+        v["data"],
+        json!({"answer": "accept", "text": "Ada", "applies_to": "every"}),
+        "{v}"
+    );
+    assert_eq!(eval(&env, &t, "prompt('name?')"), "Ada");
+    env.kill_daemon();
+    let v = on(&env, &t, &["eval", "prompt('again?')"]);
+    assert_eq!(v["data"]["value"], "Ada", "{v}");
+    warned(
+        &v,
+        "prompt dialog \"again?\" accepted with \"Ada\", as `browser dialog` said",
+    );
+    let v = on(&env, &t, &["dialog", "default"]);
+    assert_eq!(v["data"]["applies_to"], "every", "{v}");
+    assert_eq!(eval(&env, &t, "prompt('name?')"), Value::Null);
+
+    // What makes no sense is said, and changes nothing.
+    let v = on(&env, &t, &["dialog", "default", "--always"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let v = on(&env, &t, &["dialog", "dismiss", "--text", "x"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let r = env.run(&[
+        "browser",
+        "dialog",
+        "maybe",
+        "--session",
+        sid.as_str(),
+        "--tab",
+        "t1",
+    ]);
+    assert_ne!(r.code, 0, "{r:?}");
+}
+
 /// Polls `seen` until it holds (20 s at most; the test fails naming `what` otherwise).
 fn eventually(what: &str, mut seen: impl FnMut() -> bool) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -251,6 +251,7 @@ async fn open_link_in_new_tab(cx: &mut TabCx<'_>, spot: &Spot) -> Result<Option<
                 title: String::new(),
                 window_id,
                 cursor: None,
+                dialog_policy: None,
             });
             id
         })
