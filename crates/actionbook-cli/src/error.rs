@@ -259,6 +259,15 @@ pub enum CliError {
         /// The tab.
         tab: String,
     },
+    /// A command ran out of time while its page did not answer at all, though the browser did:
+    /// the page's main thread is busy (a script that does not end).
+    #[error(
+        "{cause}: the page is not responding (a script keeps its main thread busy: an endless loop?)"
+    )]
+    PageBusy {
+        /// What ran out of time.
+        cause: Box<CliError>,
+    },
     /// `new-tab` with URLs that did not load: their tabs stay open (on the error page) and are
     /// reported, with the tabs that did load.
     #[error("{}", open_failed_message(failed, opened))]
@@ -445,6 +454,7 @@ impl CliError {
             | CliError::PageCrashed { .. }
             | CliError::PageDetached => ErrorCode::CdpConnectionFailed,
             CliError::PageUnresponsive { .. } => ErrorCode::Timeout,
+            CliError::PageBusy { cause } => cause.code(),
             CliError::OpenFailed { failed, .. } => failed
                 .first()
                 .map_or(ErrorCode::NavigationFailed, |f| f.error.code()),
@@ -479,7 +489,7 @@ impl CliError {
             return true;
         }
         // A batch may succeed on a retry when the step that failed may.
-        if let CliError::BatchClickFailed { cause, .. } = self {
+        if let CliError::BatchClickFailed { cause, .. } | CliError::PageBusy { cause } = self {
             return cause.retryable();
         }
         matches!(
@@ -501,6 +511,9 @@ impl CliError {
     /// page or the browser (the element never became actionable, no connection was made, the
     /// daemon was never given it).
     pub fn not_performed(&self) -> bool {
+        if let CliError::PageBusy { cause } = self {
+            return cause.not_performed();
+        }
         matches!(
             self,
             CliError::NotActionable { .. }
@@ -514,6 +527,7 @@ impl CliError {
     /// Structured details for the envelope's `error.details`.
     pub fn details(&self) -> Option<Value> {
         match self {
+            CliError::PageBusy { cause } => cause.details(),
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
@@ -646,6 +660,9 @@ impl CliError {
     /// A hint for the user, when there is a useful one.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
+            CliError::PageBusy { .. } => Some(
+                "`browser reload` or `browser goto` stops the page's script and loads a page again",
+            ),
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }

@@ -1,7 +1,7 @@
 //! Loading pages: the URL policy, `Page.navigate`, history moves, and the one waiter every
 //! navigation uses ([`LoadWaiter`]: subscribe before acting, then wait for the commit and the load).
 
-use cdp_protocol::{CdpError, ErrorKind, Event as _, EventStream, Session, page};
+use cdp_protocol::{CdpError, ErrorKind, Event as _, EventStream, Session, page, runtime};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
@@ -9,6 +9,33 @@ use crate::page::eval;
 
 /// URL schemes that run code or carry a whole document in the URL: refused, as the reference
 /// CLI does (`eval` is the way to run script).
+/// How long a page about to be left or loaded again may take to answer before its script is
+/// taken for one that does not end.
+const BUSY_GRACE: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Before a page is left or loaded again: a page whose main thread does not answer (a script that
+/// does not end: an endless loop) has that script stopped (`Runtime.terminateExecution`, which
+/// reaches a busy page on a session attached before). Without it a reload or a same-site
+/// navigation never happens: the busy renderer holds them up. Whether the page had to be stopped.
+pub(crate) async fn unstick(page: &Session, deadline: &Deadline) -> bool {
+    let probe = runtime::Evaluate {
+        expression: "1".into(),
+        return_by_value: Some(true),
+        silent: Some(true),
+        ..Default::default()
+    };
+    match page.send_timeout(&probe, deadline.capped(BUSY_GRACE)).await {
+        Err(e) if e.kind() == ErrorKind::Timeout && !deadline.is_over() => page
+            .send_timeout(
+                &runtime::TerminateExecution,
+                deadline.capped(deadline::TERMINATE),
+            )
+            .await
+            .is_ok(),
+        _ => false,
+    }
+}
+
 const BLOCKED_SCHEMES: &[&str] = &["javascript", "data", "vbscript"];
 /// Schemes written without `//` that are taken as they are.
 const OPAQUE_SCHEMES: &[&str] = &["about", "chrome", "blob", "view-source", "mailto"];

@@ -76,6 +76,9 @@ pub(crate) struct TabState {
     /// How the tab answers dialogs that ask (`browser dialog`), shared with the dialog answerer
     /// of each attach.
     pub dialog_policy: services::dialogs::PolicyCell,
+    /// Warnings for the answer of the command under way, noted before it ran (a busy page's
+    /// script stopped so the page could be loaded).
+    pub notes: Vec<String>,
     /// Whether `dialog_policy` was read from the tab's record (once per daemon: an answer for
     /// every dialog outlives a daemon restart).
     pub dialog_policy_loaded: bool,

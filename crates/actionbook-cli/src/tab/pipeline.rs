@@ -62,7 +62,14 @@ pub(crate) async fn run_tab<C: TabCommand>(
         match settle(&mut cx, traits, done) {
             Ok(done) => finish(name, &mut cx, done).await.map_err(|e| (e, None)),
             Err(e) => {
-                let now = page_now(&mut cx, &e).await;
+                let (now, silent) = page_now(&mut cx, &e).await;
+                // Out of time on a page that does not answer while the browser does: say so.
+                let e = match timed_out(e, deadline, name) {
+                    e if silent && e.code() == envelope::ErrorCode::Timeout => {
+                        CliError::PageBusy { cause: Box::new(e) }
+                    }
+                    e => e,
+                };
                 Err((e, now))
             }
         }
@@ -81,13 +88,19 @@ pub(crate) async fn run_tab<C: TabCommand>(
             },
             None => e,
         },
-        // A browser call cut off by the command's own deadline is the command timing out.
+        other => timed_out(other, deadline, name),
+    };
+    failure_of(name, traits, Some(failed_context(&slot, &target, now)), &e)
+}
+
+/// A browser call cut off by the command's own deadline is the command timing out.
+fn timed_out(e: CliError, deadline: &Deadline, name: CommandName) -> CliError {
+    match e {
         CliError::Cdp(cdp_protocol::CdpError::Timeout { .. }) if deadline.is_over() => {
             deadline.timeout(name.as_str())
         }
         other => other,
-    };
-    failure_of(name, traits, Some(failed_context(&slot, &target, now)), &e)
+    }
 }
 
 /// How long a failed command may look at its page for the context: the page (or the browser,
@@ -99,10 +112,11 @@ const FAILED_LOOK: std::time::Duration = std::time::Duration::from_millis(500);
 /// tab's record was written (a navigation during a wait that then ran out of time). The page is
 /// asked, and the browser at once beside it for a page that does not answer; `None` when the tab
 /// is gone, crashed or replaced, or neither answered within [`FAILED_LOOK`]. Never changes the
-/// failure.
-async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> Option<(String, Option<String>)> {
+/// failure. Also whether the page itself was silent while the browser answered (its main thread
+/// busy).
+async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> (Option<(String, Option<String>)>, bool) {
     if e.is_session_end() || cx.state.crashed || cx.state.attached.is_none() || !cx.is_current() {
-        return None;
+        return (None, false);
     }
     let read = crate::page::eval::read::<(String, String)>(
         &cx.page,
@@ -116,10 +130,14 @@ async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> Option<(String, Option<St
         target_id: Some(cdp_protocol::TargetId::from(target_id.as_str())),
     };
     let asked = browser.send_timeout(&get_info, FAILED_LOOK);
-    let (read, asked) = tokio::time::timeout(FAILED_LOOK, async { tokio::join!(read, asked) })
-        .await
-        .ok()?;
-    match (read, asked) {
+    let Ok((read, asked)) =
+        tokio::time::timeout(FAILED_LOOK, async { tokio::join!(read, asked) }).await
+    else {
+        return (None, false);
+    };
+    let silent = matches!(&read, Err(CliError::Cdp(e)) if e.kind() == cdp_protocol::ErrorKind::Timeout)
+        && asked.is_ok();
+    let seen = match (read, asked) {
         (Ok((url, title)), _) => {
             // Kept, as after a command that succeeded.
             remember_page(cx, &url, &title).await;
@@ -130,7 +148,8 @@ async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> Option<(String, Option<St
             Some((info.target_info.url, None))
         }
         _ => None,
-    }
+    };
+    (seen, silent)
 }
 
 /// Whether the tab's page is gone (closed by `close-tab` or by itself while a command ran on
@@ -231,6 +250,17 @@ async fn enter<'a>(
     }
     if !state.page_enabled {
         attach::revive(&page, state, deadline).await?;
+    }
+    state.notes.clear();
+    if traits.loads_page
+        && !state.crashed
+        && crate::page::navigation::unstick(&page, deadline).await
+    {
+        state.notes.push(
+            "the page was not responding (a script kept its main thread busy for over a second, \
+             an endless loop?): that script was stopped so the page could be loaded"
+                .into(),
+        );
     }
     Ok(TabCx {
         session: slot.clone(),
@@ -357,6 +387,7 @@ async fn finish<D: Into<envelope::Data>>(
     let begun = cx.downloads().take_untold(&cx.tab_id);
     done.warnings.extend(begun.iter().map(download_notice));
     done.warnings.extend(cx.state.frames.take_match_warnings());
+    done.warnings.append(&mut cx.state.notes);
     let mut context = match done.context.take() {
         Some(c) => c,
         None => context_after(cx, &mut done.warnings).await?,

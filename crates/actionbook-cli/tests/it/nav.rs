@@ -765,3 +765,60 @@ fn goto_says_what_is_wrong_and_can_wait_less() {
         "{v}"
     );
 }
+
+/// A page whose script never ends (an endless loop keeps its main thread busy): a command that
+/// runs out of time on it says the page is not responding and how to get out (it said "increase
+/// --timeout or retry"), and `reload` and `goto` of a page of the same site stop the script and
+/// load (they could not: the busy renderer held them up until their timeout).
+#[test]
+fn a_page_busy_for_good_is_said_and_reload_or_goto_get_out() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let index = f.url("/index.html");
+    let page2 = f.url("/page2.html");
+    let sid = env.start(&["--open-url", &index]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let hang = || {
+        let v = on(
+            &env,
+            &t,
+            &["eval", "setTimeout(() => { for (;;) {} }, 10); 1"],
+        );
+        assert_eq!(v["ok"], true, "{v}");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+
+    hang();
+    let v = on(
+        &env,
+        &t,
+        &["wait", "element", "#nothing", "--timeout", "1500"],
+    );
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("the page is not responding (a script keeps its main thread busy"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("`browser reload` or `browser goto` stops")),
+        "{v}"
+    );
+    let stopped = "that script was stopped so the page could be loaded";
+    let v = on(&env, &t, &["reload", "--timeout", "20000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["meta"]["warnings"].to_string().contains(stopped), "{v}");
+    assert_eq!(value(&env, &t, "1 + 1"), 2);
+
+    hang();
+    let v = on(&env, &t, &["goto", &page2, "--timeout", "20000"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    assert!(v["meta"]["warnings"].to_string().contains(stopped), "{v}");
+    // A page that answers is left alone: nothing said.
+    let v = on(&env, &t, &["goto", &index]);
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+}
