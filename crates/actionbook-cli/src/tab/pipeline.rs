@@ -130,8 +130,11 @@ async fn page_now(cx: &mut TabCx<'_>, e: &CliError) -> (Option<(String, Option<S
         target_id: Some(cdp_protocol::TargetId::from(target_id.as_str())),
     };
     let asked = browser.send_timeout(&get_info, FAILED_LOOK);
-    let Ok((read, asked)) =
-        tokio::time::timeout(FAILED_LOOK, async { tokio::join!(read, asked) }).await
+    // Each call is capped at FAILED_LOOK; the bound around both is a little longer, so a page
+    // that does not answer is seen to time out (with the same bound, the outer one ran out first
+    // and a silent page was taken for no answer at all).
+    let both = FAILED_LOOK + std::time::Duration::from_millis(200);
+    let Ok((read, asked)) = tokio::time::timeout(both, async { tokio::join!(read, asked) }).await
     else {
         return (None, false);
     };

@@ -783,10 +783,11 @@ fn a_page_busy_for_good_is_said_and_reload_or_goto_get_out() {
         let v = on(
             &env,
             &t,
-            &["eval", "setTimeout(() => { for (;;) {} }, 10); 1"],
+            &["eval", "setTimeout(() => { for (;;) {} }, 1500); 1"],
         );
+        // Later than the eval's own answer, which reads the page after the script.
         assert_eq!(v["ok"], true, "{v}");
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(2000));
     };
 
     hang();
