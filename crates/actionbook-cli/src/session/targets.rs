@@ -77,7 +77,10 @@ pub(crate) async fn create_target(
         conn,
         target::CreateTarget {
             url: marker_url(),
-            new_window: Some(new_window),
+            // Not `Some(false)`: that asks for the existing window, and once the last tab closed
+            // there is none ("Failed to open new tab - no browser is open": the session could
+            // open no tab again). Left out, Chromium uses the window there is, or opens one.
+            new_window: new_window.then_some(true),
             ..Default::default()
         },
         deadline,

@@ -178,4 +178,33 @@ fn new_window_and_window_ids() {
     // A new window does not reuse a closed window's id.
     let v = env.json(&[&["browser", "new-tab", &index, "--new-window"][..], &s].concat());
     assert_eq!(v["context"]["window_id"], "w3", "{v}");
+
+    // With every tab closed there is no window left: a new tab opens one (it was
+    // INTERNAL_ERROR "no browser is open", and the session could open no tab again).
+    let v = env.json(&[&["browser", "list-tabs"][..], &s].concat());
+    let open: Vec<String> = v["data"]["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["tab_id"].as_str().map(str::to_string))
+        .collect();
+    for t in &open {
+        env.run(&[&["browser", "close-tab", "--tab", t.as_str()][..], &s].concat())
+            .ok();
+    }
+    let v = env.json(&[&["browser", "list-tabs"][..], &s].concat());
+    assert_eq!(v["data"]["total_tabs"], 0, "{v}");
+    let v = env.json(&[&["browser", "new-tab", &page2][..], &s].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    let tab = v["context"]["tab_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let v = env.json(&[&["browser", "viewport", "--tab", &tab][..], &s].concat());
+    assert_eq!(
+        v["data"],
+        serde_json::json!({"width": 1280, "height": 720}),
+        "{v}"
+    );
 }
