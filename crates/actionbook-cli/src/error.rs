@@ -251,7 +251,7 @@ pub enum CliError {
     },
     /// The page of a tab did not answer when attached: its renderer crashed or a script blocks it.
     #[error(
-        "the page in tab '{tab}' of session '{session}' does not answer (its renderer crashed, or a script keeps it busy); `actionbook browser reload --session {session} --tab {tab}` or `browser goto` loads it again"
+        "the page in tab '{tab}' of session '{session}' does not answer: a script keeps it busy, since before this daemon attached to it (Chromium cannot stop a script from a connection made while it runs); close the tab (`actionbook browser close-tab --session {session} --tab {tab}`) and open its URL in a new one"
     )]
     PageUnresponsive {
         /// The session.

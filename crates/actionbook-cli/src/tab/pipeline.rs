@@ -252,7 +252,23 @@ async fn enter<'a>(
         });
     }
     if !state.page_enabled {
-        attach::revive(&page, state, deadline).await?;
+        // A page still silent (its renderer busy since before the attach) cannot be loaded
+        // again from this session: the reload is lost, and Chromium then answers "Not attached
+        // to an active page" to everything. Said as what it is.
+        attach::revive(&page, state, deadline)
+            .await
+            .map_err(|e| match e {
+                CliError::Cdp(c)
+                    if c.kind() == cdp_protocol::ErrorKind::Timeout
+                        || c.to_string().contains("Not attached to an active page") =>
+                {
+                    CliError::PageUnresponsive {
+                        session: slot.id.clone(),
+                        tab: tab_id.to_string(),
+                    }
+                }
+                e => e,
+            })?;
     }
     state.notes.clear();
     if traits.loads_page

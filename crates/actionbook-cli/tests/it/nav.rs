@@ -822,4 +822,24 @@ fn a_page_busy_for_good_is_said_and_reload_or_goto_get_out() {
     // A page that answers is left alone: nothing said.
     let v = on(&env, &t, &["goto", &index]);
     assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
+
+    // Busy before the daemon attached (it was killed): no new connection can stop the script,
+    // and a reload from one broke the tab for good (INTERNAL_ERROR "Not attached to an active
+    // page" to every command after). Said, with the way out, which works.
+    hang();
+    env.kill_daemon();
+    for cmd in ["reload", "title"] {
+        let v = on(&env, &t, &[cmd, "--timeout", "20000"]);
+        assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("does not answer: a script keeps it busy")
+                    && m.contains("close the tab")),
+            "{v}"
+        );
+    }
+    assert_eq!(on(&env, &t, &["close-tab"])["ok"], true);
+    let v = env.json(&["browser", "new-tab", &page2, "--session", sid.as_str()]);
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
 }
