@@ -218,6 +218,10 @@ pub(crate) struct Room {
     /// A `<textarea>` (a newline typed is text; in an `<input>` it is a key that types nothing).
     #[serde(default)]
     pub multiline: bool,
+    /// A checksum of the value (none past 64K UTF-16 units): a value of the same length may
+    /// still have changed (an input mask fills its placeholders).
+    #[serde(default)]
+    pub sum: Option<u32>,
 }
 
 impl Room {
@@ -287,8 +291,9 @@ pub(crate) fn cut_at_maxlength(
 }
 
 /// Whether a field took none of `typed` (typed at the caret of `before`, nothing selected): its
-/// value is as long as before. An `<input type=number>` given letters, or a page that stops the
-/// keys, leaves it so. Not asked when a newline was typed: Enter may submit and empty the field.
+/// value is what it was (same length and checksum). An `<input type=number>` given letters, or a
+/// page that stops the keys, leaves it so. Not asked when a newline was typed (Enter may submit
+/// and empty the field), nor of a value too long to checksum.
 pub(crate) fn took_nothing(before: Option<Room>, after: Option<Room>, typed: &str) -> bool {
     let (Some(before), Some(after)) = (before, after) else {
         return false;
@@ -298,6 +303,8 @@ pub(crate) fn took_nothing(before: Option<Room>, after: Option<Room>, typed: &st
         && before.sel_units == 0
         && after.units == before.units
         && after.points == before.points
+        && before.sum.is_some()
+        && after.sum == before.sum
 }
 
 /// Focuses the element (its frame and OOPIF too) and selects its content, so inserted text
@@ -344,8 +351,11 @@ macro_rules! room_js {
   try { a = el.selectionStart || 0; b = el.selectionEnd || 0; } catch (e) { /* type=email, number */ }
   const sel = v.slice(Math.min(a, b), Math.max(a, b));
   const max = typeof el.maxLength === 'number' && el.maxLength >= 0 ? el.maxLength : null;
+  // A checksum of the value (FNV-1a; fields up to 64K units): whether it changed at all.
+  let sum = null;
+  if (v.length <= 65536) { sum = 0x811c9dc5; for (let i = 0; i < v.length; i++) { sum ^= v.charCodeAt(i); sum = Math.imul(sum, 0x01000193) >>> 0; } }
   return { points: [...v].length, units: v.length, sel_points: [...sel].length, sel_units: sel.length,
-    max, multiline: String(el.localName).toLowerCase() === 'textarea' };
+    max, multiline: String(el.localName).toLowerCase() === 'textarea', sum };
 };
 "#
     };
@@ -679,5 +689,42 @@ mod tests {
         };
         let cut = cut_at_maxlength(Some(area), Some(room(3, 3, Some(3))), "abc\n");
         assert_eq!(cut.map(|c| (c.kept, c.given)), Some((3, 4)));
+    }
+
+    #[test]
+    fn a_field_took_nothing_only_when_its_value_is_what_it_was() {
+        let summed = |points, sum| Room {
+            sum: Some(sum),
+            ..room(points, points, None)
+        };
+        // Letters into a number input: the same value.
+        assert!(took_nothing(Some(summed(1, 7)), Some(summed(1, 7)), "abc"));
+        // An input mask fills its placeholders: the same length, another value.
+        assert!(!took_nothing(
+            Some(summed(14, 7)),
+            Some(summed(14, 9)),
+            "555"
+        ));
+        // Typed in: longer.
+        assert!(!took_nothing(Some(summed(1, 7)), Some(summed(2, 8)), "1"));
+        // Enter may submit and empty the field; nothing typed; no checksum (a huge value).
+        assert!(!took_nothing(
+            Some(summed(0, 1)),
+            Some(summed(0, 1)),
+            "hi\n"
+        ));
+        assert!(!took_nothing(Some(summed(1, 7)), Some(summed(1, 7)), ""));
+        assert!(!took_nothing(
+            Some(room(1, 1, None)),
+            Some(room(1, 1, None)),
+            "a"
+        ));
+        // Typed over a selection of the same length.
+        let selected = Room {
+            sel_points: 1,
+            sel_units: 1,
+            ..summed(1, 7)
+        };
+        assert!(!took_nothing(Some(selected), Some(summed(1, 7)), "x"));
     }
 }

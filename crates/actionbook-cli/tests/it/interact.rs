@@ -168,7 +168,7 @@ fn fill_refuses_elements_that_take_no_text_and_never_types_elsewhere() {
     assert_error(
         &on(&env, &t, &["fill", "#date", "not a date"]),
         "INVALID_ARGUMENT",
-        "not a valid value",
+        "is not a value it takes (YYYY-MM-DD",
     );
     // A slider and a color well are set as a date is (they take no typed text); a value they
     // would turn into another silently is refused, a slider's bound is said.
