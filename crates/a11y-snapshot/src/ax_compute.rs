@@ -1566,12 +1566,7 @@ impl<'a> AxCompute<'a> {
     /// The text of an element's contents as a name from content takes it (shown parts only,
     /// spaces squeezed).
     fn contents_text(&mut self, i: u32) -> String {
-        let mut ctx = NameCtx {
-            visited: Vec::new(),
-            depth: 0,
-            include_hidden: false,
-            labelled: None,
-        };
+        let mut ctx = NameCtx::shown();
         let mut s = String::new();
         self.text_of(i, &mut ctx, &mut s);
         squeeze(&s)
@@ -1584,12 +1579,7 @@ impl<'a> AxCompute<'a> {
             if let Some(t) = self.by_id(id) {
                 let text = if t == i {
                     // Self-reference: the element's own content.
-                    let mut ctx = NameCtx {
-                        visited: Vec::new(),
-                        depth: 0,
-                        include_hidden: false,
-                        labelled: None,
-                    };
+                    let mut ctx = NameCtx::shown();
                     let mut s = String::new();
                     self.children_text(i, &mut ctx, &mut s);
                     s
@@ -2093,6 +2083,18 @@ struct NameCtx {
     include_hidden: bool,
     /// The control being named (skipped when met inside its own label).
     labelled: Option<u32>,
+}
+
+impl NameCtx {
+    /// A walk from the top, of shown parts only, naming no control.
+    fn shown() -> NameCtx {
+        NameCtx {
+            visited: Vec::new(),
+            depth: 0,
+            include_hidden: false,
+            labelled: None,
+        }
+    }
 }
 
 /// The AX tree of one captured document; `entry_of` maps its nodes to DOM arena entries.

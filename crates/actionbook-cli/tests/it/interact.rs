@@ -960,24 +960,16 @@ fn dialogs_are_answered_and_reported() {
     );
     let sid = env.start(&["--open-url", &f.url("/dialogs.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let warned = |v: &Value, text: &str| {
-        assert!(
-            v["meta"]["warnings"].as_array().is_some_and(|w| w
-                .iter()
-                .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
-            "warning {text:?} in {v}"
-        );
-    };
     let v = on(&env, &t, &["click", "#alert", "--timeout", "10000"]);
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["context"]["title"], "after alert", "{v}");
-    warned(&v, "alert dialog \"hello\" accepted");
+    assert_warned(&v, "alert dialog \"hello\" accepted");
     let v = on(&env, &t, &["click", "#confirm", "--timeout", "10000"]);
     assert_eq!(v["context"]["title"], "confirm false", "{v}");
-    warned(&v, "confirm dialog \"sure?\" dismissed");
+    assert_warned(&v, "confirm dialog \"sure?\" dismissed");
     let v = on(&env, &t, &["eval", "prompt('name?')", "--timeout", "10000"]);
     assert_eq!(v["data"]["value"], Value::Null, "{v}");
-    warned(&v, "prompt dialog \"name?\" dismissed");
+    assert_warned(&v, "prompt dialog \"name?\" dismissed");
     // One the page opens between commands does not block the next one.
     // (The next command reports it once the timer has fired: polled, a loaded machine's timer
     // may fire late.)
@@ -988,7 +980,7 @@ fn dialogs_are_answered_and_reported() {
         assert_eq!(v["data"]["value"], "confirm false", "{v}");
         v["meta"]["warnings"].to_string().contains("later")
     });
-    warned(&v, "alert dialog \"later\" accepted");
+    assert_warned(&v, "alert dialog \"later\" accepted");
 }
 
 /// `browser dialog` says how the tab answers the dialogs that ask: the next one, or every one
@@ -1007,14 +999,6 @@ fn dialog_answers_the_next_or_every_dialog_as_told() {
     );
     let sid = env.start(&["--open-url", &f.url("/ask.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let warned = |v: &Value, text: &str| {
-        assert!(
-            v["meta"]["warnings"].as_array().is_some_and(|w| w
-                .iter()
-                .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
-            "warning {text:?} in {v}"
-        );
-    };
     let v = on(&env, &t, &["dialog", "accept"]);
     assert_eq!(
         v["data"],
@@ -1023,14 +1007,14 @@ fn dialog_answers_the_next_or_every_dialog_as_told() {
     );
     let v = on(&env, &t, &["click", "#confirm"]);
     assert_eq!(v["context"]["title"], "confirm true", "{v}");
-    warned(
+    assert_warned(
         &v,
         "confirm dialog \"sure?\" accepted, as `browser dialog` said",
     );
     // Used up: the default again, which says how to agree.
     let v = on(&env, &t, &["click", "#confirm"]);
     assert_eq!(v["context"]["title"], "confirm false", "{v}");
-    warned(&v, "dismissed (`browser dialog accept` before the command");
+    assert_warned(&v, "dismissed (`browser dialog accept` before the command");
     // An alert first leaves the answer for the confirm after it.
     on(&env, &t, &["dialog", "accept"]);
     let v = on(&env, &t, &["click", "#both"]);
@@ -1047,7 +1031,7 @@ fn dialog_answers_the_next_or_every_dialog_as_told() {
     env.kill_daemon();
     let v = on(&env, &t, &["eval", "prompt('again?')"]);
     assert_eq!(v["data"]["value"], "Ada", "{v}");
-    warned(
+    assert_warned(
         &v,
         "prompt dialog \"again?\" accepted with \"Ada\", as `browser dialog` said",
     );
@@ -1070,6 +1054,17 @@ fn dialog_answers_the_next_or_every_dialog_as_told() {
         "t1",
     ]);
     assert_ne!(r.code, 0, "{r:?}");
+}
+
+/// Asserts one of the answer's warnings contains `text`.
+#[track_caller]
+fn assert_warned(v: &Value, text: &str) {
+    assert!(
+        v["meta"]["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
+        "warning {text:?} in {v}"
+    );
 }
 
 /// Polls `seen` until it holds (20 s at most; the test fails naming `what` otherwise).
