@@ -823,7 +823,15 @@ impl CliError {
             | SnapshotError::InvalidXPath { .. } => {
                 // Browser messages carry a JS stack; the first line says it all.
                 let msg = e.to_string();
-                CliError::InvalidArgument(msg.lines().next().unwrap_or_default().to_string())
+                let mut msg = msg.lines().next().unwrap_or_default().to_string();
+                if playwright_like(selector) {
+                    msg.push_str(
+                        " (Playwright's selector engines such as text=, role= and >> are not \
+                         ours: use CSS with :contains(text) or :visible, an XPath, or a snapshot \
+                         ref @eN)",
+                    );
+                }
+                CliError::InvalidArgument(msg)
             }
             SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
             SnapshotError::Cdp(c) => CliError::on_node(c, selector),
@@ -903,6 +911,25 @@ fn navigation_hint(reason: &str) -> Option<&'static str> {
         r if r.starts_with("ERR_BLOCKED") => "the browser or a policy blocked this URL",
         _ => return None,
     })
+}
+
+/// Whether a selector is written for Playwright's engines (`text=Save`, `role=button`,
+/// `css=…`, `div >> nth=0`), which agents that know Playwright try.
+fn playwright_like(selector: &str) -> bool {
+    let s = selector.trim_start();
+    s.contains(" >> ")
+        || [
+            "text=",
+            "role=",
+            "css=",
+            "xpath=",
+            "id=",
+            "data-testid=",
+            "internal:",
+            "nth=",
+        ]
+        .iter()
+        .any(|p| s.starts_with(p))
 }
 
 /// `: still loading <url>, <url> (and N more)` for [`CliError::LoadUnfinished`]; empty when none
@@ -1056,6 +1083,33 @@ mod tests {
         }
         .into();
         assert_eq!(e.code(), ErrorCode::Timeout);
+    }
+
+    /// A selector written for Playwright's engines is refused with what to write instead.
+    #[test]
+    fn playwright_selectors_are_told_what_to_use() {
+        let refused = |sel: &str| {
+            CliError::on_selector(
+                SnapshotError::InvalidSelector {
+                    selector: sel.into(),
+                    reason: "SyntaxError: not valid\n    at stack".into(),
+                },
+                sel,
+            )
+            .to_string()
+        };
+        for sel in [
+            "text=Save",
+            "role=button[name=\"Go\"]",
+            "div >> nth=0",
+            "css=.a",
+        ] {
+            let m = refused(sel);
+            assert!(m.contains("use CSS with :contains(text)"), "{sel}: {m}");
+            assert!(!m.contains("at stack"), "{m}");
+        }
+        assert!(!refused("div[").contains("Playwright"));
+        assert!(!refused("a[href='x=1']").contains("Playwright"));
     }
 
     /// Out of time with the page usable: the hint names `--wait-until` as goto's own option only

@@ -25,7 +25,7 @@ use crate::tab::{TabCommand, TabCx};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Click {
-    /// `@eN`, a CSS selector, an XPath (starting with `/`), or `x,y` viewport coordinates.
+    /// `@eN`, CSS (`query`'s `:contains()`, `:visible` too), an XPath (`/...`), or `x,y` coordinates.
     pub selector: String,
     /// When the target is a link (or inside one), open its address in a new tab instead of
     /// clicking (the tab's id is `data.new_tab_id`). Without it, a click that opens a tab itself
@@ -74,7 +74,7 @@ impl Click {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Hover {
-    /// `@eN`, a CSS selector, an XPath, or `x,y` viewport coordinates.
+    /// `@eN`, CSS (`query`'s extensions too), an XPath, or `x,y` viewport coordinates.
     pub selector: String,
     /// Skip the actionability checks (the move must still reach the element; one that renders
     /// no box or stays off-screen though scrolled into view is INVALID_ARGUMENT at once).
@@ -113,7 +113,7 @@ pub struct CursorPosition {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Drag {
-    /// The element to drag: `@eN`, a CSS selector or an XPath.
+    /// The element to drag: `@eN`, CSS (`query`'s extensions too) or an XPath.
     pub selector: String,
     /// Where to drop it: an element, or `x,y` viewport coordinates.
     pub destination: String,

@@ -38,7 +38,7 @@ pub struct Fill {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Select {
-    /// The `<select>` element: `@eN`, a CSS selector or an XPath.
+    /// The `<select>` element: `@eN`, CSS (`query`'s extensions too) or an XPath.
     pub selector: String,
     /// The option values to choose (several for a `<select multiple>`).
     #[cfg_attr(feature = "cli", arg(required = true, num_args = 1..))]
@@ -57,7 +57,7 @@ pub struct Select {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Upload {
-    /// The file input: `@eN`, a CSS selector or an XPath.
+    /// The file input: `@eN`, CSS (`query`'s extensions too) or an XPath.
     pub selector: String,
     /// The files (made absolute against the caller's working directory; each must exist and be
     /// readable).
