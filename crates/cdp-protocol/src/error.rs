@@ -185,6 +185,9 @@ pub enum ErrorKind {
     ContextDestroyed,
     /// No target with the given id (the page or frame is closed).
     NoTarget,
+    /// The session's page is no longer an active page (a navigation its busy renderer could not
+    /// finish left it between documents): nothing sent on that session reaches a page.
+    NoActivePage,
     /// Any other protocol error (bad parameters, method not found, ...).
     Protocol,
     /// No answer before the deadline.
@@ -248,6 +251,7 @@ const MESSAGES: &[(&str, ErrorKind)] = &[
         "Inspected target navigated or closed",
         ErrorKind::ContextDestroyed,
     ),
+    ("Not attached to an active page", ErrorKind::NoActivePage),
     ("No target with given id", ErrorKind::NoTarget),
     ("No target", ErrorKind::NoTarget),
 ];
@@ -290,6 +294,10 @@ mod tests {
         assert_eq!(
             protocol("No target with given id found").kind(),
             ErrorKind::NoTarget
+        );
+        assert_eq!(
+            protocol("Not attached to an active page").kind(),
+            ErrorKind::NoActivePage
         );
         assert_eq!(protocol("Invalid parameters").kind(), ErrorKind::Protocol);
         assert!(protocol("Cannot find context with specified id").is_gone());

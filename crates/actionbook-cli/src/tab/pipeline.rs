@@ -259,8 +259,10 @@ async fn enter<'a>(
             .await
             .map_err(|e| match e {
                 CliError::Cdp(c)
-                    if c.kind() == cdp_protocol::ErrorKind::Timeout
-                        || c.to_string().contains("Not attached to an active page") =>
+                    if matches!(
+                        c.kind(),
+                        cdp_protocol::ErrorKind::Timeout | cdp_protocol::ErrorKind::NoActivePage
+                    ) =>
                 {
                     CliError::PageUnresponsive {
                         session: slot.id.clone(),
