@@ -51,17 +51,20 @@ pub(crate) async fn run_tab<C: TabCommand>(
     let result = async {
         let mut state = queue(&tab_slot, deadline, name)
             .await
-            .map_err(|e| (e, None))?;
+            .map_err(|e| (e, None, Vec::new()))?;
         let tab = (target.tab.as_str(), tab_slot.clone());
         let mut cx = enter(&slot, tab, &mut state, deadline, env, traits)
             .await
-            .map_err(|e| (e, None))?;
+            .map_err(|e| (e, None, Vec::new()))?;
         // Notes of a command that failed before its answer are not this one's.
         cx.state.frames.take_match_warnings();
         let done = run_watched(cmd, &mut cx).await;
         match settle(&mut cx, traits, done) {
-            Ok(done) => finish(name, &mut cx, done).await.map_err(|e| (e, None)),
+            Ok(done) => finish(name, &mut cx, done)
+                .await
+                .map_err(|e| (e, None, Vec::new())),
             Err(e) => {
+                let told = told(&mut cx);
                 let (now, silent) = page_now(&mut cx, &e).await;
                 // Out of time on a page that does not answer while the browser does: say so.
                 let e = match timed_out(e, deadline, name) {
@@ -70,12 +73,12 @@ pub(crate) async fn run_tab<C: TabCommand>(
                     }
                     e => e,
                 };
-                Err((e, now))
+                Err((e, now, told))
             }
         }
     }
     .await;
-    let (e, now) = match result {
+    let (e, now, told) = match result {
         Ok(envelope) => return envelope,
         Err(failed) => failed,
     };
@@ -90,7 +93,9 @@ pub(crate) async fn run_tab<C: TabCommand>(
         },
         other => timed_out(other, deadline, name),
     };
-    failure_of(name, traits, Some(failed_context(&slot, &target, now)), &e)
+    let mut envelope = failure_of(name, traits, Some(failed_context(&slot, &target, now)), &e);
+    envelope.meta.warnings = told;
+    envelope
 }
 
 /// A browser call cut off by the command's own deadline is the command timing out.
@@ -402,13 +407,7 @@ async fn finish<D: Into<envelope::Data>>(
     cx: &mut TabCx<'_>,
     mut done: Done<D>,
 ) -> Result<Envelope> {
-    if let Some(dialogs) = cx.state.services.get::<DialogAnswerer>() {
-        done.warnings.extend(dialogs.take());
-    }
-    let begun = cx.downloads().take_untold(&cx.tab_id);
-    done.warnings.extend(begun.iter().map(download_notice));
-    done.warnings.extend(cx.state.frames.take_match_warnings());
-    done.warnings.append(&mut cx.state.notes);
+    done.warnings.extend(told(cx));
     let mut context = match done.context.take() {
         Some(c) => c,
         None => context_after(cx, &mut done.warnings).await?,
@@ -420,6 +419,21 @@ async fn finish<D: Into<envelope::Data>>(
     env.meta.pagination = done.pagination;
     env.meta.truncated = done.truncated;
     Ok(env)
+}
+
+/// What the tab has to tell with the command's answer, whether it succeeded or failed: the
+/// dialogs answered, the downloads begun, the selectors that matched several elements, and what
+/// the pipeline did on the way (a busy page's script stopped). Told once.
+fn told(cx: &mut TabCx<'_>) -> Vec<String> {
+    let mut told = Vec::new();
+    if let Some(dialogs) = cx.state.services.get::<DialogAnswerer>() {
+        told.extend(dialogs.take());
+    }
+    let begun = cx.downloads().take_untold(&cx.tab_id);
+    told.extend(begun.iter().map(download_notice));
+    told.extend(cx.state.frames.take_match_warnings());
+    told.append(&mut cx.state.notes);
+    told
 }
 
 /// What a command's answer says of a download the tab began.

@@ -1039,6 +1039,17 @@ fn dialog_answers_the_next_or_every_dialog_as_told() {
     assert_eq!(v["data"]["applies_to"], "every", "{v}");
     assert_eq!(eval(&env, &t, "prompt('name?')"), Value::Null);
 
+    // A command that fails still tells the dialog it met (it was not kept for the next one).
+    let v = on(
+        &env,
+        &t,
+        &["eval", "confirm('go on?'); throw new Error('boom')"],
+    );
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert_warned(&v, "confirm dialog \"go on?\" dismissed");
+    let v = on(&env, &t, &["title"]);
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
+
     // What makes no sense is said, and changes nothing.
     let v = on(&env, &t, &["dialog", "default", "--always"]);
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
