@@ -194,6 +194,7 @@ impl TabCommand for WaitDownload {
                 Some(d) if d.state == DownloadState::Completed => break d,
                 Some(d) if d.state == DownloadState::Canceled => {
                     cx.session.downloads.set_waited(&d.id, None);
+                    keep_waited(cx).await;
                     return Err(CliError::DownloadFailed {
                         id: d.id,
                         url: d.url,
@@ -244,6 +245,7 @@ impl TabCommand for WaitDownload {
         cx.session
             .downloads
             .set_waited(&download.id, moved.as_deref());
+        keep_waited(cx).await;
         if let Some(p) = moved {
             download.path = Some(p.display().to_string());
         }
@@ -254,6 +256,13 @@ impl TabCommand for WaitDownload {
         done.warnings = health_warnings(cx);
         Ok(done)
     }
+}
+
+/// Keeps on disk that a download was returned (a daemon restarted just after does not return it
+/// again); a slow disk does not hold the answer past a moment.
+async fn keep_waited(cx: &TabCx<'_>) {
+    let _ =
+        tokio::time::timeout(crate::deadline::QUICK_CALL, cx.session.downloads.keep_now()).await;
 }
 
 /// Moves a downloaded file to `to` (replacing a file there), across file systems too.

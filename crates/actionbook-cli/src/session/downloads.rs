@@ -9,9 +9,13 @@
 //! reports the path it tells (`filePath`, when it does).
 //!
 //! Chromium forgets the setting when the connection closes (a daemon restart): a download that
-//! starts while no daemon is connected goes where the browser saves by default, and one running
-//! across a restart completes under its guid. The log itself is the daemon's memory: after a
-//! restart it starts empty; the files stay. It keeps the last [`KEPT`] downloads.
+//! starts while no daemon is connected goes where the browser saves by default. The log is kept
+//! in the session's directory (`downloads.json`, written off the command's path after each
+//! change), so a new daemon lists and waits for what the old one saw, with the same ids; a
+//! download running across a restart is followed to its end by what the browser writes to
+//! the disk (Chromium reports its progress to the connection it began under only; in our
+//! directory its file is `<guid>.crdownload`, renamed `<guid>` once complete). It keeps the last
+//! [`KEPT`] downloads.
 //!
 //! A download belongs to the tab whose page or frame caused it: known at once when it is the
 //! tab's page, or later from the tab's frame graph (an iframe's, out-of-process ones included).
@@ -22,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use cdp_protocol::browser::{DownloadProgress, DownloadWillBegin, SetDownloadBehavior};
 use cdp_protocol::{Connection, Event as _};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use crate::deadline;
@@ -32,8 +36,14 @@ use crate::store::SessionRecord;
 /// How many downloads the log keeps (the oldest are forgotten; their files stay).
 pub(crate) const KEPT: usize = 200;
 
+/// The log's file in the session's directory.
+const FILE: &str = "downloads.json";
+
+/// The least time between two writes of the log (a download's progress changes it often).
+const WRITE_GAP: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// What became of a download.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum DownloadState {
     /// Still receiving.
@@ -56,7 +66,7 @@ impl DownloadState {
 }
 
 /// One download.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Download {
     /// `d1`, `d2`, ... in the order they began (per daemon).
     pub id: String,
@@ -111,6 +121,73 @@ struct Log {
     problem: Option<String>,
     /// The connection generation watched last (each is watched once: one task names files).
     watched: u64,
+    /// Where the log is kept (none: memory only).
+    file: Option<PathBuf>,
+    /// Whether the task writing it runs.
+    writing: bool,
+}
+
+/// The log as kept on disk.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Saved {
+    next_id: u64,
+    forgotten: u64,
+    entries: Vec<SavedDownload>,
+}
+
+/// One download as kept on disk: what is shown, and what only the daemon uses.
+#[derive(Debug, Serialize, Deserialize)]
+struct SavedDownload {
+    #[serde(flatten)]
+    shown: Download,
+    guid: String,
+    frame_id: String,
+    told: bool,
+    waited: bool,
+}
+
+impl Log {
+    fn saved(&self) -> Saved {
+        Saved {
+            next_id: self.next_id,
+            forgotten: self.forgotten,
+            entries: self
+                .entries
+                .iter()
+                .map(|d| SavedDownload {
+                    shown: d.clone(),
+                    guid: d.guid.clone(),
+                    frame_id: d.frame_id.clone(),
+                    told: d.told,
+                    waited: d.waited,
+                })
+                .collect(),
+        }
+    }
+
+    /// The log a previous daemon kept. A download it saw running may have ended since: it is
+    /// followed again if the browser reports it to the new connection.
+    fn restored(saved: Saved, file: PathBuf) -> Log {
+        let entries = saved
+            .entries
+            .into_iter()
+            .map(|s| {
+                let mut d = s.shown;
+                d.guid = s.guid;
+                d.frame_id = s.frame_id;
+                d.told = s.told;
+                d.waited = s.waited;
+                d
+            })
+            .collect();
+        Log {
+            entries,
+            next_id: saved.next_id,
+            forgotten: saved.forgotten,
+            file: Some(file),
+            ..Log::default()
+        }
+    }
 }
 
 /// The download log of a session (cloning shares it).
@@ -118,6 +195,8 @@ struct Log {
 pub(crate) struct Downloads {
     log: Arc<Mutex<Log>>,
     changed: Arc<watch::Sender<u64>>,
+    /// Taken by each write of the log's file, so they land in order.
+    writes: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Default for Downloads {
@@ -125,11 +204,36 @@ impl Default for Downloads {
         Downloads {
             log: Arc::default(),
             changed: Arc::new(watch::channel(0).0),
+            writes: Arc::default(),
         }
     }
 }
 
 impl Downloads {
+    /// The log kept in `session_dir` (what an earlier daemon saw, if it kept one there).
+    pub fn kept_in(session_dir: &Path) -> Downloads {
+        let file = session_dir.join(FILE);
+        let log = match crate::store::read_json::<Saved>(&file) {
+            Ok(Some(saved)) => Log::restored(saved, file),
+            Ok(None) => Log {
+                file: Some(file),
+                ..Log::default()
+            },
+            // Unreadable: started anew (the files stay), and written over at the next change.
+            Err(e) => {
+                eprintln!("actionbook: the download log is not readable, started anew: {e}");
+                Log {
+                    file: Some(file),
+                    ..Log::default()
+                }
+            }
+        };
+        Downloads {
+            log: Arc::new(Mutex::new(log)),
+            ..Downloads::default()
+        }
+    }
+
     /// Watches the downloads of a new connection to the session's browser, after telling the
     /// browser where to save them. The task ends with the connection.
     pub fn watch(
@@ -155,9 +259,28 @@ impl Downloads {
             .events(&[DownloadWillBegin::METHOD, DownloadProgress::METHOD]);
         let root = conn.browser();
         let me = self.clone();
+        // Those begun under an earlier connection: the browser reports them to that one only.
+        let earlier: Vec<String> = lock(&self.log)
+            .entries
+            .iter()
+            .filter(|d| d.state == DownloadState::InProgress)
+            .map(|d| d.guid.clone())
+            .collect();
         rt.spawn(async move {
             let problem = me.set_behavior(&root, &save_to).await.err();
             me.change(|log| log.problem = problem);
+            match &save_to {
+                _ if earlier.is_empty() => {}
+                SaveTo::Dir(dir) => me.follow_on_disk(earlier, dir.clone(), generation),
+                // Not ours to look at: what became of them is not known.
+                SaveTo::BrowserDefault => me.change(|log| {
+                    for d in log.entries.iter_mut() {
+                        if earlier.contains(&d.guid) && d.note.is_none() {
+                            d.note = Some(lost_note(&save_to, &d.guid));
+                        }
+                    }
+                }),
+            }
             while let Some(ev) = events.recv().await {
                 if let Ok(begun) = ev.decode::<DownloadWillBegin>() {
                     me.on_begin(begun, &record);
@@ -173,6 +296,95 @@ impl Downloads {
                     }
                 }
             });
+        });
+    }
+
+    /// Follows downloads that the browser reports to no connection of ours by their files in
+    /// `dir`: Chromium writes `<guid>.crdownload` and renames it `<guid>` once complete (it
+    /// deletes it when canceled). Ends when all have ended, or a newer connection follows them.
+    fn follow_on_disk(&self, mut guids: Vec<String>, dir: PathBuf, generation: u64) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let me = self.clone();
+        rt.spawn(async move {
+            while !guids.is_empty() && lock(&me.log).watched == generation {
+                let look = {
+                    let (dir, guids) = (dir.clone(), guids.clone());
+                    tokio::task::spawn_blocking(move || {
+                        guids
+                            .into_iter()
+                            .map(|g| {
+                                let seen = on_disk(&dir, &g);
+                                (g, seen)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .await
+                };
+                let Ok(look) = look else { return };
+                for (guid, seen) in look {
+                    if !me.seen_on_disk(&guid, seen, &dir).await {
+                        guids.retain(|g| *g != guid);
+                    }
+                }
+                tokio::time::sleep(FOLLOW_GAP).await;
+            }
+        });
+    }
+
+    /// Takes what the disk shows of a download followed there; false once it is no longer
+    /// followed (ended, forgotten, or reported by the browser again).
+    async fn seen_on_disk(&self, guid: &str, seen: OnDisk, dir: &Path) -> bool {
+        let name = {
+            let mut log = lock(&self.log);
+            let Some(d) = log.entries.iter_mut().find(|d| d.guid == guid) else {
+                return false;
+            };
+            if d.state != DownloadState::InProgress {
+                return false;
+            }
+            match seen {
+                OnDisk::Partial(n) => {
+                    if d.received_bytes == n {
+                        return true;
+                    }
+                    d.received_bytes = n;
+                    d.note = None;
+                    drop(log);
+                    self.bump();
+                    return true;
+                }
+                OnDisk::Gone => {
+                    d.state = DownloadState::Canceled;
+                    d.note = Some(
+                        "it ended while no connection of ours was told: its partial file is \
+                         gone (canceled in the browser, or removed)"
+                            .into(),
+                    );
+                    drop(log);
+                    self.bump();
+                    return false;
+                }
+                OnDisk::Complete(n) => {
+                    d.received_bytes = n;
+                    d.total_bytes = Some(n);
+                    d.file_name.clone()
+                }
+            }
+        };
+        let (path, note) = name_completed(dir.join(guid), dir.to_path_buf(), name).await;
+        self.completed(guid, path, note);
+        false
+    }
+
+    fn completed(&self, guid: &str, path: Option<PathBuf>, note: Option<String>) {
+        self.change(|log| {
+            if let Some(d) = log.entries.iter_mut().find(|d| d.guid == guid) {
+                d.state = DownloadState::Completed;
+                d.path = path.map(|p| p.display().to_string());
+                d.note = note;
+            }
         });
     }
 
@@ -255,6 +467,8 @@ impl Downloads {
             }
             d.received_bytes = bytes(ev.received_bytes);
             d.total_bytes = Some(bytes(ev.total_bytes)).filter(|n| *n > 0);
+            // Followed again (by a new connection): the note of a lost one no longer holds.
+            d.note = None;
             if state != DownloadState::Completed {
                 d.state = state;
                 drop(log);
@@ -271,27 +485,11 @@ impl Downloads {
                     .clone()
                     .map(PathBuf::from)
                     .unwrap_or_else(|| dir.join(&ev.guid));
-                let dir = dir.clone();
-                let named = tokio::task::spawn_blocking(move || name_file(&saved, &dir, &name))
-                    .await
-                    .unwrap_or_else(|e| Err((PathBuf::new(), e.to_string())));
-                match named {
-                    Ok(p) => (Some(p), None),
-                    Err((p, why)) => (
-                        Some(p).filter(|p| !p.as_os_str().is_empty()),
-                        Some(format!("it could not be given its name: {why}")),
-                    ),
-                }
+                name_completed(saved, dir.clone(), name).await
             }
             SaveTo::BrowserDefault => (ev.file_path.map(PathBuf::from), None),
         };
-        self.change(|log| {
-            if let Some(d) = log.entries.iter_mut().find(|d| d.guid == ev.guid) {
-                d.state = DownloadState::Completed;
-                d.path = path.map(|p| p.display().to_string());
-                d.note = note;
-            }
-        });
+        self.completed(&ev.guid, path, note);
     }
 
     fn change(&self, f: impl FnOnce(&mut Log)) {
@@ -301,6 +499,45 @@ impl Downloads {
 
     fn bump(&self) {
         self.changed.send_modify(|n| *n += 1);
+        let start = {
+            let mut log = lock(&self.log);
+            let start = log.file.is_some() && !log.writing;
+            log.writing |= start;
+            start
+        };
+        if start {
+            self.keep_writing();
+        }
+    }
+
+    /// Writes the log to its file after each change (changes while a write runs make one more
+    /// write, at most one every [`WRITE_GAP`]), off the async workers. Ends with the log.
+    fn keep_writing(&self) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            lock(&self.log).writing = false;
+            return;
+        };
+        let mut changes = self.changed.subscribe();
+        let log = Arc::downgrade(&self.log);
+        let writes = self.writes.clone();
+        rt.spawn(async move {
+            loop {
+                let Some(now) = log.upgrade() else { return };
+                write_log(&now, &writes).await;
+                drop(now);
+                tokio::time::sleep(WRITE_GAP).await;
+                if changes.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Writes the log now (what a command changed is kept before it answers).
+    pub async fn keep_now(&self) {
+        if lock(&self.log).file.is_some() {
+            write_log(&self.log, &self.writes).await;
+        }
     }
 
     /// Places on `tab` the downloads of no known tab that its page (`target_id`) or one of its
@@ -310,11 +547,17 @@ impl Downloads {
             return;
         }
         let frames = frames();
+        let mut claimed = false;
         let mut log = lock(&self.log);
         for d in log.entries.iter_mut().filter(|d| d.tab.is_none()) {
             if target_id == Some(d.frame_id.as_str()) || frames.contains(&d.frame_id) {
                 d.tab = Some(tab.to_string());
+                claimed = true;
             }
+        }
+        drop(log);
+        if claimed {
+            self.bump();
         }
     }
 
@@ -331,14 +574,20 @@ impl Downloads {
     /// The downloads of `tab` that began since a command last told of them, marked told.
     pub fn take_untold(&self, tab: &str) -> Vec<Download> {
         let mut log = lock(&self.log);
-        log.entries
+        let untold: Vec<Download> = log
+            .entries
             .iter_mut()
             .filter(|d| !d.told && d.tab.as_deref() == Some(tab))
             .map(|d| {
                 d.told = true;
                 d.clone()
             })
-            .collect()
+            .collect();
+        drop(log);
+        if !untold.is_empty() {
+            self.bump();
+        }
+        untold
     }
 
     /// The first download of `tab` (or of no known tab) that `wait download` has not returned
@@ -399,7 +648,11 @@ impl Downloads {
                 changes.changed().await.ok()?;
             }
         };
-        tokio::time::timeout(within, waiting).await.ok().flatten()
+        let told = tokio::time::timeout(within, waiting).await.ok().flatten();
+        if told.is_some() {
+            self.bump();
+        }
+        told
     }
 
     /// Whether a download with this id was ever logged (ids grow: a smaller one was forgotten).
@@ -420,6 +673,58 @@ impl Downloads {
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
     }
+}
+
+/// Writes `log` to its file, off the async workers. One write at a time, each taking the log as
+/// it is when its turn comes: the file never goes back to an older log.
+async fn write_log(log: &Mutex<Log>, writes: &tokio::sync::Mutex<()>) {
+    let _turn = writes.lock().await;
+    let (file, saved) = {
+        let l = lock(log);
+        (l.file.clone(), serde_json::to_vec(&l.saved()))
+    };
+    let (Some(file), Ok(bytes)) = (file, saved) else {
+        return;
+    };
+    let written = tokio::task::spawn_blocking(move || {
+        // A session closed meanwhile has no directory: nothing to keep.
+        match crate::store::write_atomic(&file, &bytes) {
+            Err(e) if file.parent().is_some_and(Path::exists) => Err(e),
+            _ => Ok(()),
+        }
+    })
+    .await;
+    if let Ok(Err(e)) = written {
+        eprintln!("actionbook: the download log could not be written: {e}");
+    }
+}
+
+/// How often a download the browser reports to no connection of ours is looked for on disk.
+const FOLLOW_GAP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What the disk shows of a download saved into our directory under its guid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnDisk {
+    /// Still being written (`<guid>.crdownload`), this many bytes so far.
+    Partial(u64),
+    /// Complete (`<guid>`), this many bytes.
+    Complete(u64),
+    /// Neither file.
+    Gone,
+}
+
+/// Looks for a download's files (blocking). The final name is looked at on both sides of the
+/// partial one: the browser's rename between the two looks is not taken for a removal.
+fn on_disk(dir: &Path, guid: &str) -> OnDisk {
+    let size = |p: PathBuf| std::fs::metadata(p).ok().map(|m| m.len());
+    let complete = || size(dir.join(guid));
+    if let Some(n) = complete() {
+        return OnDisk::Complete(n);
+    }
+    if let Some(n) = size(dir.join(format!("{guid}.crdownload"))) {
+        return OnDisk::Partial(n);
+    }
+    complete().map_or(OnDisk::Gone, OnDisk::Complete)
 }
 
 /// A byte count from CDP's double.
@@ -479,6 +784,25 @@ pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
         .unwrap_or(first)
 }
 
+/// Names a completed download's file `saved` (off the async workers): its path, and a note
+/// when it could not be named.
+async fn name_completed(
+    saved: PathBuf,
+    dir: PathBuf,
+    suggested: String,
+) -> (Option<PathBuf>, Option<String>) {
+    let named = tokio::task::spawn_blocking(move || name_file(&saved, &dir, &suggested))
+        .await
+        .unwrap_or_else(|e| Err((PathBuf::new(), e.to_string())));
+    match named {
+        Ok(p) => (Some(p), None),
+        Err((p, why)) => (
+            Some(p).filter(|p| !p.as_os_str().is_empty()),
+            Some(format!("it could not be given its name: {why}")),
+        ),
+    }
+}
+
 /// Renames the saved file `saved` to a free form of `suggested` in `dir` (blocking). On failure,
 /// the file's path as it is and why.
 fn name_file(
@@ -523,6 +847,18 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&named)?, "3");
         assert!(!dir.join("guid-1").exists());
         assert_eq!(std::fs::read_to_string(dir.join("r.csv"))?, "1");
+        std::fs::remove_dir_all(&dir)
+    }
+
+    #[test]
+    fn a_download_on_disk_is_partial_complete_or_gone() -> std::io::Result<()> {
+        let dir = std::env::temp_dir().join(format!("ab-dl-disk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        assert_eq!(on_disk(&dir, "g"), OnDisk::Gone);
+        std::fs::write(dir.join("g.crdownload"), "12")?;
+        assert_eq!(on_disk(&dir, "g"), OnDisk::Partial(2));
+        std::fs::rename(dir.join("g.crdownload"), dir.join("g"))?;
+        assert_eq!(on_disk(&dir, "g"), OnDisk::Complete(2));
         std::fs::remove_dir_all(&dir)
     }
 }

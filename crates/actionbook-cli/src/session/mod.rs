@@ -88,6 +88,7 @@ pub(crate) struct SessionSlot<T> {
 impl<T: Default> SessionSlot<T> {
     /// A session over its record and directory.
     pub fn new(record: SessionRecord, dir: PathBuf) -> SessionSlot<T> {
+        let downloads = downloads::Downloads::kept_in(&dir);
         SessionSlot {
             id: record.session_id.clone(),
             record: Arc::new(Mutex::new(record)),
@@ -99,7 +100,7 @@ impl<T: Default> SessionSlot<T> {
             dir,
             owned: Mutex::new(None),
             generations: AtomicU64::new(0),
-            downloads: downloads::Downloads::default(),
+            downloads,
         }
     }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::need_chromium;
-use crate::support::{Env, assert_failure, on, site, text};
+use crate::support::{Env, assert_failure, eventually, on, site, text};
 
 const CSV: &str = "a,b\n1,2\n";
 
@@ -275,4 +275,108 @@ fn downloads_are_saved_named_told_of_and_waited_for() {
         )),
         "{text}"
     );
+}
+
+/// A server on its own port that sends an attachment slowly: `chunks` pieces of 1000 bytes, one
+/// every `gap`, for every request it takes until dropped.
+struct Trickle {
+    url: String,
+}
+
+impl Trickle {
+    fn start(chunks: usize, gap: std::time::Duration) -> Trickle {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { return };
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let _ = s.read(&mut buf);
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
+                         Content-Disposition: attachment; filename=\"slow.bin\"\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        chunks * 1000
+                    );
+                    let _ = s.write_all(head.as_bytes());
+                    for _ in 0..chunks {
+                        if s.write_all(&[5u8; 1000]).and_then(|()| s.flush()).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(gap);
+                    }
+                });
+            }
+        });
+        Trickle {
+            url: format!("http://127.0.0.1:{port}/slow.bin"),
+        }
+    }
+}
+
+#[test]
+fn the_download_log_outlives_the_daemon() {
+    need_chromium!();
+    let f = site();
+    let attachment = [("Content-Disposition", "attachment; filename=\"report.csv\"")];
+    f.route_with("/report.csv", "200 OK", &attachment, "text/csv", CSV);
+    let slow = Trickle::start(20, std::time::Duration::from_millis(150));
+    f.html(
+        "/dl.html",
+        &format!(
+            r#"<title>Downloads</title><a id="csv" href="/report.csv">report</a>
+<a id="slow" href="{}">slow</a>"#,
+            slow.url
+        ),
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/dl.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let folder = env.home.join("downloads").join(&sid);
+    let wait = |extra: &[&str]| {
+        on(
+            &env,
+            &t,
+            &[&["wait", "download", "--timeout", "15000"][..], extra].concat(),
+        )
+    };
+    assert_eq!(on(&env, &t, &["click", "#csv"])["ok"], true);
+    let first = path_of(&wait(&[]));
+
+    // A new daemon lists what the old one saw, and a download that ran across the restart is
+    // followed to its end.
+    assert_eq!(on(&env, &t, &["click", "#slow"])["ok"], true);
+    // The log is written just after each change: the daemon is killed once it holds the new one.
+    let log = env.home.join("sessions").join(&sid).join("downloads.json");
+    eventually("d2 in the kept log", || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains(r#""id":"d2""#))
+    });
+    env.kill_daemon();
+    let v = on(&env, &t, &["downloads"]);
+    let ids: Vec<&str> = v["data"]["downloads"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["d1", "d2"], "{v}");
+    assert_eq!(v["data"]["downloads"][0]["path"], first.as_str(), "{v}");
+    let v = wait(&["d2"]);
+    assert_eq!(v["data"]["download"]["state"], "completed", "{v}");
+    let slow_file = path_of(&v);
+    assert_eq!(Path::new(&slow_file), folder.join("slow.bin"), "{v}");
+    assert_eq!(
+        std::fs::metadata(&slow_file).map(|m| m.len()).ok(),
+        Some(20_000)
+    );
+
+    // What was waited for is not waited for again; a new download takes the next id.
+    env.kill_daemon();
+    let v = on(&env, &t, &["wait", "download", "--timeout", "300"]);
+    assert_failure(&v, "TIMEOUT", "browser wait download");
+    assert_eq!(on(&env, &t, &["click", "#csv"])["ok"], true);
+    let v = wait(&[]);
+    assert_eq!(v["data"]["download"]["id"], "d3", "{v}");
+    assert_eq!(Path::new(&path_of(&v)), folder.join("report (1).csv"));
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, ref_of, site};
+use crate::support::{Env, eventually, ref_of, site};
 
 /// Runs `browser <args...>` on the tab with `--json`.
 fn on(env: &Env, t: &[&str], args: &[&str]) -> Value {
@@ -1076,15 +1076,6 @@ fn assert_warned(v: &Value, text: &str) {
             .any(|w| w.as_str().is_some_and(|w| w.contains(text)))),
         "warning {text:?} in {v}"
     );
-}
-
-/// Polls `seen` until it holds (20 s at most; the test fails naming `what` otherwise).
-fn eventually(what: &str, mut seen: impl FnMut() -> bool) {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !seen() {
-        assert!(std::time::Instant::now() < until, "never seen: {what}");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
 }
 
 /// A page whose listeners cannot send their report (here the page breaks `JSON.stringify` while

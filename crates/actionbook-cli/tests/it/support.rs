@@ -539,3 +539,13 @@ impl RefusedPort {
         format!("http://127.0.0.1:{}{path}", self.port())
     }
 }
+
+/// Polls `seen` until it holds (20 s at most; the test fails naming `what` otherwise).
+#[track_caller]
+pub fn eventually(what: &str, mut seen: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !seen() {
+        assert!(std::time::Instant::now() < until, "never seen: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
