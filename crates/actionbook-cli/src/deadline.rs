@@ -71,9 +71,7 @@ impl Deadline {
     /// most [`MAX_TIMEOUT_MS`]: the CLI refuses more, a library caller's is shortened to it).
     pub fn new(timeout_ms: Option<u64>) -> Deadline {
         let given = timeout_ms.is_some();
-        let timeout_ms = timeout_ms
-            .unwrap_or(DEFAULT_TIMEOUT_MS)
-            .clamp(1, MAX_TIMEOUT_MS);
+        let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).min(MAX_TIMEOUT_MS);
         Deadline {
             timeout_ms,
             at: Instant::now() + Duration::from_millis(timeout_ms),
@@ -111,6 +109,15 @@ impl Deadline {
     /// Time left, but at most `cap` (one step of the command).
     pub fn capped(&self, cap: Duration) -> Duration {
         self.remaining().min(cap)
+    }
+
+    /// This deadline, or `least` from now when that is later (same timeout reported): for the
+    /// one look a wait always completes, even at `--timeout 0`.
+    pub fn at_least(&self, least: Duration) -> Deadline {
+        Deadline {
+            at: self.at.max(Instant::now() + least),
+            ..self.clone()
+        }
     }
 
     /// Whether the deadline has passed.
@@ -151,7 +158,13 @@ mod tests {
         };
         assert_eq!(spent.remaining(), Duration::from_millis(1));
         assert!(spent.is_over());
-        assert_eq!(Deadline::new(Some(0)).timeout_ms(), 1);
+        assert_eq!(Deadline::new(Some(0)).timeout_ms(), 0);
+        assert!(Deadline::new(Some(0)).is_over());
+        assert!(
+            !Deadline::new(Some(0))
+                .at_least(Duration::from_secs(60))
+                .is_over()
+        );
         assert_eq!(Deadline::new(None).timeout_ms(), DEFAULT_TIMEOUT_MS);
         assert!(!Deadline::new(None).was_given() && Deadline::new(Some(5)).was_given());
     }

@@ -815,9 +815,13 @@ impl SessionCommand for Close {
         &self.target.session
     }
 
-    /// Closing a session that does not exist succeeds, with a warning: it is closed either way.
+    /// Closing a session that does not exist succeeds, with a warning: it is closed either way
+    /// (as the reference CLI). An id no session can have is a mistake, not a closed session.
     fn when_missing(&self) -> Option<Done<CloseData>> {
         let sid = self.target.session.to_string();
+        if !model::valid_session_id(&sid) {
+            return None;
+        }
         let mut done = Done::with_context(
             CloseData {
                 session_id: sid.clone(),

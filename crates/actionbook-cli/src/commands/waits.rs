@@ -31,6 +31,10 @@ pub(crate) const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// How long a wait that ran out of time may still look at the page to report what it saw.
 const TIMED_OUT_LOOK: Duration = Duration::from_millis(250);
 
+/// The time the first look of a wait always has (more when `--timeout` gives more): a wait
+/// checks at least once, `--timeout 0` included, whatever the machine's load.
+const FIRST_LOOK: Duration = Duration::from_millis(1000);
+
 /// Which state of the element is waited for (`--state`, beyond the spec).
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
@@ -130,10 +134,14 @@ impl Seen {
 /// is no answer this time (a context torn down mid-look, a visibility probe that failed), which
 /// must not satisfy `detached` or `hidden`; a bad selector, a ref that was never handed out and a
 /// broken page are errors.
-async fn look(cx: &mut TabCx<'_>, selector: &str, state: ElementState) -> Result<Option<Seen>> {
+async fn look(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+    state: ElementState,
+    deadline: &Deadline,
+) -> Result<Option<Seen>> {
     let page = cx.page.clone();
-    let deadline = cx.deadline.clone();
-    let node = match locate::locate(&mut cx.state.frames, &page, selector, &deadline).await {
+    let node = match locate::locate(&mut cx.state.frames, &page, selector, deadline).await {
         Ok(node) => node,
         Err(CliError::ElementNotFound { .. }) if selector.starts_with('@') => {
             // A ref names one node of a snapshot: one the table never had cannot appear.
@@ -209,15 +217,22 @@ impl TabCommand for WaitElement {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
         let mut last: Option<Seen> = None;
+        let mut looks = 0u32;
         loop {
             // A look cut short by the deadline is no answer (the last complete one is reported).
-            let seen = match tokio::time::timeout(deadline.remaining(), look(cx, &selector, state))
-                .await
-            {
-                Ok(Ok(seen)) => seen,
-                Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
-                _ => None,
+            let bound = match looks {
+                0 => deadline.at_least(FIRST_LOOK),
+                _ => deadline.clone(),
             };
+            looks += 1;
+            let seen =
+                match tokio::time::timeout(bound.remaining(), look(cx, &selector, state, &bound))
+                    .await
+                {
+                    Ok(Ok(seen)) => seen,
+                    Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
+                    _ => None,
+                };
             last = seen.or(last);
             if let Some(seen) = seen
                 && seen.satisfies(state)
@@ -452,10 +467,14 @@ impl TabCommand for WaitCondition {
         let deadline = cx.deadline.clone();
         let mut last = Value::Null;
         let mut form = eval::ConditionForm::default();
+        let mut looks = 0u32;
         loop {
-            match eval::evaluate_condition(&page, &self.expression, &mut form, &deadline, WHAT)
-                .await
-            {
+            let bound = match looks {
+                0 => deadline.at_least(FIRST_LOOK),
+                _ => deadline.clone(),
+            };
+            looks += 1;
+            match eval::evaluate_condition(&page, &self.expression, &mut form, &bound, WHAT).await {
                 Ok(c) => {
                     let (v, truncated, warnings) = eval::reportable(c.value, c.cut);
                     if c.truthy {

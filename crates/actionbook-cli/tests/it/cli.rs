@@ -126,6 +126,12 @@ fn unknown_session_and_close_are_clean() {
     assert_eq!(v["ok"], true);
     assert_eq!(v["data"]["closed_tabs"], 0);
     assert_eq!(v["meta"]["warnings"].as_array().map(Vec::len), Some(1));
+    // An id no session can have is not "already closed": the caller mistyped it.
+    for bad in ["../x", "a b", "S1"] {
+        let v = env.json(&["browser", "close", "--session", bad]);
+        assert_eq!(v["ok"], false, "{v}");
+        assert_eq!(v["error"]["code"], "SESSION_NOT_FOUND", "{v}");
+    }
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["data"]["total_sessions"], 0);
     assert!(v.get("context").is_none());

@@ -787,3 +787,46 @@ fn a_failed_command_reports_the_page_as_it_is_now() {
     assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
     assert!(ends_with(&v["context"]["url"], "/w/stuck.html"), "{v}");
 }
+
+#[test]
+fn a_wait_with_no_time_checks_once_and_says_so() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // `--timeout 0` is one complete look, every time: met when the page already shows it.
+    for _ in 0..8 {
+        ok(&on(
+            &env,
+            &t,
+            &["wait", "element", "#shown", "--timeout", "0"],
+        ));
+        let v = on(
+            &env,
+            &t,
+            &[
+                "wait",
+                "element",
+                "#shown",
+                "--state",
+                "visible",
+                "--timeout",
+                "0",
+            ],
+        );
+        ok(&v);
+        ok(&condition(&env, &t, "document.title === 'Waits'", 0));
+    }
+    // Not met: TIMEOUT saying what the one look saw, with the timeout as given.
+    let v = on(&env, &t, &["wait", "element", "#absent", "--timeout", "0"]);
+    let d = timed_out(&v);
+    assert_eq!(d["timeout_ms"], 0, "{v}");
+    assert_eq!(d["observed_value"]["found"], false, "{v}");
+    let v = condition(&env, &t, "document.title.length", 0);
+    ok(&v);
+    let v = condition(&env, &t, "document.title === 'Other'", 0);
+    let d = timed_out(&v);
+    assert_eq!(d["timeout_ms"], 0, "{v}");
+    assert_eq!(d["observed_value"], false, "{v}");
+}
