@@ -242,6 +242,20 @@ fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
     );
     let r = tab_run(&env, &["browser", "query", "count", ".item"], &t).ok();
     assert_eq!(body(&r), ["5"]);
+    // More matches than `all` lists: the real count, the first 1000, and meta says it is cut.
+    let add = "for (let i = 0; i < 1200; i++) { const p = document.createElement('p'); \
+               p.className = 'many'; p.textContent = 'm' + i; document.body.appendChild(p); } 1";
+    assert_eq!(tab_json(&env, &["browser", "eval", add], &t)["ok"], true);
+    let v = tab_json(&env, &["browser", "query", "all", ".many"], &t);
+    assert_eq!(v["data"]["count"], 1200, "{v}");
+    assert_eq!(v["data"]["items"].as_array().map(Vec::len), Some(1000));
+    assert_eq!(v["meta"]["truncated"], true);
+    assert_eq!(
+        v["meta"]["warnings"][0],
+        "1200 matches; the first 1000 are listed"
+    );
+    let clear = "document.querySelectorAll('.many').forEach(p => p.remove()); 1";
+    assert_eq!(tab_json(&env, &["browser", "eval", clear], &t)["ok"], true);
     // The other pseudo-classes, and XPath.
     for (q, n) in [
         ("input:checked", 1),

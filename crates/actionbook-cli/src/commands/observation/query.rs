@@ -112,6 +112,7 @@ impl TabCommand for Query {
                     count,
                     items,
                 });
+                done.truncated = truncated;
                 if truncated {
                     done.warnings
                         .push(format!("{count} matches; the first {ALL_LIMIT} are listed"));
