@@ -7,7 +7,8 @@
 //!   the whole storage; `affected` counts the keys removed.
 //! - A page without storage (`about:blank` and other opaque origins, storage blocked by the
 //!   browser) is `UNSUPPORTED_OPERATION` with the browser's reason; a value over the quota is
-//!   `INVALID_ARGUMENT`.
+//!   `INVALID_ARGUMENT`. A `file://` page's origin reads as opaque too, but Chromium gives it
+//!   storage: it is used.
 
 use envelope::{
     ChangeAction, StorageChangeData, StorageGetData, StorageItem, StorageKind, StorageListData,
@@ -51,7 +52,7 @@ struct Answer {
 const STORAGE_JS: &str = r#"(function (kind, op, key, value) {
   let s;
   try {
-    if (self.origin === 'null') return { error: 'the page ' + location.href + ' has an opaque origin: it has no web storage', name: 'Opaque' };
+    if (self.origin === 'null' && location.protocol !== 'file:') return { error: 'the page ' + location.href + ' has an opaque origin: it has no web storage', name: 'Opaque' };
     s = self[kind];
   } catch (e) { return { error: String(e && e.message || e), name: String(e && e.name || 'Error') }; }
   if (!s) return { error: kind + ' is not available in this page', name: 'Missing' };

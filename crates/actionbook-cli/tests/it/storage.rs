@@ -382,6 +382,21 @@ fn web_storage_round_trips_per_origin_and_pages_without_storage() {
     );
     let v = run_json(&env, &["session-storage", "set", "k", "v"], &t3);
     assert_eq!(v["error"]["code"], "UNSUPPORTED_OPERATION", "{v}");
+
+    // A file:// page's origin reads as 'null', yet Chromium gives it storage.
+    let page = env.home.join("local.html");
+    std::fs::write(&page, "<title>Local</title><p>local</p>").expect("write page");
+    let url = format!("file://{}", page.display());
+    ok(&run_json(&env, &["goto", &url], &t3));
+    ok(&run_json(
+        &env,
+        &["local-storage", "set", "k", "file-v"],
+        &t3,
+    ));
+    let v = run_json(&env, &["eval", "localStorage.getItem('k')"], &t3);
+    assert_eq!(ok(&v)["value"], "file-v");
+    let v = run_json(&env, &["local-storage", "get", "k"], &t3);
+    assert_eq!(ok(&v)["item"]["value"], "file-v", "{v}");
 }
 
 #[test]
