@@ -353,7 +353,23 @@ pub(crate) enum HistoryMove {
 }
 
 /// Goes back/forward/reloads and waits for the load. Returns false when there was nowhere to go.
+/// Out of time, the load is stopped, as `goto`'s: left loading, the page answered nothing until
+/// the server did (a reload of a slow page read as a page whose script never ends).
 pub(crate) async fn history(
+    page: &Session,
+    main_frame: &str,
+    mv: HistoryMove,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<bool> {
+    let moved = history_move(page, main_frame, mv, deadline, what).await;
+    if moved.is_err() {
+        stop_loading(page).await;
+    }
+    moved
+}
+
+async fn history_move(
     page: &Session,
     main_frame: &str,
     mv: HistoryMove,

@@ -84,6 +84,37 @@ fn navigation_failures_and_timeouts() {
         env.json(&[&["browser", "title"][..], &t].concat())["data"]["value"],
         "Page Two"
     );
+    // A reload of a slow page out of time is a timeout, the load stopped and the page still
+    // there: not a page "not responding" (left loading, the old page answered nothing).
+    let v = env.json(
+        &[
+            &[
+                "browser",
+                "goto",
+                &f.url("/slow.html"),
+                "--timeout",
+                "20000",
+            ][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = env.json(&[&["browser", "reload", "--timeout", "1000"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
+    assert_eq!(
+        v["error"]["message"], "browser reload timed out after 1000ms",
+        "{v}"
+    );
+    assert_eq!(v["context"]["title"], "Slow", "{v}");
+    let v = env.json(
+        &[
+            &["browser", "eval", "document.title", "--timeout", "3000"][..],
+            &t,
+        ]
+        .concat(),
+    );
+    assert_eq!(v["data"]["value"], "Slow", "{v}");
 }
 
 /// URLs as typed: scheme-less input is https (as the reference CLI reads it), code-carrying
