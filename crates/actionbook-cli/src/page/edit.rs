@@ -387,14 +387,26 @@ const PREPARE_TYPING_JS: &str = concat!(
 const ROOM_JS: &str = concat!("function() {\n", room_js!(), "  return room(this);\n}");
 
 /// Fires `change` as a user leaving the field would (after text was inserted), and answers what
-/// the field holds then ([`Room`]).
+/// the field holds then ([`Committed`]).
 const COMMIT_JS: &str = concat!(
     "function() {\n",
     room_js!(),
     r#"  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return room(this);
+  const r = room(this);
+  return { room: r, value: r && this.value.length <= 4096 ? this.value : null };
 }"#
 );
+
+/// What a text field holds once a fill committed its text.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Committed {
+    /// Its [`Room`] (`None` for an element without a text value).
+    #[serde(default)]
+    pub room: Option<Room>,
+    /// Its value, when it has one of at most 4096 UTF-16 units.
+    #[serde(default)]
+    pub value: Option<String>,
+}
 
 /// Chooses the options of a `<select>` whose value (or trimmed display text) is one of the given:
 /// every one must match (else nothing changes and the options are listed); a single `<select>`
@@ -504,14 +516,15 @@ pub(crate) async fn room(
     call_on(node, selector, ROOM_JS, Vec::new(), deadline).await
 }
 
-/// Fires `change` on the element (the text a fill inserted is committed); what it holds then
-/// (`None` for an element without a text value).
+/// Fires `change` on the element (the text a fill inserted is committed); what it holds then.
 pub(crate) async fn commit(
     node: &Located,
     selector: &str,
     deadline: &Deadline,
-) -> Result<Option<Room>> {
-    call_on(node, selector, COMMIT_JS, Vec::new(), deadline).await
+) -> Result<Committed> {
+    let committed: Option<Committed> =
+        call_on(node, selector, COMMIT_JS, Vec::new(), deadline).await?;
+    Ok(committed.unwrap_or_default())
 }
 
 /// One option of a `<select>`.

@@ -875,3 +875,71 @@ fn scroll_every_form_and_eval() {
         "eval needs code",
     );
 }
+
+#[test]
+fn fill_and_select_say_what_the_page_changed_after_them() {
+    need_chromium!();
+    let f = site();
+    f.html(
+        "/reset.html",
+        r#"<!doctype html><title>Reset</title>
+<select id="s" onchange="this.value='a'"><option>a</option><option>b</option></select>
+<select id="free"><option>a</option><option>b</option></select>
+<input id="cleared" onchange="this.value=''">
+<input id="upper" oninput="this.value=this.value.toUpperCase()">
+<input id="plain"><textarea id="area"></textarea>"#,
+    );
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/reset.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let warnings = |v: &serde_json::Value| -> Vec<String> {
+        assert_eq!(v["ok"], true, "{v}");
+        v["meta"]["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w.as_str().map(str::to_string))
+            .collect()
+    };
+    // The page's change handler set the select back: done, and said (not "the input did not
+    // reach" it: the options were chosen and the events fired).
+    let w = warnings(&on(&env, &t, &["select", "#s", "b"]));
+    assert_eq!(
+        w,
+        [
+            r#"#s holds ["a"] after choosing ["b"]: the page's script set it back (its input or change handler)"#
+        ]
+    );
+    assert!(warnings(&on(&env, &t, &["select", "#free", "b"])).is_empty());
+    // A field the page emptied, or formatted: done, and what it holds said.
+    let w = warnings(&on(&env, &t, &["fill", "#cleared", "hello"]));
+    assert_eq!(
+        w,
+        [
+            "#cleared is empty after the fill: the page's script emptied it (its input or change handler)"
+        ]
+    );
+    let w = warnings(&on(&env, &t, &["fill", "#upper", "hello"]));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(r#"#upper holds "HELLO", not the text filled in"#),
+        "{w:?}"
+    );
+    assert_eq!(
+        value(&env, &t, "document.querySelector('#upper').value"),
+        "HELLO"
+    );
+    // Text that stands as filled: nothing to say (an <input> turns line breaks into spaces; a
+    // <textarea> keeps them).
+    assert!(warnings(&on(&env, &t, &["fill", "#plain", "a\nb\r\nc"])).is_empty());
+    assert_eq!(
+        value(&env, &t, "document.querySelector('#plain').value"),
+        "a b c"
+    );
+    assert!(warnings(&on(&env, &t, &["fill", "#area", "a\nb"])).is_empty());
+    assert_eq!(
+        value(&env, &t, "document.querySelector('#area').value"),
+        "a\nb"
+    );
+    assert!(warnings(&on(&env, &t, &["fill", "#area", "a\r\nb"])).is_empty());
+}

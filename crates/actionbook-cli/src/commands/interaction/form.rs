@@ -163,12 +163,16 @@ impl TabCommand for Fill {
                     });
                 }
                 if !self.text.is_empty() {
-                    let held = edit::commit(&node, selector, &deadline).await?;
-                    refused_text(held, selector, what, &self.text)?;
+                    let committed = edit::commit(&node, selector, &deadline).await?;
+                    let held = committed.room;
                     // The selection replaced was the whole value: as typed into an empty field.
                     let emptied = held.map(edit::Room::emptied);
                     if let Some(cut) = edit::cut_at_maxlength(emptied, held, &self.text) {
                         warnings.push(cut.warning(selector));
+                    } else if let Some(changed) =
+                        changed_by_page(held, committed.value.as_deref(), selector, &self.text)
+                    {
+                        warnings.push(changed);
                     }
                 }
             }
@@ -251,19 +255,39 @@ fn range_moved(what: &str, text: &str, kept: &str) -> bool {
     what == "<input type=range>" && text.trim().parse::<f64>().ok() != kept.parse::<f64>().ok()
 }
 
-/// A field that did not take the text filled in: one that rejects it (an `<input type=number>`
-/// given letters is left empty). A field that cut it at its `maxlength` took what fits, as of a
-/// user's typing (a warning says so); any other difference is the page's formatting (a card
-/// number spaced out) and stands.
-fn refused_text(held: Option<edit::Room>, selector: &str, what: &str, text: &str) -> Result<()> {
-    match held {
-        Some(held) if held.points == 0 => Err(CliError::InvalidArgument(format!(
-            "element {selector} is {}: it did not take {text:?} (its value is empty: not a value \
-             it accepts)",
-            with_article(what)
-        ))),
-        _ => Ok(()),
+/// What the field holds when it is not the text filled in (and no `maxlength` cut it): the
+/// page's script changed it in its `input` or `change` handler (formatting, an input mask, a
+/// reset). The fill happened; the warning says what stands.
+fn changed_by_page(
+    held: Option<edit::Room>,
+    value: Option<&str>,
+    selector: &str,
+    text: &str,
+) -> Option<String> {
+    let (held, value) = (held?, value?);
+    // What the field would hold from the text alone: a <textarea> keeps line breaks (as given,
+    // or as `\n`), an <input> turns each into a space (Chromium's single-line editing).
+    let lines = text.replace("\r\n", "\n").replace('\r', "\n");
+    let as_filled = if held.multiline {
+        value == text || value == lines
+    } else {
+        value == lines.replace('\n', " ")
+    };
+    if as_filled {
+        return None;
     }
+    if value.is_empty() {
+        return Some(format!(
+            "{selector} is empty after the fill: the page's script emptied it (its input or \
+             change handler)"
+        ));
+    }
+    let shown: String = value.chars().take(200).collect();
+    let more = if shown.len() < value.len() { "…" } else { "" };
+    Some(format!(
+        "{selector} holds {shown:?}{more}, not the text filled in: the page's script changed it \
+         (its input or change handler: formatting, an input mask)"
+    ))
 }
 
 /// The options of a `<select>`, for an error: `red (Red), green (Green)`.
@@ -367,20 +391,20 @@ impl TabCommand for Select {
                 });
             }
         }
-        // The element must now hold what was asked (a page handler may undo a change).
+        // The options were chosen and `input`/`change` fired in the same call: an element that
+        // does not hold them now had them undone by the page's own handler. Said, not hidden.
         let held = |v: &String| out.selected.contains(v);
+        let mut warnings = Vec::new();
         if !self.by_text && !self.values.iter().all(held) {
-            return Err(CliError::NotDelivered {
-                action: "browser select".into(),
-                selector: selector.to_string(),
-                reason: "input missed",
-                by: None,
-                detail: format!("holds {:?} after choosing {:?}", out.selected, self.values),
-            });
+            warnings.push(format!(
+                "{selector} holds {:?} after choosing {:?}: the page's script set it back (its \
+                 input or change handler)",
+                out.selected, self.values
+            ));
         }
         let value = self.values.join(",");
         let values = (self.values.len() > 1).then(|| self.values.clone());
-        Ok(Done::data(InputData {
+        let mut done = Done::data(InputData {
             action: InputKind::Select,
             target: Some(Target::selector(self.selector)),
             value_summary: ValueSummary::Select {
@@ -388,7 +412,9 @@ impl TabCommand for Select {
                 by_text: self.by_text,
                 values,
             },
-        }))
+        });
+        done.warnings = warnings;
+        Ok(done)
     }
 }
 
