@@ -35,6 +35,19 @@ pub enum CliError {
         /// The tab asked for.
         tab: String,
     },
+    /// The tab closed while a command ran on it.
+    #[error(
+        "tab '{tab}' closed while {command} ran on it (by another command, by the page itself, \
+         or by the input as in a browser: Control+W, Alt+F4)"
+    )]
+    TabClosedUnder {
+        /// The session.
+        session: String,
+        /// The tab that closed.
+        tab: String,
+        /// The command that ran.
+        command: String,
+    },
     /// A selector matched nothing.
     #[error("element not found: {selector}")]
     ElementNotFound {
@@ -420,7 +433,9 @@ impl CliError {
             CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
                 ErrorCode::SessionNotFound
             }
-            CliError::TabNotFound { .. } => ErrorCode::TabNotFound,
+            CliError::TabNotFound { .. } | CliError::TabClosedUnder { .. } => {
+                ErrorCode::TabNotFound
+            }
             CliError::ElementNotFound { .. }
             | CliError::OptionNotFound { .. }
             | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
@@ -604,7 +619,8 @@ impl CliError {
                 "elapsed_ms": elapsed_ms,
                 "observed_value": observed,
             })),
-            CliError::TabNotFound { session, tab } => {
+            CliError::TabNotFound { session, tab }
+            | CliError::TabClosedUnder { session, tab, .. } => {
                 Some(serde_json::json!({ "session_id": session, "tab_id": tab }))
             }
             CliError::ArtifactWrite { path, .. } => Some(serde_json::json!({ "path": path })),

@@ -51,18 +51,18 @@ pub(crate) async fn run_tab<C: TabCommand>(
     let result = async {
         let mut state = queue(&tab_slot, deadline, name)
             .await
-            .map_err(|e| (e, None, Vec::new()))?;
+            .map_err(|e| (e, None, Vec::new(), false))?;
         let tab = (target.tab.as_str(), tab_slot.clone());
         let mut cx = enter(&slot, tab, &mut state, deadline, env, traits)
             .await
-            .map_err(|e| (e, None, Vec::new()))?;
+            .map_err(|e| (e, None, Vec::new(), false))?;
         // Notes of a command that failed before its answer are not this one's.
         cx.state.frames.take_match_warnings();
         let done = run_watched(cmd, &mut cx).await;
         match settle(&mut cx, traits, done) {
             Ok(done) => finish(name, &mut cx, done)
                 .await
-                .map_err(|e| (e, None, Vec::new())),
+                .map_err(|e| (e, None, Vec::new(), true)),
             Err(e) => {
                 let told = told(&mut cx);
                 let (now, silent) = page_now(&mut cx, &e).await;
@@ -73,21 +73,30 @@ pub(crate) async fn run_tab<C: TabCommand>(
                     }
                     e => e,
                 };
-                Err((e, now, told))
+                Err((e, now, told, true))
             }
         }
     }
     .await;
-    let (e, now, told) = match result {
+    let (e, now, told, ran) = match result {
         Ok(envelope) => return envelope,
         Err(failed) => failed,
     };
     let e = match e {
         e if e.is_session_end() => match slot.crashed_error() {
             Some(gone) => gone,
-            None if tab_gone(&slot, &target).await => CliError::TabNotFound {
-                session: target.session.to_string(),
-                tab: target.tab.to_string(),
+            // Gone while the command ran on it: said so, not as a tab that never was (a key
+            // chord such as Control+W closes a tab as in a browser; a page may close itself).
+            None if tab_gone(&slot, &target).await => match ran {
+                true => CliError::TabClosedUnder {
+                    session: target.session.to_string(),
+                    tab: target.tab.to_string(),
+                    command: name.as_str().to_string(),
+                },
+                false => CliError::TabNotFound {
+                    session: target.session.to_string(),
+                    tab: target.tab.to_string(),
+                },
             },
             None => e,
         },

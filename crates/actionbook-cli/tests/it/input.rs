@@ -943,3 +943,43 @@ fn fill_and_select_say_what_the_page_changed_after_them() {
     );
     assert!(warnings(&on(&env, &t, &["fill", "#area", "a\r\nb"])).is_empty());
 }
+
+#[test]
+fn keys_that_close_the_tab_say_it_closed_under_them() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let v = env.json(&[
+        "browser",
+        "new-tab",
+        &f.url("/page2.html"),
+        "--session",
+        &sid,
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    let tab = v["context"]["tab_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let t = ["--session", sid.as_str(), "--tab", tab.as_str()];
+    // Control+W closes the tab as in a browser: not "not found", as of a tab that never was.
+    let v = on(&env, &t, &["press", "Control+w"]);
+    assert_failure(
+        &v,
+        "TAB_NOT_FOUND",
+        &format!("tab '{tab}' closed while browser press ran on it"),
+    );
+    assert_eq!(v["error"]["details"]["tab_id"], tab.as_str(), "{v}");
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    let tabs: Vec<&str> = v["data"]["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["tab_id"].as_str())
+        .collect();
+    assert_eq!(tabs, ["t1"], "{v}");
+    // A later command on it: simply not found.
+    let v = on(&env, &t, &["title"]);
+    assert_failure(&v, "TAB_NOT_FOUND", &format!("tab '{tab}' not found"));
+}
