@@ -1455,6 +1455,25 @@ fn logs_from_the_first_load_and_every_frame() {
         logs(&env, &t, &["console"])["data"]["items"],
         serde_json::json!([])
     );
+    // A --clear of a tail says what it removed unseen.
+    tab_run(
+        &env,
+        &[
+            "browser",
+            "eval",
+            "console.log('c1'); console.log('c2'); console.log('c3'); 1",
+        ],
+        &t,
+    )
+    .ok();
+    logs_until(&env, &t, "console", "c3");
+    let v = logs(&env, &t, &["console", "--tail", "1", "--clear"]);
+    assert_eq!(texts(&v), ["c3"], "{v}");
+    assert_eq!(
+        v["meta"]["warnings"][0],
+        "--clear removed 2 console entries that were not shown (filtered out by --level, --source or --since, or older than --tail's)",
+        "{v}"
+    );
     // A message past the tab's 8 KiB a message is cut, and the answer says which and how long.
     tab_run(
         &env,

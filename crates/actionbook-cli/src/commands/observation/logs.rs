@@ -244,6 +244,18 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
             }
         ));
     }
+    if read.cleared_unseen > 0 {
+        let n = read.cleared_unseen;
+        let (them, were) = if n == 1 {
+            ("entry", "was")
+        } else {
+            ("entries", "were")
+        };
+        done.warnings.push(format!(
+            "--clear removed {n} {what} {them} that {were} not shown (filtered out by --level, \
+             --source or --since, or older than --tail's)"
+        ));
+    }
     if read.dropped > 0 {
         done.warnings.push(format!(
             "{} older {what} entries were dropped since the last read (a tab keeps the latest {})",

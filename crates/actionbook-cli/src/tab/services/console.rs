@@ -154,6 +154,9 @@ pub(crate) struct Read {
     pub last_seq: u64,
     /// What the recorder could not switch on (the log misses what those would have recorded).
     pub not_enabled: Vec<String>,
+    /// Entries a `--clear` removed that the read did not return (filtered out, or before its
+    /// tail).
+    pub cleared_unseen: usize,
 }
 
 type Flush = oneshot::Sender<()>;
@@ -343,7 +346,9 @@ impl ConsoleLog {
             let skip = entries.len().saturating_sub(n);
             entries.drain(..skip);
         }
+        let mut cleared_unseen = 0;
         if filter.clear {
+            cleared_unseen = b.entries.len().saturating_sub(entries.len());
             b.entries.clear();
         }
         Read {
@@ -352,6 +357,7 @@ impl ConsoleLog {
             lost,
             last_seq,
             not_enabled: st.not_enabled.clone(),
+            cleared_unseen,
         }
     }
 
