@@ -85,6 +85,11 @@ struct Info {
     gone: bool,
     /// Disabled (native or `aria-disabled`).
     disabled: bool,
+    /// Fallback content of a rendered `<canvas>`: never laid out, yet Chromium keeps it in the
+    /// tree (focusable controls there are what assistive technology operates).
+    fallback: bool,
+    /// Outside the topmost open modal dialog: inert, no user can operate it while the dialog is up.
+    inert: bool,
     role: Role,
     fate: Fate,
 }
@@ -594,11 +599,25 @@ impl<'a> AxCompute<'a> {
                 rendered_below[p as usize] = true;
             }
         }
+        let modal = self.topmost_modal();
         for i in 0..n as u32 {
             let parent = v.parent(i);
             let pinfo = (parent != NIL).then(|| info[parent as usize]);
             let mut gone = pinfo.is_some_and(|p| p.gone);
-            let disp = if v.is_element(i) {
+            let fallback = pinfo.is_some_and(|p| p.fallback)
+                || (parent != NIL && v.tag(parent) == Tag::Canvas && v.rendered(parent));
+            // The modal dialog and what it holds are not inert; everything else is.
+            let inert = modal.is_some_and(|m| i != m && pinfo.is_none_or(|p| p.inert));
+            let disp = if fallback {
+                // No layout and no styles here: controls count as boxes, the rest as inline.
+                if v.is_element(i) && !replaced(v, i) {
+                    Disp::Inline
+                } else if v.is_element(i) {
+                    Disp::AtomicInline
+                } else {
+                    Disp::Inline
+                }
+            } else if v.is_element(i) {
                 if v.rendered(i) {
                     match Disp::of(v.style(i, Style::Display)) {
                         // Replaced elements are boxes even when `display: inline`.
@@ -619,7 +638,9 @@ impl<'a> AxCompute<'a> {
                 && (v
                     .attr(i, Attr::AriaHidden)
                     .is_some_and(|h| h.trim().eq_ignore_ascii_case("true"))
-                    || v.has_attr(i, Attr::Inert))
+                    || v.has_attr(i, Attr::Inert)
+                    // Canvas fallback has no computed style to read; `hidden` at least is seen.
+                    || (fallback && v.has_attr(i, Attr::Hidden)))
             {
                 gone = true;
             }
@@ -631,6 +652,8 @@ impl<'a> AxCompute<'a> {
                 invisible,
                 gone,
                 disabled,
+                fallback,
+                inert,
                 role: Role::NONE,
                 fate: Fate::Skip,
             });
@@ -642,6 +665,19 @@ impl<'a> AxCompute<'a> {
             let fate = self.compute_fate(i, role);
             self.info[i as usize].fate = fate;
         }
+    }
+
+    /// The open modal dialog on top, if any: an open `<dialog>` in the top layer (`overlay: auto`,
+    /// which a dialog only gets from `showModal()` or as an open popover, and a popover is no
+    /// `open` dialog). Of several, the last in document order (a dialog opened from inside
+    /// another comes after it).
+    fn topmost_modal(&self) -> Option<u32> {
+        let v = self.v;
+        (0..v.len() as u32).rev().find(|&i| {
+            v.tag(i) == Tag::Dialog
+                && v.has_attr(i, Attr::Open)
+                && v.style(i, Style::Overlay) == "auto"
+        })
     }
 
     fn compute_disabled(&self, i: u32, parent: Option<bool>, info: &[Info]) -> bool {
@@ -941,7 +977,15 @@ impl<'a> AxCompute<'a> {
                 // An SVG root is an image; other foreign elements are generic.
                 let name = v.node_name(i);
                 if name == "svg" && !self.in_svg(i) {
-                    "image"
+                    // Chromium keeps the content of an SVG with links in it (they are focusable
+                    // and clickable); one without is an image.
+                    if self.svg_has_link(i) {
+                        "SvgRoot"
+                    } else {
+                        "image"
+                    }
+                } else if name == "a" && self.svg_href(i) && self.in_svg(i) {
+                    "link"
                 } else if name == "math" {
                     "math"
                 } else {
@@ -950,6 +994,43 @@ impl<'a> AxCompute<'a> {
             }
             _ => "generic",
         })
+    }
+
+    /// An SVG `<a>` with a target (`href`, or the older `xlink:href`).
+    fn svg_href(&self, i: u32) -> bool {
+        let v = self.v;
+        v.tag(i) == Tag::Foreign
+            && v.node_name(i) == "a"
+            && (v.has_attr(i, Attr::Href)
+                || v.doc.nodes.attributes.get(i as usize).chunks(2).any(|p| {
+                    p.first()
+                        .is_some_and(|&k| v.strings.get(k).eq_ignore_ascii_case("xlink:href"))
+                }))
+    }
+
+    /// Whether an SVG root holds a link.
+    fn svg_has_link(&self, svg: u32) -> bool {
+        let mut stack: Vec<u32> = self.v.children(svg).collect();
+        while let Some(c) = stack.pop() {
+            if self.svg_href(c) {
+                return true;
+            }
+            stack.extend(self.v.children(c));
+        }
+        false
+    }
+
+    /// The outermost `<svg>` around a node.
+    fn svg_root(&self, i: u32) -> u32 {
+        let mut root = NIL;
+        let mut p = self.v.parent(i);
+        while p != NIL {
+            if self.v.tag(p) == Tag::Foreign && self.v.node_name(p) == "svg" {
+                root = p;
+            }
+            p = self.v.parent(p);
+        }
+        root
     }
 
     fn in_svg(&self, i: u32) -> bool {
@@ -1169,6 +1250,17 @@ impl<'a> AxCompute<'a> {
             || !matches!(self.v.style(i, Style::Float), "" | "none")
     }
 
+    /// Rendered text, or (unrendered) text of canvas fallback content that is not only white space.
+    fn text_shown(&self, i: u32) -> bool {
+        self.text_rendered(i)
+            || (self.info[i as usize].fallback
+                && !self
+                    .v
+                    .node_value(i)
+                    .trim_matches(&HTML_SPACE[..])
+                    .is_empty())
+    }
+
     fn text_rendered(&self, i: u32) -> bool {
         self.v
             .layout_of(i)
@@ -1194,7 +1286,7 @@ impl<'a> AxCompute<'a> {
             return Fate::Skip;
         }
         if v.is_text(i) {
-            if !self.text_rendered(i) || info.invisible {
+            if !self.text_shown(i) || info.invisible {
                 return Fate::Skip;
             }
             // The text of a label that only names a checkbox or radio is that control's name.
@@ -1253,7 +1345,17 @@ impl<'a> AxCompute<'a> {
         }
         if tag == Tag::Foreign && self.in_svg(i) {
             // Inside an SVG image only titled or interactive shapes would show; none do here.
-            return Fate::Skip;
+            let root = self.svg_root(i);
+            if root == NIL || !self.role_of(root).is("SvgRoot") {
+                return Fate::Skip;
+            }
+            // An SVG with links: the links are in the tree with their text; shapes and groups
+            // give way to what they hold; titles and descriptions only name things.
+            return match v.node_name(i) {
+                "title" | "desc" | "metadata" | "defs" | "style" | "script" => Fate::Skip,
+                _ if role.is("link") => Fate::Include,
+                _ => Fate::Lift,
+            };
         }
         let included = self.included(i, role);
         if included {
@@ -1375,7 +1477,7 @@ impl<'a> AxCompute<'a> {
             return;
         }
         if v.is_text(i) {
-            if self.text_rendered(i) || ctx.include_hidden {
+            if self.text_shown(i) || ctx.include_hidden {
                 let t = match v.layout_of(i) {
                     Some(l) => v.layout_text(l),
                     None => v.node_value(i),
@@ -1626,7 +1728,7 @@ impl<'a> AxCompute<'a> {
                 .find(|&c| v.tag(c) == Tag::Caption)
                 .map(|c| self.referenced_text(c, None))
                 .filter(|s| !s.trim().is_empty()),
-            Tag::Foreign if role.is("image") => {
+            Tag::Foreign if role.is("image") || role.is("SvgRoot") => {
                 let t = self.svg_title(i);
                 (!t.is_empty()).then_some(t)
             }
@@ -1940,7 +2042,15 @@ impl<'a> AxCompute<'a> {
                 _ => {}
             }
         }
-        if self.info[i as usize].disabled && tag != Tag::Optgroup {
+        let operable = || {
+            is_widget_role(role.0)
+                || self.focusable(i)
+                || self.clickable(i)
+                || role.is("DisclosureTriangle")
+        };
+        if (self.info[i as usize].disabled || (self.info[i as usize].inert && operable()))
+            && tag != Tag::Optgroup
+        {
             push("disabled", AxScalar::Bool(true));
         }
         if role.is("link")
@@ -2001,7 +2111,6 @@ impl<'a> AxCompute<'a> {
                 | Tag::Iframe
                 | Tag::Frame
                 | Tag::Img
-                | Tag::Canvas
                 | Tag::Video
                 | Tag::Audio
                 | Tag::Meter

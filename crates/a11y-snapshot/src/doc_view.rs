@@ -493,13 +493,54 @@ impl<'a> DocView<'a> {
                 }
             })
             .collect();
-        DocView {
+        let mut view = DocView {
             strings,
             doc,
             first_child,
             next_sibling,
             layout,
             tags,
+        };
+        view.unrender_skipped_content();
+        view
+    }
+
+    /// Drops the layout of content the page does not show although it may have layout objects:
+    /// what a closed `<details>` holds besides its summary, and what lies under
+    /// `content-visibility: hidden` (`hidden=until-found` too). Chromium skips painting it, but
+    /// a forced layout (`getBoundingClientRect`, `DOM.getBoxModel`) gives it boxes, which would
+    /// make it look rendered; `checkVisibility()` says false for it and so does this.
+    fn unrender_skipped_content(&mut self) {
+        let n = self.layout.len();
+        let mut skipped = vec![false; n];
+        // Flat-tree pre-order: a parent comes before its children.
+        for i in 0..n as u32 {
+            let p = self.parent(i);
+            if p == NIL {
+                continue;
+            }
+            let hides = |v: &DocView<'_>, at: u32, child: u32| {
+                (v.tag(at) == Tag::Details
+                    && !v.has_attr(at, Attr::Open)
+                    && !matches!(v.tag(child), Tag::Summary | Tag::Slot))
+                    || v.style(at, Style::ContentVisibility) == "hidden"
+            };
+            // Content slotted into a closed details of a shadow tree sits under the details' slot.
+            let via_slot = self.tag(p) == Tag::Slot && {
+                let pp = self.parent(p);
+                pp != NIL
+                    && self.tag(pp) == Tag::Details
+                    && !self.has_attr(pp, Attr::Open)
+                    && self.tag(i) != Tag::Summary
+            };
+            if skipped[p as usize] || hides(self, p, i) || via_slot {
+                skipped[i as usize] = true;
+            }
+        }
+        for (l, s) in self.layout.iter_mut().zip(skipped) {
+            if s {
+                *l = NIL;
+            }
         }
     }
 

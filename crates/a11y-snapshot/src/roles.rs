@@ -33,6 +33,8 @@ pub fn map_role(raw: &str) -> (&str, RoleKind) {
         "DescriptionListTerm" => ("term", Semantic),
         "DescriptionListDetail" => ("definition", Semantic),
         "Canvas" => ("img", Semantic),
+        // An SVG with links or text in it (one without is an `image`): a wrapper of its content.
+        "SvgRoot" => ("generic", Structural),
         "Figcaption" => ("caption", Semantic),
         "Details" => ("group", Semantic),
         "DisclosureTriangle" | "ColorWell" | "PopUpButton" => ("button", Semantic),

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::raw::LossyString;
 
 /// The computed styles requested, in this order ([`Style`] indexes them).
-pub(crate) const STYLES: [&str; 7] = [
+pub(crate) const STYLES: [&str; 9] = [
     "display",
     "visibility",
     "cursor",
@@ -25,6 +25,8 @@ pub(crate) const STYLES: [&str; 7] = [
     "overflow-y",
     "position",
     "float",
+    "content-visibility",
+    "overlay",
 ];
 
 /// Index of a style in [`STYLES`].
@@ -37,6 +39,10 @@ pub(crate) enum Style {
     OverflowY = 4,
     Position = 5,
     Float = 6,
+    /// `hidden` skips the element's content: it may keep (stale or forced) layout but is not shown.
+    ContentVisibility = 7,
+    /// `auto` on an element in the top layer (a modal dialog, an open popover).
+    Overlay = 8,
 }
 
 /// `DOMSnapshot.captureSnapshot`, decoded into [`CapturedSnapshot`].

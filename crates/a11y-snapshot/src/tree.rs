@@ -547,6 +547,7 @@ fn finish_node<A: AxInput>(
 ) {
     let raw_role = ax.role(ai);
     let is_root = matches!(raw_role, "RootWebArea" | "WebArea");
+    let canvas = raw_role == "Canvas";
     let (role, kind) = {
         let (mapped, kind) = map_role(raw_role);
         let role = if mapped.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -609,7 +610,14 @@ fn finish_node<A: AxInput>(
         return;
     }
     let interactive = is_interactive_role(&role);
-    if is_leaf_role(&role) {
+    // A canvas's fallback content is kept when there is something to operate in it (Chromium
+    // exposes it, focusable and clickable); fallback text alone stays the picture's business.
+    let fallback = canvas && operable_within(nodes, &out[start..]);
+    if fallback && name.is_empty() {
+        // No line of its own: the controls take its place.
+        return;
+    }
+    if is_leaf_role(&role) && !fallback {
         // Inner editor structure and decoration of form controls and images is noise.
         out.truncate(start);
         if name.is_empty()
@@ -730,6 +738,21 @@ fn finish_node<A: AxInput>(
         dom_entry: entry_idx,
     });
     out.push((nodes.len() - 1) as u32);
+}
+
+/// Whether any of these nodes or their descendants is interactive (by role or cursor).
+fn operable_within(nodes: &[Node], roots: &[u32]) -> bool {
+    let mut stack: Vec<u32> = roots.to_vec();
+    while let Some(i) = stack.pop() {
+        let Some(n) = nodes.get(i as usize) else {
+            continue;
+        };
+        if n.interactive || n.cursor {
+            return true;
+        }
+        stack.extend(&n.children);
+    }
+    false
 }
 
 fn descendant_text(nodes: &[Node], children: &[u32], limit: usize) -> String {
