@@ -169,6 +169,18 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// The element is fallback content of a `<canvas>`: Chromium's accessibility tree has it
+    /// (a snapshot lists it) and it takes keyboard focus, but it is never laid out, so no pointer
+    /// can reach it. Nothing was done.
+    #[error(
+        "{action}: {selector} is fallback content of a <canvas>: the canvas is drawn in its place, so it has no box to point at; nothing was done"
+    )]
+    CanvasFallback {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+    },
     /// `--force` skips the actionability checks, but no part of the element comes into the
     /// viewport even after scrolling it into view (placed off-screen, moved out of a container
     /// that clips it): there is no point of it to act at. Nothing was pressed.
@@ -427,9 +439,10 @@ impl CliError {
         match self {
             // As fill, type and focus refuse an element that is not rendered: the action cannot
             // be done on it as it is (no wait was asked for).
-            CliError::InvalidArgument(_) | CliError::NoBox { .. } | CliError::OffScreen { .. } => {
-                ErrorCode::InvalidArgument
-            }
+            CliError::InvalidArgument(_)
+            | CliError::NoBox { .. }
+            | CliError::CanvasFallback { .. }
+            | CliError::OffScreen { .. } => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
                 ErrorCode::SessionNotFound
             }
@@ -533,6 +546,7 @@ impl CliError {
             self,
             CliError::NotActionable { .. }
                 | CliError::NoBox { .. }
+                | CliError::CanvasFallback { .. }
                 | CliError::OffScreen { .. }
                 | CliError::Cdp(CdpError::Connect { .. })
                 | CliError::Daemon(_)
@@ -600,6 +614,9 @@ impl CliError {
             }
             CliError::NoBox { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "not visible" }))
+            }
+            CliError::CanvasFallback { selector, .. } => {
+                Some(serde_json::json!({ "selector": selector, "reason": "canvas fallback" }))
             }
             CliError::OffScreen { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "outside viewport" }))
@@ -701,6 +718,9 @@ impl CliError {
             CliError::NotActionable { .. } => {
                 Some("check the element's state with `browser snapshot`, or increase --timeout")
             }
+            CliError::CanvasFallback { .. } => Some(
+                "act as a keyboard user does: `browser focus <selector>`, then `browser press Enter` (or Space)",
+            ),
             CliError::NoBox { .. } => Some(
                 "show it first (open its menu or section), or act on the element the user sees; without --force the command waits for it to show",
             ),

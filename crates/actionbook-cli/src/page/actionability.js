@@ -146,6 +146,12 @@ async function (op, arg) {
     if (e.checkVisibility && !e.checkVisibility({ visibilityProperty: true })) return false;
     return !!box(e);
   };
+  // Fallback content of a <canvas> is in the accessibility tree (focusable, operable by keyboard)
+  // but never laid out: the canvas is drawn in its place, so no pointer can reach it.
+  const inCanvas = (e) => {
+    for (let p = e.parentNode; p; p = p.parentNode || p.host) if (p.localName === 'canvas') return true;
+    return false;
+  };
   const disabled = (e) => {
     try { if (e.matches(':disabled')) return true; } catch (x) { /* not an element */ }
     return e.getAttribute('aria-disabled') === 'true';
@@ -155,7 +161,7 @@ async function (op, arg) {
     let p = at;
     if (!p) {
       const r = box(el);
-      if (!r) return { fail: 'notvisible' };
+      if (!r) return { fail: inCanvas(el) ? 'fallback' : 'notvisible' };
       p = pointIn(r, win);
       if (!p) return { fail: 'outside' };
     } else if (!inside(win, p[0], p[1])) {
@@ -349,7 +355,7 @@ async function (op, arg) {
   if (op === 'aim') {
     if (!el.isConnected) return { status: 'notconnected' };
     const checks = arg.checks;
-    if (checks.visible && !visible(el)) return { status: 'notvisible' };
+    if (checks.visible && !visible(el)) return { status: inCanvas(el) ? 'fallback' : 'notvisible' };
     if (checks.enabled && disabled(el)) return { status: 'disabled' };
     let m = measure(checks, arg.at);
     let scrolled = false;

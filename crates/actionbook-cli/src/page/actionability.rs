@@ -146,6 +146,8 @@ pub(crate) enum NotReady {
     Detached,
     /// It renders no box, or is `visibility: hidden`.
     NotVisible,
+    /// Fallback content of a `<canvas>`: never laid out, it cannot get a box.
+    CanvasFallback,
     /// A disabled form control.
     Disabled,
     /// Its visible part is outside the viewport even after scrolling (or clipped away).
@@ -171,6 +173,7 @@ impl NotReady {
         match self {
             NotReady::Detached => "detached",
             NotReady::NotVisible => "not visible",
+            NotReady::CanvasFallback => "canvas fallback",
             NotReady::Disabled => "disabled",
             NotReady::Outside => "outside viewport",
             NotReady::Moving => "moving",
@@ -193,6 +196,9 @@ impl NotReady {
         match self {
             NotReady::Detached => "was removed from the page".into(),
             NotReady::NotVisible => "is not visible".into(),
+            NotReady::CanvasFallback => {
+                "is fallback content of a <canvas> (drawn over, it has no box)".into()
+            }
             NotReady::Disabled => "is disabled".into(),
             NotReady::Outside => "is outside the viewport (even after scrolling)".into(),
             NotReady::Moving => "keeps moving".into(),
@@ -209,6 +215,7 @@ impl NotReady {
             "ok" => return None,
             "notconnected" | "lost" => NotReady::Detached,
             "notvisible" => NotReady::NotVisible,
+            "fallback" => NotReady::CanvasFallback,
             "disabled" => NotReady::Disabled,
             "outside" => NotReady::Outside,
             "moving" => NotReady::Moving,

@@ -395,6 +395,9 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
 pub(crate) const HELPERS_JS: &str = r#"(() => {
   const isVisible = (el) => {
     if (!el || !el.isConnected) return false;
+    // Content Chromium skips (a closed <details>, content-visibility: hidden, canvas fallback)
+    // can still be given a box by a forced layout: it is not shown all the same.
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return false;
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) return false;
     const s = getComputedStyle(el);

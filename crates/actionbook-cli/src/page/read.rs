@@ -390,23 +390,36 @@ pub(crate) async fn border_box_of(
     }))
 }
 
-/// The located node's border box (see [`border_box_of`]).
+/// Whether Chromium shows the element at all (`checkVisibility()`; true for nodes that are no
+/// elements).
+const SHOWN_JS: &str =
+    "function() { return typeof this.checkVisibility !== 'function' || this.checkVisibility(); }";
+
+/// The located node's border box (see [`border_box_of`]); none for an element the page does not
+/// show: what a closed `<details>` holds (or `content-visibility: hidden` skips) gets a box from
+/// a forced layout, where nothing is drawn and a click lands on something else.
 pub(crate) async fn border_box(
     g: &FrameGraph,
     node: &Located,
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Option<ViewRect>> {
-    border_box_of(
-        g,
-        node.session(),
-        &node.frame_id,
-        None,
-        Some(node.handle.object_id()),
-        selector,
-        deadline,
-    )
-    .await
+    let (shown, b) = tokio::join!(
+        call::<bool>(&node.handle, selector, SHOWN_JS, Vec::new(), deadline),
+        border_box_of(
+            g,
+            node.session(),
+            &node.frame_id,
+            None,
+            Some(node.handle.object_id()),
+            selector,
+            deadline,
+        )
+    );
+    if !shown? {
+        return Ok(None);
+    }
+    b
 }
 
 /// An element's interactive state.
@@ -552,7 +565,43 @@ pub(crate) async fn state(
     );
     let mut s = s?;
     s.focused = f?;
+    // Inert content (behind a modal dialog, under [inert]) takes no input, whatever its own
+    // attributes say. The DOM cannot tell modal inertness; Chromium's accessibility tree can.
+    if s.enabled && inert(node, deadline).await {
+        s.enabled = false;
+    }
     Ok(s)
+}
+
+/// Why Chromium's accessibility tree leaves out an inert node.
+const INERT_REASONS: [&str; 3] = ["activeModalDialog", "inertElement", "inertSubtree"];
+
+/// Whether the accessibility tree says the node is inert (false when it cannot be asked).
+async fn inert(node: &Located, deadline: &Deadline) -> bool {
+    let asked = node
+        .session()
+        .send_timeout(
+            &accessibility::GetPartialAxTree {
+                object_id: Some(node.handle.object_id().clone()),
+                fetch_relatives: Some(false),
+                ..Default::default()
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await;
+    let Ok(tree) = asked else {
+        return false;
+    };
+    let own = |n: &&accessibility::AxNode| {
+        n.backend_dom_node_id.map(|b| b.get()) == Some(node.encoded.backend_node_id)
+    };
+    let me = tree.nodes.iter().find(own).or(tree.nodes.first());
+    me.is_some_and(|n| {
+        n.ignored_reasons
+            .iter()
+            .flatten()
+            .any(|r| INERT_REASONS.contains(&r.name.as_str()))
+    })
 }
 
 /// DOM facts `describe` adds to the accessibility ones.

@@ -29,6 +29,7 @@ mod pointer;
 mod runtime;
 mod snapshot_diff;
 mod snapshot_limits;
+mod snapshot_truth;
 mod storage;
 mod waits;
 mod windows;

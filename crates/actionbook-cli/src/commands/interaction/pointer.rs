@@ -144,6 +144,13 @@ pub(crate) async fn approach(
             Ok(Ok(ready)) => return Ok(ready),
             // Forced, nothing is waited for: an element that renders no box has no point to act
             // at, and waiting for it to show is the check the user asked to skip.
+            // Canvas fallback content never gets a box: waiting cannot help.
+            Ok(Err(Some(NotReady::CanvasFallback))) => {
+                return Err(CliError::CanvasFallback {
+                    action: action.to_string(),
+                    selector,
+                });
+            }
             Ok(Err(Some(NotReady::NotVisible))) if forced => {
                 return Err(CliError::NoBox {
                     action: action.to_string(),
