@@ -139,9 +139,9 @@ pub enum CliError {
         /// The timeout in milliseconds.
         ms: u64,
     },
-    /// Input was sent to an element (a press twice, with fresh geometry the second time, unless
-    /// forced) and its document saw it arrive elsewhere, or not at all: the command is not
-    /// reported done (what got the input instead may have acted on it).
+    /// Input was sent to an element (a press once) and its document saw it arrive elsewhere, or
+    /// not at all: the command is not reported done, nor retryable (what got the input instead
+    /// may have acted on it; the same command would send it again).
     #[error(
         "{action}: the input did not reach {selector}: it {detail}; not reported done (what got the input instead may have acted on it)"
     )]
@@ -520,13 +520,13 @@ impl CliError {
         if let CliError::BatchClickFailed { cause, .. } | CliError::PageBusy { cause } = self {
             return cause.retryable();
         }
+        // Not input that was sent and went elsewhere (`NotDelivered`, `KeysNotDelivered`): what
+        // got it may have acted, and the same command would send it again.
         matches!(
             self,
             CliError::Timeout { .. }
                 | CliError::LoadUnfinished { .. }
                 | CliError::NotActionable { .. }
-                | CliError::NotDelivered { .. }
-                | CliError::KeysNotDelivered { .. }
                 | CliError::WaitTimedOut { .. }
                 | CliError::PageUnresponsive { .. }
                 | CliError::Cdp(_)
@@ -1081,6 +1081,7 @@ mod tests {
         );
         assert!(!m.contains("nothing"), "{m}");
         assert!(!e.not_performed());
+        assert!(!e.retryable());
     }
 
     /// Keys no document saw are named as keys (there is no selector), and not said to have done

@@ -4,7 +4,8 @@
 //               needed), hit tests at that point in this document and up through every frame this
 //               script can reach, and one-shot capture listeners recording the input that arrives;
 //   check(arg)  after the pointer moved there: the point is unchanged (stable), still hits the
-//               element, and whether the move itself landed on the element;
+//               element (or what the page put in its place, see `replacement`), and whether the
+//               move itself landed on the element;
 //   up(arg)     one frame boundary it could not cross (another origin or process): from the
 //               child's point to the parent's, hit tested, and on up;
 //   listen(arg) listeners only (keyboard input to this element's document);
@@ -85,6 +86,25 @@ async function (op, arg) {
     }
     return false;
   };
+  // A node the page put in the element's place: a re-render (a framework swapping a hovered
+  // button for a fresh copy) took the element out of the document, and `n`, in it, is of the
+  // same kind and matches the CSS selector that named the element (`css`, when it was one), is
+  // an equal copy, or has its id. Input it gets is the element's: the user aimed at what is there.
+  const replacement = (n, css) => {
+    if (el.isConnected || !n || n.nodeType !== 1 || !n.isConnected || n.localName !== el.localName) return false;
+    if (css) {
+      try { if (n.matches(css)) return true; } catch (e) { /* not plain CSS */ }
+    }
+    return n.isEqualNode(el) || (!!el.id && n.id === el.id);
+  };
+  // The element or its replacement that holds `n` (itself included), or null.
+  const holder = (n, css) => {
+    for (let i = 0; n && i < 4096; i++) {
+      if (n === el || replacement(n, css)) return n;
+      n = n.parentNode || n.host;
+    }
+    return null;
+  };
   const viewport = (w) => {
     const v = w.visualViewport;
     return v ? [v.width, v.height] : [w.innerWidth, w.innerHeight];
@@ -157,11 +177,11 @@ async function (op, arg) {
     return e.getAttribute('aria-disabled') === 'true';
   };
   // The action point in this frame and in the topmost frame reached, with the hit tests.
-  const measure = (checks, at) => {
+  const measure = (checks, at, t = el) => {
     let p = at;
     if (!p) {
-      const r = box(el);
-      if (!r) return { fail: inCanvas(el) ? 'fallback' : 'notvisible' };
+      const r = box(t);
+      if (!r) return { fail: inCanvas(t) ? 'fallback' : 'notvisible' };
       p = pointIn(r, win);
       if (!p) return { fail: 'outside' };
     } else if (!inside(win, p[0], p[1])) {
@@ -170,14 +190,14 @@ async function (op, arg) {
     let clipped = false;
     if (checks.hit) {
       const h = deepHit(doc, p[0], p[1]);
-      if (!h || !within(el, h)) return { fail: 'covered', by: describe(h) };
+      if (!h || !within(t, h)) return { fail: 'covered', by: describe(h) };
     } else if (!at) {
       // Unchecked (forced), a point the element is not painted at, whatever covers it: a
       // scrolled or overflow-clipping ancestor hides it there. Scrolling it into view (which
       // scrolls such ancestors too) is positioning, not a check.
-      const root = el.getRootNode();
+      const root = t.getRootNode();
       const all = (root.elementsFromPoint ? root : doc).elementsFromPoint(p[0], p[1]);
-      clipped = !all.some((h) => within(el, h));
+      clipped = !all.some((h) => within(t, h));
     }
     const up = climb(win, p[0], p[1], checks.hit);
     if (up.fail) return up;
@@ -228,7 +248,7 @@ async function (op, arg) {
     const down = (t) => t === 'pointerdown' || t === 'mousedown';
     if (probe.local && !probe.seen.some((s) => down(s[0])) && events.some(([t, n]) => down(t) && n > 0)) {
       const h = deepHit(doc, probe.local[0], probe.local[1]);
-      hit = h && within(el, h) ? { on: true } : { on: false, by: describe(h) };
+      hit = h && holder(h, probe.css) ? { on: true } : { on: false, by: describe(h) };
     }
     return { events, focused: !!a && within(el, a), hit };
   };
@@ -264,7 +284,7 @@ async function (op, arg) {
     }
     return '';
   };
-  const listen = (events, expire, report) => {
+  const listen = (events, expire, report, css) => {
     const old = el[KEY];
     if (old) old.stop();
     delete el[REPORTED];
@@ -287,7 +307,7 @@ async function (op, arg) {
       if (!e.isTrusted) return;
       const path = e.composedPath();
       marks.set(e, seen.length);
-      if (path.includes(el)) seen.push([e.type, 1]);
+      if (path.includes(el) || path.some((n) => replacement(n, css))) seen.push([e.type, 1]);
       else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
       if (report && e.type === 'mouseup' && ++ups === report.ups) {
         armed = report.ups === 1 && e.button === 0;
@@ -319,7 +339,7 @@ async function (op, arg) {
       if (!e.isTrusted) return;
       const path = e.composedPath();
       paths.set(e, path);
-      if (!events.includes(e.type) || !path.includes(el)) return;
+      if (!events.includes(e.type) || !(path.includes(el) || path.some((n) => replacement(n, css)))) return;
       const i = marks.get(e);
       if (i === undefined) seen.push([e.type, 1]);
       else seen[i] = [e.type, 1];
@@ -333,6 +353,7 @@ async function (op, arg) {
     const probe = {
       seen,
       events,
+      css,
       token: report ? report.token : undefined,
       stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
@@ -369,7 +390,7 @@ async function (op, arg) {
     }
     if (m.fail) return { status: m.fail, by: m.by, scrolled };
     if (arg.quick && !scrolled && animating()) return { status: 'animating' };
-    const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined);
+    const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined, arg.css || undefined);
     probe.checks = checks;
     probe.at = arg.at;
     probe.time = doc.timeline ? doc.timeline.currentTime : null;
@@ -392,7 +413,9 @@ async function (op, arg) {
   if (op === 'check') {
     const probe = el[KEY];
     if (!probe) return { status: 'lost' };
-    if (!el.isConnected) return { status: 'notconnected' };
+    // Replaced since the aim (a re-render on hover): what took its place at the point is checked.
+    const t = el.isConnected ? el : holder(deepHit(doc, probe.local[0], probe.local[1]), probe.css);
+    if (!t) return { status: 'notconnected' };
     // An animated element moves with the document's timeline: compared after too little of it
     // (under load the move is handled right after the aim, 0.03 ms of page time later: seen), it
     // looks still. Wait for frames until a frame's worth has passed (each wait bounded: a
@@ -407,7 +430,7 @@ async function (op, arg) {
       }
       if (elapsed() < 16) return { status: 'moving' };
     }
-    const m = measure(probe.checks, probe.at);
+    const m = measure(probe.checks, probe.at, t);
     if (m.fail) return { status: m.fail, by: m.by };
     const moved = Math.abs(m.local[0] - probe.local[0]) > 0.5 || Math.abs(m.local[1] - probe.local[1]) > 0.5
       || Math.abs(m.up.x - probe.up.x) > 0.5 || Math.abs(m.up.y - probe.up.y) > 0.5;
@@ -419,9 +442,9 @@ async function (op, arg) {
     // browser's own hover state says where the move went, if the element is still at the point
     // (a move that went to another frame leaves it unhovered).
     const stopped = () => {
-      if (!el.matches(':hover')) return false;
+      if (!t.matches(':hover')) return false;
       const h = deepHit(doc, m.local[0], m.local[1]);
-      return !!h && within(el, h);
+      return !!h && within(t, h);
     };
     return {
       status: 'ok', x: m.up.x, y: m.up.y, top: m.up.top, levels: m.up.levels,

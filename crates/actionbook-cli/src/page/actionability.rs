@@ -125,6 +125,9 @@ pub(crate) struct AimOptions {
     pub scroll: Scroll,
     /// The events to record.
     pub events: &'static [&'static str],
+    /// The CSS selector that named the element, when it was plain CSS: an element the page puts
+    /// in its place (a re-render) and that matches it is taken for it.
+    pub css: Option<String>,
 }
 
 impl AimOptions {
@@ -135,6 +138,7 @@ impl AimOptions {
             at: None,
             scroll: Scroll::IfNeeded,
             events: POINTER_EVENTS,
+            css: None,
         }
     }
 }
@@ -582,6 +586,7 @@ pub(crate) async fn aim(
             "scroll": scroll.as_str(),
             "events": opts.events,
             "expire": expire_ms(deadline),
+            "css": opts.css,
         });
         let r = run(&node.handle, "aim", arg, deadline, selector).await?;
         if let Some(nr) = NotReady::from_status(&r.status, r.by) {

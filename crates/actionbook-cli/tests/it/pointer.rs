@@ -217,11 +217,12 @@ fn clicks_wait_for_elements_and_name_the_check_that_never_passed() {
     );
 }
 
-/// A press that does not reach the element (an overlay the page shows when the pointer arrives
-/// takes it) is tried once more with fresh geometry, said in a warning: the button gets exactly
-/// one click, and the overlay the one press it took.
+/// An overlay the page shows when the pointer arrives (and hides when pressed) is seen before
+/// anything is pressed: the click waits for it to go and, as it stays, times out naming it;
+/// neither the overlay nor the button was pressed (a press is sent only once the hover is seen
+/// on the element, and never twice).
 #[test]
-fn a_press_taken_by_an_overlay_is_tried_again_with_fresh_geometry() {
+fn an_overlay_shown_by_the_pointer_arriving_is_seen_before_pressing() {
     need_chromium!();
     let env = Env::new();
     let f = site();
@@ -243,16 +244,119 @@ fn a_press_taken_by_an_overlay_is_tried_again_with_fresh_geometry() {
     );
     let sid = env.start(&["--open-url", &f.url("/ambush.html")]);
     let t = ["--session", sid.as_str(), "--tab", "t1"];
-    let v = on(&env, &t, &["click", "#b"]);
-    assert_eq!(v["ok"], true, "{v}");
-    assert!(
-        v["meta"]["warnings"].as_array().is_some_and(|w| w
-            .iter()
-            .any(|w| w.as_str().is_some_and(|w| w.contains("did not reach #b")))),
-        "{v}"
+    let v = on(&env, &t, &["click", "#b", "--timeout", "1500"]);
+    assert_failure(&v, "TIMEOUT", "#b is covered by div#cover 'Cover'");
+    assert_eq!(v["error"]["retryable"], true, "{v}");
+    assert_eq!(value(&env, &t, "JSON.stringify(downs)"), "[]");
+    assert_eq!(value(&env, &t, "window.clicks || 0"), 0);
+}
+
+/// A button the page re-renders when the pointer comes over it (React-like: its hover state
+/// swaps it for a fresh copy that the same selector matches) is clicked once, `ok`: the press
+/// the copy takes is the button's, not a miss to press again. By CSS (the quick path) and by
+/// XPath (the careful path, which checks the hover before pressing).
+#[test]
+fn a_button_re_rendered_on_hover_is_clicked_once() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/rerender.html",
+        r#"<!doctype html><html><head><title>clicks 0</title><style>body { margin: 0 }</style></head><body>
+<div id="root"><button id="b" class="btn" style="position: absolute; left: 40px; top: 40px">Save</button></div>
+<script>
+  // Handlers delegated to the document, as a framework's are: a copy of the button keeps them.
+  window.clicks = 0; window.renders = 0; window.downs = [];
+  let hovered = false;
+  document.addEventListener('mouseover', e => {
+    const b = e.target.closest && e.target.closest('#b');
+    if (!b || hovered) return;
+    hovered = true; window.renders++;
+    b.replaceWith(b.cloneNode(true));
+  });
+  document.addEventListener('mousedown', e => downs.push(e.target.isConnected), true);
+  document.addEventListener('click', e => {
+    if (e.target.closest && e.target.closest('#b')) { window.clicks++; document.title = 'clicks ' + window.clicks; }
+  });
+</script></body></html>"#,
     );
-    assert_eq!(value(&env, &t, "JSON.stringify(downs)"), r#"["cover","b"]"#);
-    assert_eq!(value(&env, &t, "window.clicks"), 1);
+    let sid = env.start(&["--open-url", &f.url("/rerender.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for sel in ["#b", "//button[@id='b']"] {
+        let v = on(&env, &t, &["goto", &f.url("/rerender.html")]);
+        assert_eq!(v["ok"], true, "{v}");
+        let v = on(&env, &t, &["click", sel]);
+        assert_eq!(v["ok"], true, "{sel}: {v}");
+        assert_eq!(v["meta"]["warnings"], json!([]), "{sel}: {v}");
+        // Re-rendered once, pressed once (on the copy), clicked once.
+        assert_eq!(
+            value(&env, &t, "JSON.stringify([clicks, renders, downs])"),
+            "[1,1,[true]]",
+            "{sel}"
+        );
+        assert_eq!(value(&env, &t, "document.title"), "clicks 1", "{sel}");
+    }
+}
+
+/// A button whose hover shows an overlay over it. A click sees the overlay after the move and
+/// presses nothing (TIMEOUT naming it, retryable: nothing happened). A forced click (no checks)
+/// presses once and the overlay takes it: the error says the input went to the overlay, at once
+/// (not after the timeout), and is not retryable; the overlay got exactly one click, the button
+/// none.
+#[test]
+fn a_press_taken_by_an_overlay_shown_on_hover_names_it_and_is_not_retried() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/hover-overlay.html",
+        r#"<!doctype html><html><head><title>Hover overlay</title><style>
+  body { margin: 0 }
+  #overlay { display: none; position: fixed; left: 0; top: 0; width: 400px; height: 300px; background: rgba(0,0,0,.3) }
+</style></head><body>
+<button id="b" style="position: absolute; left: 40px; top: 40px" onclick="window.buttonClicks++">Button</button>
+<div id="overlay" onclick="window.overlayClicks++">Overlay</div>
+<script>
+  window.buttonClicks = 0; window.overlayClicks = 0;
+  document.getElementById('b').addEventListener('mouseenter', () => {
+    document.getElementById('overlay').style.display = 'block';
+  });
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/hover-overlay.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    for sel in ["#b", "//button[@id='b']"] {
+        let v = on(&env, &t, &["goto", &f.url("/hover-overlay.html")]);
+        assert_eq!(v["ok"], true, "{v}");
+        let v = on(&env, &t, &["click", sel, "--timeout", "1500"]);
+        assert_failure(&v, "TIMEOUT", "is covered by div#overlay 'Overlay'");
+        assert_eq!(v["error"]["retryable"], true, "{v}");
+        assert_eq!(
+            value(&env, &t, "JSON.stringify([buttonClicks, overlayClicks])"),
+            "[0,0]",
+            "{sel}"
+        );
+    }
+
+    let v = on(&env, &t, &["goto", &f.url("/hover-overlay.html")]);
+    assert_eq!(v["ok"], true, "{v}");
+    let started = Instant::now();
+    let v = on(&env, &t, &["click", "#b", "--force", "--timeout", "20000"]);
+    let took = started.elapsed();
+    assert_failure(
+        &v,
+        "INTERNAL_ERROR",
+        "the input did not reach #b: it went to div#overlay 'Overlay' instead",
+    );
+    assert_eq!(v["error"]["details"]["by"], "div#overlay 'Overlay'", "{v}");
+    assert_eq!(v["error"]["details"]["reason"], "covered", "{v}");
+    assert_eq!(v["error"]["retryable"], false, "{v}");
+    // Answered once the press was judged, not after the timeout.
+    assert!(took < Duration::from_secs(10), "took {took:?}: {v}");
+    assert_eq!(
+        value(&env, &t, "JSON.stringify([buttonClicks, overlayClicks])"),
+        "[0,1]"
+    );
 }
 
 #[test]

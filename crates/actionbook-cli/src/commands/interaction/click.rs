@@ -43,8 +43,8 @@ pub struct Click {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub count: u32,
     /// Skip the actionability checks (visible, enabled, stable, not covered); the press must
-    /// still be seen arriving at the element (one press: a covering element that took it is
-    /// named in the error, not pressed again). An element that renders no box (`display: none`)
+    /// still be seen arriving at the element (as without it, one press: a covering element that
+    /// took it is named in the error, not pressed again). An element that renders no box (`display: none`)
     /// or stays outside the viewport though scrolled into view (placed off-screen) has no point
     /// to press: INVALID_ARGUMENT at once.
     #[serde(default)]
@@ -295,29 +295,24 @@ impl TabCommand for Click {
                 )),
             }
         }
-        let mut missed = None;
         if let Spot::Element(sel) = &spot
             && !self.force
         {
             match quick_click::click(cx, sel, self.button.button(), self.count).await? {
                 QuickClick::Done(after) => return Ok(click_done(&spot, &after, warnings)),
-                QuickClick::Missed(why) => missed = Some(why),
                 QuickClick::Careful => {}
             }
         }
         let mut before = front_and_before(cx).await?;
-        warnings.extend(
-            pointer::click(
-                cx,
-                &spot,
-                self.button.button(),
-                self.count,
-                self.force,
-                &mut before,
-                missed,
-            )
-            .await?,
-        );
+        pointer::click(
+            cx,
+            &spot,
+            self.button.button(),
+            self.count,
+            self.force,
+            &mut before,
+        )
+        .await?;
         let after = before.after(cx).await?;
         Ok(click_done(&spot, &after, warnings))
     }

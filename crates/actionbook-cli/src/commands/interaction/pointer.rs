@@ -1,8 +1,9 @@
 //! Pointer actions made of the actionability primitives: wait (within `--timeout`) until the
 //! element is there and actionable and the pointer hovers it ([`approach`]), act, then confirm
-//! from what the page saw that the input arrived ([`pressed_on_target`]); an action whose input did
-//! not arrive is tried once more with fresh geometry, then fails. Never `ok` for input no element
-//! got.
+//! from what the page saw that the input arrived ([`pressed_on_target`]). Waiting and looking again
+//! happen only before the press: once a press was sent it is never sent again (what took it, a
+//! covering element or the element itself after all, has acted on it), and a press that did not
+//! arrive fails at once, naming what got it. Never `ok` for input no element got.
 
 use std::time::Duration;
 
@@ -204,6 +205,17 @@ pub(crate) async fn approach(
     }
 }
 
+/// The selector of an element spot when it is plain CSS (see [`AimOptions::css`]).
+fn plain_css(spot: &Spot) -> Option<String> {
+    match spot {
+        Spot::Element(sel) => match locate::target(sel) {
+            Ok(a11y_snapshot::Target::Css(css)) => Some(css),
+            _ => None,
+        },
+        Spot::Point(..) => None,
+    }
+}
+
 /// Whether an error is a step that ran out of time.
 fn is_timeout(e: &CliError) -> bool {
     match e {
@@ -247,6 +259,7 @@ async fn attempt(
         } else {
             Scroll::IfNeeded
         },
+        css: plain_css(spot),
         ..AimOptions::pointer(checks)
     };
     let mut aim = match actionability::aim(&graph, &node, &opts, &deadline, selector).await? {
@@ -333,22 +346,28 @@ pub(crate) fn pressed_on_target(seen: &Seen) -> std::result::Result<(), NotReady
     }
 }
 
-/// The error of input that did not arrive twice.
+/// The error of a press (or release) that was sent and did not arrive at the element: what got
+/// it instead is named (it may have acted on it, so the command is not retried).
 pub(crate) fn not_delivered(action: &str, selector: &str, why: &NotReady) -> CliError {
+    let detail = match why {
+        NotReady::Covered { by } | NotReady::Missed { by: Some(by) } => {
+            format!("went to {by} instead")
+        }
+        other => other.describe(),
+    };
     CliError::NotDelivered {
         action: action.to_string(),
         selector: selector.to_string(),
         reason: why.reason(),
         by: why.by().map(str::to_string),
-        detail: why.describe(),
+        detail,
     }
 }
 
-/// Clicks the spot `count` times with `button`: approach, press and release, confirm; once more
-/// with fresh geometry when the press did not arrive (said in the warnings returned), unless
-/// forced. `missed`: a first click already sent did not arrive (why), so this is the second and
-/// last.
-#[allow(clippy::too_many_arguments)]
+/// Clicks the spot `count` times with `button`: approach (waiting while a check does not pass),
+/// press and release, confirm. Pressed once only: a press that did not arrive at the element is
+/// an error naming what got it, at once (a second press would act twice, on whatever took the
+/// first or on the element).
 pub(crate) async fn click(
     cx: &mut TabCx<'_>,
     spot: &Spot,
@@ -356,40 +375,22 @@ pub(crate) async fn click(
     count: u32,
     force: bool,
     before: &mut Before,
-    missed: Option<NotReady>,
-) -> Result<Vec<String>> {
+) -> Result<()> {
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let selector = spot.text().to_string();
-    // Forced, the press goes where the checks would have refused it (a covering element takes
-    // it): a second press would only repeat that.
-    let tries = if missed.is_some() || force { 1 } else { 2 };
-    let mut last: Option<NotReady> = missed;
-    let mut warnings = Vec::new();
-    for _ in 0..tries {
-        if let Some(why) = &last {
-            warnings.push(format!(
-                "the first click did not reach {selector} (it {}); clicked again with fresh geometry",
-                why.describe()
-            ));
-        }
-        let checks = match spot {
-            _ if force => Checks::NONE,
-            // A point is clicked whatever is there (a disabled control included).
-            Spot::Point(..) => Checks::HOVER,
-            Spot::Element(_) => Checks::ALL,
-        };
-        let ready = approach(cx, spot, "browser click", checks, !force, None).await?;
-        before.arm(&page);
-        mouse::clicks(&page, ready.aim.x, ready.aim.y, button, count, &deadline).await?;
-        let seen = ready.finish(&deadline, &selector).await;
-        match pressed_on_target(&seen) {
-            Ok(()) => return Ok(warnings),
-            Err(why) => last = Some(why),
-        }
-    }
-    let why = last.unwrap_or(NotReady::Missed { by: None });
-    Err(not_delivered("browser click", &selector, &why))
+    let checks = match spot {
+        _ if force => Checks::NONE,
+        // A point is clicked whatever is there (a disabled control included).
+        Spot::Point(..) => Checks::HOVER,
+        Spot::Element(_) => Checks::ALL,
+    };
+    let ready = approach(cx, spot, "browser click", checks, !force, None).await?;
+    before.arm(&page);
+    let sent = mouse::clicks(&page, ready.aim.x, ready.aim.y, button, count, &deadline).await;
+    let seen = ready.finish(&deadline, &selector).await;
+    sent?;
+    pressed_on_target(&seen).map_err(|why| not_delivered("browser click", &selector, &why))
 }
 
 #[cfg(test)]

@@ -1,25 +1,31 @@
 //! The quick click: the common cases of `click <css>` (an element of the top document) and
 //! `click @eN` (a ref in the top document or a same-process frame), in a page without
-//! out-of-process frames, in two round trips (three for a ref, resolved first): the quick aim
+//! out-of-process frames, in four round trips (five for a ref, resolved first): the quick aim
 //! (checks, point, listeners, the page before; `Page.bringToFront` after it only when the page
-//! is hidden); the move and the presses sent together, the listeners' report of what they saw
-//! and of the page after awaited beside their acknowledgements (see `quick_aim`). Anything else,
-//! and anything the quick aim does not pass, goes the careful way of [`pointer::click`], which
-//! waits, names the check that failed and confirms the hover before pressing.
+//! is hidden); the move; one look at what the move did (see below); the presses, the listeners'
+//! report of what they saw and of the page after awaited beside their acknowledgements (see
+//! `quick_aim`). Anything else, and anything the quick aim or the look does not pass, goes the
+//! careful way of [`pointer::click`], which waits, names the check that failed and confirms the
+//! hover before pressing.
 //!
-//! Why pressing without a confirmed hover is safe here: the careful path confirms the hover
-//! because the browser routes input between frames by the hit-test data of the last frame the
-//! compositor showed, which lags a scroll (the landing bug of issue 12). A page without
-//! out-of-process frames is hit tested by its own renderer on its current layout, and an element
-//! that had to be scrolled into view is left to the careful path. The press is still confirmed
-//! to have arrived at the element; if it did not, the careful path clicks once more.
+//! The look after the move and before the press: the pointer's arrival can change the page (an
+//! overlay shown on hover, a menu the pointer leaves closing and moving the element, a re-render
+//! replacing the element), and a press is never sent twice, so it is sent only once the element
+//! (or what took its place) is seen still there, hit and hovered. Nothing is pressed until then,
+//! so the careful path may still wait. The move needs no confirmation of its frame routing here:
+//! the careful path confirms it because the browser routes input between frames by the hit-test
+//! data of the last frame the compositor showed, which lags a scroll (the landing bug of issue
+//! 12); a page without out-of-process frames is hit tested by its own renderer on its current
+//! layout, and an element that had to be scrolled into view is left to the careful path. The
+//! press is still confirmed to have arrived at the element; if it did not, the click fails
+//! naming what got it.
 
 use a11y_snapshot::Target;
 
 use super::aftermath::{After, Before};
-use super::pointer::{pressed_on_target, record_cursor};
+use super::pointer::{not_delivered, pressed_on_target, record_cursor};
 use crate::error::Result;
-use crate::page::actionability::{Checks, NotReady};
+use crate::page::actionability::Checks;
 use crate::page::input::mouse::{self, Button};
 use crate::page::locate;
 use crate::page::quick_aim::{self, Aimed, Reach, Reports};
@@ -30,13 +36,12 @@ use crate::tab::TabCx;
 pub(crate) enum QuickClick {
     /// Clicked, the press seen arriving at the element.
     Done(After),
-    /// The press did not arrive at the element (why): the careful path clicks once more.
-    Missed(NotReady),
     /// Not for the quick path (nothing was sent): the careful path clicks.
     Careful,
 }
 
-/// Clicks `selector` the quick way when it can (see the module doc).
+/// Clicks `selector` the quick way when it can (see the module doc); a press that went elsewhere
+/// is `NotDelivered`.
 pub(crate) async fn click(
     cx: &mut TabCx<'_>,
     selector: &str,
@@ -90,17 +95,34 @@ pub(crate) async fn click(
         quick_aim::cancel(&page, reach).await;
         return Err(e);
     }
-    let mut before = Before::quick(&aim.before, main);
-    before.arm(&page);
     record_cursor(cx, aim.x, aim.y);
     // No out-of-process frame (see above): none the pointer was in is left to tell.
     cx.state.pointer_frames.clear();
-    let input = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline);
+    // The move, then a look at what it did, before anything is pressed (see the module doc).
+    let moved = mouse::move_to(&page, aim.x, aim.y, None, &deadline).await;
+    let hovered = match moved {
+        Ok(()) => quick_aim::still_hovered(&page, reach, (aim.x, aim.y), &deadline).await,
+        Err(e) => Err(e),
+    };
+    match hovered {
+        Ok(true) => {}
+        Ok(false) => {
+            quick_aim::cancel(&page, reach).await;
+            return Ok(QuickClick::Careful);
+        }
+        Err(e) => {
+            quick_aim::cancel(&page, reach).await;
+            return Err(e);
+        }
+    }
+    let mut before = Before::quick(&aim.before, main);
+    before.arm(&page);
+    let input = mouse::clicks(&page, aim.x, aim.y, button, count, &deadline);
     let read = quick_aim::landed(&page, reach, &mut reports, input, &deadline).await?;
     cx.state.landing_binding = read.reported.then(|| page.id().cloned()).flatten();
     drop(held);
     if let Err(why) = pressed_on_target(&read.seen) {
-        return Ok(QuickClick::Missed(why));
+        return Err(not_delivered("browser click", selector, &why));
     }
     Ok(QuickClick::Done(before.after_quick(cx, &read).await?))
 }
