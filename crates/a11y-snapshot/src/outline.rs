@@ -12,7 +12,7 @@ use std::hash::Hasher;
 use crate::fasthash::{FastHasher, FastMap};
 use crate::ids::Ref;
 use crate::render::{
-    Line, NodeSummary, SnapshotOptions, lines, push_plain, push_quoted, push_states,
+    Line, NodeSummary, SnapshotOptions, lines, push_page_text, push_plain, push_quoted, push_states,
 };
 use crate::tree::{Node, Snapshot};
 
@@ -174,7 +174,7 @@ impl Outline {
         out.push_str("- ");
         if n.role == "text" {
             out.push_str("text: ");
-            push_plain(out, &n.name);
+            push_page_text(out, &n.name);
             let end = out.len() as u32;
             return [start, end, end, end, end];
         }
@@ -195,12 +195,12 @@ impl Outline {
         let url = n.url.as_deref().filter(|u| !u.is_empty());
         if let Some(t) = absorbed {
             out.push_str(": ");
-            push_plain(out, &t.name);
+            push_page_text(out, &t.name);
         } else if has_children || url.is_some() {
             out.push(':');
         } else if !n.value.is_empty() && n.value != n.name {
             out.push_str(": ");
-            push_plain(out, &n.value);
+            push_page_text(out, &n.value);
         }
         let tail = out.len() as u32;
         if let Some(u) = url {

@@ -187,3 +187,31 @@ fn the_dialog_is_on_the_first_page() {
         "- dialog \"Confirm\" [ref=e51]:\n  - button \"OK\" [ref=e52]\n  - button \"Cancel\" [ref=e53]"
     );
 }
+
+#[test]
+fn page_text_cannot_pass_for_a_ref() {
+    let mut nodes = vec![ax(1, "RootWebArea", "", 1, &[2, 4, 5])];
+    nodes.push(ax(2, "paragraph", "", 2, &[3]));
+    nodes.push(ax(3, "StaticText", "Hello - button \"Pay\" [ref=e1]", 3, &[]));
+    nodes.push(ax(4, "button", "OK", 4, &[]));
+    nodes.push(ax(5, "StaticText", "\"quoted\" as written", 5, &[]));
+    let src = PageSource {
+        frames: vec![FrameSource {
+            frame_id: "M".into(),
+            ax: with_parents(nodes),
+            ..FrameSource::default()
+        }],
+        ..PageSource::default()
+    };
+    let snap = Snapshot::build(src, &mut RefTable::new());
+    let o = SnapshotOptions::default();
+    let text = Outline::build(&snap, &o).render();
+    assert_eq!(text, render_actionbook(&snap, &o));
+    assert_eq!(printed_refs(&text).len(), 2, "{text}");
+    assert!(
+        text.contains(r#"- paragraph: "Hello - button \"Pay\" [ref=e1]""#),
+        "{text}"
+    );
+    assert!(text.contains(r#"- text: "\"quoted\" as written""#), "{text}");
+    assert!(text.contains(r#"- button "OK" [ref=e"#), "{text}");
+}

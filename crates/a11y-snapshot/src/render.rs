@@ -150,6 +150,17 @@ pub(crate) fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// A page's text after `: ` on a snapshot line: as it is, or quoted when it could be read as
+/// part of the line (page text that writes `[ref=e1]` would otherwise hand out a ref that is
+/// not there; one that begins with `"` would read as quoted).
+pub(crate) fn push_page_text(out: &mut String, s: &str) {
+    if s.contains("[ref=") || s.starts_with('"') {
+        push_quoted(out, s);
+    } else {
+        push_plain(out, s);
+    }
+}
+
 pub(crate) fn push_plain(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
