@@ -6,8 +6,9 @@
 //   check(arg)  after the pointer moved there: the point is unchanged (stable), still hits the
 //               element (or what the page put in its place, see `replacement`), and whether the
 //               move itself landed on the element;
-//   up(arg)     one frame boundary it could not cross (another origin or process): from the
-//               child's point to the parent's, hit tested, and on up;
+//   up(arg)     one frame boundary it could not cross (another origin or process, or a frame
+//               drawn transformed, whose content quad the engine passes as `arg.quad`): from
+//               the child's point to the parent's, hit tested, and on up;
 //   listen(arg) listeners only (keyboard input to this element's document);
 //   peek()      what the listeners saw so far;
 //   finish()    stops the listeners and answers what they saw;
@@ -128,6 +129,44 @@ async function (op, arg) {
     return [r.left + fe.clientLeft + (parseFloat(cs.paddingLeft) || 0),
       r.top + fe.clientTop + (parseFloat(cs.paddingTop) || 0)];
   };
+  // Whether the content of frame element `fe` is drawn other than shifted from its layout box:
+  // a transform (scale, rotation, skew, 3D), a motion path or a zoom on it or on an ancestor in
+  // its document (the flat tree). `origin` only shifts; such a frame is crossed through its
+  // content quad instead, which the engine asks the browser for (`up` with `quad`).
+  const plainMatrix = (t) => {
+    if (!t || t === 'none') return true;
+    const m = /^matrix(3d)?\(([^)]*)\)$/.exec(t);
+    if (!m) return false;
+    const v = m[2].split(',').map(Number);
+    // Identity but for the x and y translation (matrix: e, f; matrix3d: m41, m42).
+    const id = m[1] ? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, null, null, 0, 1] : [1, 0, 0, 1, null, null];
+    return v.length === id.length && id.every((x, i) => x === null || Math.abs(v[i] - x) < 1e-9);
+  };
+  const warped = (fe) => {
+    const w = fe.ownerDocument.defaultView;
+    for (let n = fe, i = 0; n && i < 4096; i++) {
+      if (n.nodeType === 1) {
+        const cs = w.getComputedStyle(n);
+        if (!plainMatrix(cs.transform) || (cs.scale && cs.scale !== 'none')
+          || (cs.rotate && cs.rotate !== 'none') || (cs.offsetPath && cs.offsetPath !== 'none')
+          || (cs.zoom && cs.zoom !== '1')) return true;
+      }
+      n = n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    }
+    return false;
+  };
+  // A point of the viewport of the frame `fe` owns, in `fe`'s document: through `quad`, the
+  // content box's corners in that document's viewport (clockwise from the top left), the frame's
+  // viewport being the content box as laid out (an affine map: scale, rotation, skew, zoom).
+  const throughQuad = (fe, quad, x, y) => {
+    const cs = fe.ownerDocument.defaultView.getComputedStyle(fe);
+    const w = fe.clientWidth - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0);
+    const h = fe.clientHeight - (parseFloat(cs.paddingTop) || 0) - (parseFloat(cs.paddingBottom) || 0);
+    if (!(w > 0 && h > 0) || !Array.isArray(quad) || quad.length !== 8) return null;
+    const s = x / w, t = y / h;
+    return [quad[0] + s * (quad[2] - quad[0]) + t * (quad[6] - quad[0]),
+      quad[1] + s * (quad[3] - quad[1]) + t * (quad[7] - quad[1])];
+  };
   const inside = (w, x, y) => {
     const [vw, vh] = viewport(w);
     return x >= 0 && y >= 0 && x < vw && y < vh;
@@ -142,7 +181,8 @@ async function (op, arg) {
       if (top) return { x, y, levels, top: true };
       let fe = null;
       try { fe = w.frameElement; } catch (e) { fe = null; }
-      if (!fe) return { x, y, levels, top: false };
+      // A transformed frame is crossed by the engine, through its content quad (see `up`).
+      if (!fe || warped(fe)) return { x, y, levels, top: false };
       const [ox, oy] = origin(fe);
       x += ox; y += oy;
       const pw = fe.ownerDocument.defaultView;
@@ -455,8 +495,19 @@ async function (op, arg) {
   if (op === 'up') {
     if (!el.isConnected) return { status: 'notconnected' };
     if (arg.settle) await settle(2);
-    const [ox, oy] = origin(el);
-    const x = arg.x + ox, y = arg.y + oy;
+    let x, y;
+    if (arg.quad) {
+      const p = throughQuad(el, arg.quad, arg.x, arg.y);
+      if (!p) return { status: 'outside' };
+      [x, y] = p;
+    } else if (warped(el)) {
+      // The engine asks the browser for the content quad and calls again with it; this
+      // document's viewport size maps a quad it can only get in an ancestor's viewport.
+      return { status: 'warped', vw: win.innerWidth, vh: win.innerHeight };
+    } else {
+      const [ox, oy] = origin(el);
+      x = arg.x + ox; y = arg.y + oy;
+    }
     if (!inside(win, x, y)) return { status: 'outside' };
     if (arg.hit) {
       const h = deepHit(doc, x, y);

@@ -7,9 +7,12 @@
 //! view when it is not in view or not hit), the hit test at that point in the element's document
 //! and up through every parent frame the script can reach, and capture listeners that record what
 //! input arrives. A frame boundary the script cannot cross (an out-of-process or cross-origin
-//! iframe) is crossed here: the owner `<iframe>` in the parent frame continues the translation and
-//! the hit test ([`Aim::hops`]). The point is then in page coordinates, where `Input.*` events go
-//! (on the top-level page, so overlays in parent frames are respected).
+//! iframe, or one drawn transformed: scaled, rotated, skewed, zoomed, itself or inside such a
+//! container, whose mapping the page cannot read) is crossed here: the owner `<iframe>` in the
+//! parent frame continues the translation and the hit test ([`Aim::hops`]), a transformed one
+//! through its content quad as the browser draws it ([`quad`]). The point is then in page
+//! coordinates, where `Input.*` events go (on the top-level page, so overlays in parent frames
+//! are respected).
 //!
 //! After the pointer moved to the point, [`Aim::check`] says whether the element is still where it
 //! was (stable across the frame the move was handled in), still hit, and whether the move itself
@@ -18,7 +21,7 @@
 //! it is about to show. [`Aim::finish`] stops the listeners and answers what they saw, from which a
 //! command decides whether its press (or keys) arrived ([`Seen`]).
 
-use cdp_protocol::{Session, dom};
+use cdp_protocol::{BackendNodeId, Session, dom};
 use frame_graph::FrameGraph;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -27,6 +30,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::locate::Located;
+use crate::page::quad::{self, BoxOf};
 
 /// The page side: one function, the operation as its first argument.
 pub(crate) const SCRIPT: &str = include_str!("actionability.js");
@@ -259,6 +263,12 @@ struct Reply {
     /// The browser's count of what was dispatched (`finish`, `peek`).
     #[serde(default)]
     counted: Option<Counted>,
+    /// The viewport size of the document of an `up` answered `warped`.
+    #[serde(default)]
+    vw: f64,
+    /// See `vw`.
+    #[serde(default)]
+    vh: f64,
 }
 
 /// What the browser counted in the probe's document while it listened (`performance.eventCounts`).
@@ -472,13 +482,13 @@ fn ancestor(graph: &FrameGraph, frame: &str, n: u32) -> Result<String> {
     Ok(cur)
 }
 
-/// The `<iframe>` element owning `frame`, as a handle in its parent frame's session; and that
-/// parent's id.
-async fn owner_of(
+/// The `<iframe>` element owning `frame`: its parent frame's session, the element's backend id
+/// there, and the parent's id.
+async fn owner_node(
     graph: &FrameGraph,
     frame: &str,
     deadline: &Deadline,
-) -> Result<(ObjectHandle, String)> {
+) -> Result<(Session, BackendNodeId, String)> {
     let info = graph
         .frame(&frame.into())
         .ok_or_else(|| CliError::FrameNotFound(frame.to_string()))?;
@@ -488,7 +498,6 @@ async fn owner_of(
     let session: Session = graph
         .session_for(&parent)
         .ok_or_else(|| CliError::FrameNotFound(parent.to_string()))?;
-    let cap = deadline.capped(deadline::QUICK_CALL);
     let owner = match info.owner_backend_node_id {
         Some(o) => o,
         None => {
@@ -497,12 +506,24 @@ async fn owner_of(
                     &dom::GetFrameOwner {
                         frame_id: frame.into(),
                     },
-                    cap,
+                    deadline.capped(deadline::QUICK_CALL),
                 )
                 .await?
                 .backend_node_id
         }
     };
+    Ok((session, owner, parent.into_inner()))
+}
+
+/// The `<iframe>` element owning `frame`, as a handle in its parent frame's session; and that
+/// parent's id.
+async fn owner_of(
+    graph: &FrameGraph,
+    frame: &str,
+    deadline: &Deadline,
+) -> Result<(ObjectHandle, String)> {
+    let (session, owner, parent) = owner_node(graph, frame, deadline).await?;
+    let cap = deadline.capped(deadline::QUICK_CALL);
     let r = session
         .send_timeout(
             &dom::ResolveNode {
@@ -516,7 +537,35 @@ async fn owner_of(
         .object
         .object_id
         .ok_or_else(|| CliError::internal(format!("no handle for the owner of frame {frame}")))?;
-    Ok((ObjectHandle::new(session, id), parent.into_inner()))
+    Ok((ObjectHandle::new(session, id), parent))
+}
+
+/// The content quad of the frame element `owner`, in the viewport of its own document (frame
+/// `parent`, whose viewport is `size` CSS pixels): what carries a point of the frame it owns
+/// into that document when the frame is drawn transformed. `None` when a box is not rendered.
+async fn owner_quad(
+    graph: &FrameGraph,
+    owner: &ObjectHandle,
+    parent: &str,
+    size: (f64, f64),
+    deadline: &Deadline,
+) -> Result<Option<Vec<f64>>> {
+    let Some(q) = quad::content_quad(owner.session(), BoxOf::Handle(owner), deadline).await? else {
+        return Ok(None);
+    };
+    let info = graph
+        .frame(&parent.into())
+        .ok_or_else(|| CliError::FrameNotFound(parent.to_string()))?;
+    if info.parent_frame_id.is_none() || info.is_out_of_process {
+        return Ok(Some(q));
+    }
+    // `parent` is below its session's root frame, where the quad is: carried back into
+    // `parent`'s viewport through the quad of `parent`'s own owner (same session, same space).
+    let (session, node, _) = owner_node(graph, parent, deadline).await?;
+    let Some(by) = quad::content_quad(&session, BoxOf::Backend(node), deadline).await? else {
+        return Ok(None);
+    };
+    Ok(quad::unmap_quad(&q, &by, size))
 }
 
 /// Carries a point from the frame `frame` (where the script stopped) up to the top document,
@@ -549,7 +598,7 @@ async fn cross_up(
             hops.push(h);
         }
         let handle = &hops[i];
-        let r = run(
+        let mut r = run(
             handle,
             "up",
             json!({ "x": at.0, "y": at.1, "hit": hit, "settle": settle }),
@@ -557,6 +606,21 @@ async fn cross_up(
             selector,
         )
         .await?;
+        if r.status == "warped" {
+            // The frame is drawn transformed: its offset does not carry the point, the content
+            // quad of its <iframe> does (the page has no API for it; the browser does).
+            let Some(q) = owner_quad(graph, handle, &parent, (r.vw, r.vh), deadline).await? else {
+                return Ok(Err(NotReady::NotVisible));
+            };
+            r = run(
+                handle,
+                "up",
+                json!({ "x": at.0, "y": at.1, "hit": hit, "settle": false, "quad": q }),
+                deadline,
+                selector,
+            )
+            .await?;
+        }
         if let Some(nr) = NotReady::from_status(&r.status, r.by) {
             return Ok(Err(nr));
         }

@@ -8,6 +8,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::frames::TabFrames;
+use crate::page::quad::{self, BoxOf};
 
 /// A node found for an action. Dropping it releases its handle in the page.
 #[derive(Debug)]
@@ -142,7 +143,8 @@ const ELEMENT_AT_JS: &str = "(function(x, y) { let e = document.elementFromPoint
     if (!inner || inner === e) break; e = inner; } \
   return e; })";
 
-/// For a frame element: its content box in its document's viewport, `[left, top, width, height]`.
+/// For a frame element: its content box in its document's viewport, `[left, top, width, height]`
+/// (the size as laid out, before any transform).
 const CONTENT_BOX_JS: &str = "function() { if (this.localName !== 'iframe' && this.localName !== 'frame') return null; \
   const r = this.getBoundingClientRect(); const cs = getComputedStyle(this); \
   const pl = parseFloat(cs.paddingLeft) || 0, pt = parseFloat(cs.paddingTop) || 0; \
@@ -171,6 +173,8 @@ pub(crate) async fn at_point(
     let mut session = page.clone();
     let mut context = None;
     let (mut x, mut y) = (x, y);
+    // The point in the viewport of the current session's root frame (where quads are).
+    let mut root_point = (x, y);
     for _ in 0..64 {
         let r = session
             .send_timeout(
@@ -197,21 +201,30 @@ pub(crate) async fn at_point(
             handle.call(CONTENT_BOX_JS, Vec::new(), cap)
         );
         let node = described?.node;
-        // Only a point inside the content box goes into the frame (its document sees nothing
-        // under its border or padding).
-        let origin: Option<(f64, f64)> = origin
+        let size: Option<(f64, f64)> = origin
             .ok()
             .and_then(|r| r.result.value)
             .and_then(|v| serde_json::from_value::<(f64, f64, f64, f64)>(v).ok())
-            .filter(|(ox, oy, w, h)| (0.0..*w).contains(&(x - ox)) && (0.0..*h).contains(&(y - oy)))
-            .map(|(ox, oy, _, _)| (ox, oy));
+            .map(|(_, _, w, h)| (w, h));
         let index = g.index_for(&frame).map_or(0, |i| i.0);
         let child = node
             .frame_id
             .clone()
             .filter(|c| g.frame(c).is_some())
-            .zip(origin);
-        let Some((child, (ox, oy))) = child else {
+            .zip(size);
+        // A frame element: the point in its frame's viewport, through its content quad as the
+        // browser draws it (shifted, or scaled, rotated, skewed by a transform: an offset alone
+        // would miss). Only a point inside the content box goes into the frame (its document sees
+        // nothing under its border or padding).
+        let inner = match child {
+            Some((child, size)) => quad::content_quad(&session, BoxOf::Handle(&handle), deadline)
+                .await?
+                .and_then(|q| quad::unmap(&q, size, root_point))
+                .filter(|(lx, ly)| (0.0..size.0).contains(lx) && (0.0..size.1).contains(ly))
+                .map(|p| (child, p)),
+            None => None,
+        };
+        let Some((child, (lx, ly))) = inner else {
             return Ok((
                 Located {
                     handle,
@@ -228,9 +241,14 @@ pub(crate) async fn at_point(
             g.execution_context_for(&child, deadline.capped(deadline::QUICK_CALL))
                 .await?,
         );
+        // Quads are in the viewport of their session's root frame: an out-of-process frame's
+        // own, from here on.
+        if g.frame(&child).is_some_and(|f| f.is_out_of_process) {
+            root_point = (lx, ly);
+        }
         session = child_session;
         frame = child;
-        (x, y) = (x - ox, y - oy);
+        (x, y) = (lx, ly);
     }
     Err(not_found())
 }

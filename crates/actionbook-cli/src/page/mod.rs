@@ -16,6 +16,7 @@
 //! - [`read`]: reading an element (HTML, text, value, attributes, styles, box, state, AX facts);
 //! - [`screenshot`]: screenshots and PDFs written to the user's file, the annotation overlay;
 //! - [`hit_test`]: the element under a viewport point, through every frame;
+//! - [`quad`]: a box drawn transformed (a CDP quad) as an affine map of its layout rectangle;
 //! - [`watch`]: waking on page changes, visibility, truthiness (the waits).
 
 pub(crate) mod actionability;
@@ -26,6 +27,7 @@ pub(crate) mod hit_test;
 pub(crate) mod input;
 pub(crate) mod locate;
 pub(crate) mod navigation;
+pub(crate) mod quad;
 pub(crate) mod query;
 pub(crate) mod quick_aim;
 pub(crate) mod read;

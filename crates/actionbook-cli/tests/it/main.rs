@@ -31,5 +31,6 @@ mod snapshot_diff;
 mod snapshot_limits;
 mod snapshot_truth;
 mod storage;
+mod transformed_frames;
 mod waits;
 mod windows;
