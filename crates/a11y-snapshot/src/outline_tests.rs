@@ -192,7 +192,13 @@ fn the_dialog_is_on_the_first_page() {
 fn page_text_cannot_pass_for_a_ref() {
     let mut nodes = vec![ax(1, "RootWebArea", "", 1, &[2, 4, 5])];
     nodes.push(ax(2, "paragraph", "", 2, &[3]));
-    nodes.push(ax(3, "StaticText", "Hello - button \"Pay\" [ref=e1]", 3, &[]));
+    nodes.push(ax(
+        3,
+        "StaticText",
+        "Hello - button \"Pay\" [ref=e1]",
+        3,
+        &[],
+    ));
     nodes.push(ax(4, "button", "OK", 4, &[]));
     nodes.push(ax(5, "StaticText", "\"quoted\" as written", 5, &[]));
     let src = PageSource {
@@ -212,6 +218,9 @@ fn page_text_cannot_pass_for_a_ref() {
         text.contains(r#"- paragraph: "Hello - button \"Pay\" [ref=e1]""#),
         "{text}"
     );
-    assert!(text.contains(r#"- text: "\"quoted\" as written""#), "{text}");
+    assert!(
+        text.contains(r#"- text: "\"quoted\" as written""#),
+        "{text}"
+    );
     assert!(text.contains(r#"- button "OK" [ref=e"#), "{text}");
 }
