@@ -333,15 +333,20 @@ pub(crate) async fn record_windows<T: Default>(
     Ok(())
 }
 
-/// Records as new tabs the pages our tabs opened (`window.open`, `target=_blank` links), and the
-/// pages those opened, in the browser's order; each in its opener's window.
-fn adopt_popups(r: &mut SessionRecord, targets: &[PageTarget]) {
+/// Records as new tabs the pages our tabs opened (`window.open`, `target=_blank` links; and those
+/// in `opened_by`, `(page, opener page)`, which the browser gives no opener: a link opened in a
+/// new tab by a middle click), and the pages those opened, in the browser's order; each in its
+/// opener's window.
+fn adopt_popups(r: &mut SessionRecord, targets: &[PageTarget], opened_by: &[(String, String)]) {
     loop {
         let popup = targets.iter().find_map(|p| {
-            let opener = r
-                .tabs
-                .iter()
-                .find(|t| Some(&t.target_id) == p.opener_id.as_ref())?;
+            let opener_id = p.opener_id.as_ref().or_else(|| {
+                opened_by
+                    .iter()
+                    .find(|(page, _)| *page == p.target_id)
+                    .map(|(_, opener)| opener)
+            });
+            let opener = r.tabs.iter().find(|t| Some(&t.target_id) == opener_id)?;
             let known = r.tabs.iter().any(|t| t.target_id == p.target_id);
             (!known).then(|| (p.clone(), opener.window_id.clone()))
         });
@@ -365,6 +370,15 @@ pub(crate) async fn refresh_tabs<T: Default>(
     slot: &Arc<SessionSlot<T>>,
     deadline: &Deadline,
 ) -> Vec<TabInfo> {
+    refresh_tabs_with(slot, deadline, &[]).await
+}
+
+/// [`refresh_tabs`], also recording the pages of `opened_by` (`(page, opener page)`) as tabs.
+pub(crate) async fn refresh_tabs_with<T: Default>(
+    slot: &Arc<SessionSlot<T>>,
+    deadline: &Deadline,
+    opened_by: &[(String, String)],
+) -> Vec<TabInfo> {
     if let Some(conn) = slot.conn()
         && let Ok(targets) = page_targets(&conn, deadline).await
     {
@@ -380,7 +394,7 @@ pub(crate) async fn refresh_tabs<T: Default>(
                         t.title = p.title.clone();
                     }
                 }
-                adopt_popups(r, &targets);
+                adopt_popups(r, &targets, opened_by);
             })
             .await;
     }

@@ -442,6 +442,50 @@ fn buttons_counts_new_tab_and_hover() {
 }
 
 #[test]
+fn a_link_opened_in_a_background_tab_becomes_a_tab() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/bg.html",
+        r#"<!doctype html><title>Background</title><a id="away" href="/page2.html">Away</a>
+<a id="other" href="/index.html">Other</a>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/bg.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let tab_ids = || -> Vec<String> {
+        let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+        v["data"]["tabs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["tab_id"].as_str().map(str::to_string))
+            .collect()
+    };
+    // A middle click opens the link in a background tab, with no opener: named and listed,
+    // the page left as it was.
+    let v = on(&env, &t, &["click", "#away", "--button", "middle"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["new_tab_id"], "t2", "{v}");
+    assert_eq!(v["data"]["changed"]["url_changed"], false, "{v}");
+    assert_eq!(v["context"]["title"], "Background", "{v}");
+    let t2 = ["--session", sid.as_str(), "--tab", "t2"];
+    assert_eq!(
+        value_until(&env, &t2, "document.title", &json!("Page Two")),
+        "Page Two"
+    );
+    // Control+Enter on a focused link does the same.
+    assert_eq!(on(&env, &t, &["focus", "#other"])["ok"], true);
+    let v = on(&env, &t, &["press", "Control+Enter"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["new_tab_id"], "t3", "{v}");
+    assert_eq!(tab_ids(), ["t1", "t2", "t3"]);
+    // Closing the session closes them too (they are its tabs).
+    let v = env.json(&["browser", "close", "--session", &sid]);
+    assert_eq!(v["data"]["closed_tabs"], 3, "{v}");
+}
+
+#[test]
 fn mouse_move_cursor_position_and_drag() {
     need_chromium!();
     let env = Env::new();

@@ -90,6 +90,9 @@ struct Navigation {
     window_open: bool,
     /// ... with a user gesture.
     gesture: bool,
+    /// The URLs a link asked to open in a new tab or window (a middle click, Control+click,
+    /// Control+Enter): such a tab has no opener, so it is found by its URL.
+    opened_urls: Vec<String>,
 }
 
 impl Navigation {
@@ -104,6 +107,7 @@ impl Navigation {
             gone: false,
             window_open: false,
             gesture: false,
+            opened_urls: Vec::new(),
         }
     }
 
@@ -119,6 +123,17 @@ impl Navigation {
             self.gesture |= ev
                 .decode::<page::WindowOpen>()
                 .is_ok_and(|w| w.user_gesture);
+            return;
+        }
+        // A navigation of any frame into another tab is no navigation of this one (waiting for
+        // its commit held the action up for START_GRACE): a new tab to look for.
+        if ev.method == page::FrameRequestedNavigation::METHOD
+            && let Ok(r) = ev.decode::<page::FrameRequestedNavigation>()
+            && matches!(r.disposition.as_str(), "newTab" | "newWindow")
+        {
+            self.window_open = true;
+            self.gesture = true;
+            self.opened_urls.push(r.url);
             return;
         }
         if event_frame(ev).as_deref() != Some(self.main.as_str()) {
@@ -360,12 +375,14 @@ impl Before {
         let page = cx.page.clone();
         let deadline = cx.deadline.clone();
         let mut window_open = (nav.window_open, nav.gesture);
+        let mut opened_urls = nav.opened_urls.clone();
         let popups = self.popups.take();
         if nav.navigating() {
             let mut waiter = LoadWaiter::subscribe(&page);
             // The commit first: until then the load state read is the old page's (complete).
             nav.settle(&deadline).await;
             window_open = (nav.window_open, nav.gesture);
+            opened_urls = nav.opened_urls.clone();
             drop(nav);
             // Past the deadline the command answers with what it has; the next one sees the
             // rest.
@@ -415,7 +432,7 @@ impl Before {
         // Only an action the page answered with a new window looks for tabs: the common one
         // costs nothing.
         let new_tabs = match window_open {
-            (true, gesture) => opened_tabs(cx, gesture, &deadline).await,
+            (true, gesture) => opened_tabs(cx, gesture, &opened_urls, &deadline).await,
             (false, _) => Vec::new(),
         };
         Ok(After {
@@ -427,9 +444,15 @@ impl Before {
 }
 
 /// The pages this tab opened that the session has no tab for yet, recorded as its next tabs
-/// (in the browser's order) and named: the windows an action just opened. Waited for (within
-/// [`POPUP_GRACE`]) only with `wait`; best effort (an action is not failed for the tab list).
-async fn opened_tabs(cx: &TabCx<'_>, wait: bool, deadline: &Deadline) -> Vec<String> {
+/// (in the browser's order) and named: the windows an action just opened (by their opener, or,
+/// opened without one, by a URL in `urls`). Waited for (within [`POPUP_GRACE`]) only with
+/// `wait`; best effort (an action is not failed for the tab list).
+async fn opened_tabs(
+    cx: &TabCx<'_>,
+    wait: bool,
+    urls: &[String],
+    deadline: &Deadline,
+) -> Vec<String> {
     let opener = cx
         .session
         .with_record(|r| r.tab(&cx.tab_id).map(|t| t.target_id.clone()));
@@ -450,14 +473,19 @@ async fn opened_tabs(cx: &TabCx<'_>, wait: bool, deadline: &Deadline) -> Vec<Str
             pages
                 .into_iter()
                 .filter(|p| {
-                    p.opener_id.as_deref() == Some(opener.as_str())
-                        && r.tab_of_target(&p.target_id).is_none()
+                    let ours = match &p.opener_id {
+                        Some(o) => *o == opener,
+                        None => urls.contains(&p.url),
+                    };
+                    ours && r.tab_of_target(&p.target_id).is_none()
                 })
                 .map(|p| p.target_id)
                 .collect()
         });
         if !new.is_empty() {
-            targets::refresh_tabs(&cx.session, deadline).await;
+            let opened_by: Vec<(String, String)> =
+                new.iter().map(|id| (id.clone(), opener.clone())).collect();
+            targets::refresh_tabs_with(&cx.session, deadline, &opened_by).await;
             return cx.session.with_record(|r| {
                 new.iter()
                     .filter_map(|id| r.tab_of_target(id).map(|t| t.tab_id.clone()))
