@@ -42,11 +42,25 @@ pub(crate) async fn page_targets(
         .filter(|t| t.r#type == "page")
         .map(|t| PageTarget {
             target_id: t.target_id.into_inner(),
+            title: own_title(&t.url, t.title),
             url: t.url,
-            title: t.title,
             opener_id: t.opener_id.map(TargetId::into_inner),
         })
         .collect())
+}
+
+/// The page's own title from the browser's: for a page without one Chromium shows its URL
+/// (without `http://` or `https://`), which is no title (`browser title` answers "" there).
+fn own_title(url: &str, title: String) -> String {
+    let bare = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .unwrap_or(url);
+    if title == url || title == bare {
+        String::new()
+    } else {
+        title
+    }
 }
 
 /// A unique `about:blank#actionbook-...` URL: what a target a structural command opens loads
@@ -399,4 +413,19 @@ pub(crate) async fn refresh_tabs_with<T: Default>(
             .await;
     }
     slot.with_record(|r| r.tabs.iter().map(TabInfo::from).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_title;
+
+    #[test]
+    fn a_title_that_is_the_url_shown_in_its_place_is_none() {
+        let t = |u: &str, t: &str| own_title(u, t.to_string());
+        assert_eq!(t("http://127.0.0.1:8/a.html", "127.0.0.1:8/a.html"), "");
+        assert_eq!(t("https://x.test/", "x.test/"), "");
+        assert_eq!(t("about:blank", "about:blank"), "");
+        assert_eq!(t("file:///tmp/a.html", "file:///tmp/a.html"), "");
+        assert_eq!(t("http://x.test/", "Home"), "Home");
+    }
 }

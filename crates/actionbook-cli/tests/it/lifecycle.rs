@@ -821,3 +821,19 @@ fn an_eval_that_closes_its_page_answers_its_value() {
     let v = on(&env, &t2, &["title"]);
     assert_eq!(v["error"]["code"], "TAB_NOT_FOUND", "{v}");
 }
+
+#[test]
+fn a_page_without_a_title_has_none_in_the_tab_list() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html("/untitled.html", "<!doctype html><p>no title here</p>");
+    let sid = env.start(&["--open-url", &f.url("/untitled.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // Chromium shows the URL in place of a missing title; the tab list says what `title` says.
+    assert_eq!(on(&env, &t, &["title"])["data"]["value"], "");
+    let v = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(v["data"]["tabs"][0]["title"], "", "{v}");
+    let v = env.json(&["browser", "status", "--session", &sid]);
+    assert_eq!(v["data"]["tabs"][0]["title"], "", "{v}");
+}
