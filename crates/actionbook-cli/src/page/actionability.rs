@@ -484,7 +484,7 @@ fn ancestor(graph: &FrameGraph, frame: &str, n: u32) -> Result<String> {
 
 /// The `<iframe>` element owning `frame`: its parent frame's session, the element's backend id
 /// there, and the parent's id.
-async fn owner_node(
+pub(crate) async fn owner_node(
     graph: &FrameGraph,
     frame: &str,
     deadline: &Deadline,

@@ -1,7 +1,8 @@
 //! Hit testing a point of the top-level viewport through every frame: the innermost element under
 //! it, in the frame (and the session, for an out-of-process iframe) that owns it. Same-process
 //! frames are entered by Chromium's own hit test; each out-of-process `<iframe>` hit is entered by
-//! asking its own session at the point moved into its content box.
+//! asking its own session at the point carried into its frame's viewport through the `<iframe>`'s
+//! content quad (transforms and zoom included, [`quad::frame_box`]).
 //!
 //! `DOM.getNodeForLocation` takes document coordinates (it subtracts the frame's scroll offset
 //! itself), so each document's scroll offset is added to the viewport point before asking it.
@@ -11,6 +12,7 @@ use frame_graph::FrameGraph;
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
+use crate::page::quad;
 
 /// The element under a point.
 #[derive(Debug, Clone)]
@@ -67,19 +69,11 @@ pub(crate) async fn hit_test(
                 backend_node_id: backend,
             });
         };
-        // An out-of-process iframe: into its content box, then ask its own session.
-        let model = session
-            .send_timeout(
-                &dom::GetBoxModel {
-                    backend_node_id: Some(BackendNodeId::new(backend)),
-                    ..Default::default()
-                },
-                deadline.capped(deadline::QUICK_CALL),
-            )
-            .await?
-            .model;
-        // The content box in this document's viewport (a quad; its corners bound it).
-        let (Some((cx, cw)), Some((cy, ch))) = (span(&model.content, 0), span(&model.content, 1))
+        // An out-of-process iframe: the point carried into its frame's viewport through the
+        // content quad of the <iframe> as the browser draws it (shifted, or scaled, rotated,
+        // skewed, zoomed: its offset alone would miss), then asked of the frame's own session.
+        let Some((q, size)) =
+            quad::frame_box(g, &session, &frame, BackendNodeId::new(backend), deadline).await?
         else {
             return Err(nothing());
         };
@@ -91,16 +85,17 @@ pub(crate) async fn hit_test(
                 backend_node_id: backend,
             });
         };
-        lx -= cx;
-        ly -= cy;
-        if lx < 0.0 || ly < 0.0 || lx >= cw || ly >= ch {
+        let inside = quad::unmap(&q, size, (lx, ly))
+            .filter(|(ix, iy)| (0.0..size.0).contains(ix) && (0.0..size.1).contains(iy));
+        let Some((ix, iy)) = inside else {
             // On the iframe's border or padding (any side): the <iframe> element is hit.
             return Ok(Hit {
                 frame_id: frame,
                 session,
                 backend_node_id: backend,
             });
-        }
+        };
+        (lx, ly) = (ix, iy);
         session = next;
         frame_of_session = inner.frame_id;
     }
@@ -123,25 +118,4 @@ async fn scroll_offset(session: &Session, deadline: &Deadline) -> Result<(f64, f
         (None, Some(l)) => (l.page_x, l.page_y),
         (None, None) => (0.0, 0.0),
     })
-}
-
-/// The start and length along one axis (0: x, 1: y) of a quad's bounding box.
-fn span(quad: &[f64], axis: usize) -> Option<(f64, f64)> {
-    let values: Vec<f64> = quad.iter().skip(axis).step_by(2).copied().collect();
-    let min = values.iter().copied().reduce(f64::min)?;
-    let max = values.iter().copied().reduce(f64::max)?;
-    Some((min, max - min))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::span;
-
-    #[test]
-    fn a_quad_spans_its_corners() {
-        let q = [408.0, 608.0, 708.0, 608.0, 708.0, 728.0, 408.0, 728.0];
-        assert_eq!(span(&q, 0), Some((408.0, 300.0)));
-        assert_eq!(span(&q, 1), Some((608.0, 120.0)));
-        assert_eq!(span(&[], 0), None);
-    }
 }

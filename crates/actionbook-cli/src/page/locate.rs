@@ -217,11 +217,17 @@ pub(crate) async fn at_point(
         // would miss). Only a point inside the content box goes into the frame (its document sees
         // nothing under its border or padding).
         let inner = match child {
-            Some((child, size)) => quad::content_quad(&session, BoxOf::Handle(&handle), deadline)
-                .await?
-                .and_then(|q| quad::unmap(&q, size, root_point))
-                .filter(|(lx, ly)| (0.0..size.0).contains(lx) && (0.0..size.1).contains(ly))
-                .map(|p| (child, p)),
+            Some((child, size)) => {
+                // In a zoomed frame the browser answers the quad divided by the zoom.
+                let zoom =
+                    quad::zoom_of(&g, &session, &frame, handle.object_id(), deadline).await?;
+                quad::content_quad(&session, BoxOf::Handle(&handle), deadline)
+                    .await?
+                    .map(|q| quad::scaled(&q, zoom))
+                    .and_then(|q| quad::unmap(&q, size, root_point))
+                    .filter(|(lx, ly)| (0.0..size.0).contains(lx) && (0.0..size.1).contains(ly))
+                    .map(|p| (child, p))
+            }
             None => None,
         };
         let Some((child, (lx, ly))) = inner else {

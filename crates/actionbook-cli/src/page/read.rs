@@ -4,7 +4,7 @@
 //! included) and its accessibility facts (role, name, neighbours) for `describe`.
 
 use cdp_protocol::{BackendNodeId, FrameId, Session, accessibility, dom};
-use frame_graph::{FrameGraph, Rect};
+use frame_graph::FrameGraph;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -13,6 +13,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::locate::Located;
+use crate::page::quad;
 use crate::page::query::HELPERS_JS;
 use crate::page::screenshot::ViewRect;
 
@@ -334,24 +335,11 @@ pub(crate) async fn styles(
     Ok(r.values)
 }
 
-/// The bounding rectangle of a quad (8 numbers).
-fn quad_rect(q: &[f64]) -> Option<Rect> {
-    if q.len() < 8 {
-        return None;
-    }
-    let xs = [q[0], q[2], q[4], q[6]];
-    let ys = [q[1], q[3], q[5], q[7]];
-    let (x0, x1) = xs
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-    let (y0, y1) = ys
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-    Some(Rect::new(x0, y0, x1 - x0, y1 - y0))
-}
-
-/// The border box of a node of `frame`'s session, in top-level viewport coordinates (OOPIF hops
-/// added); `None` when it has no layout (`display: none`, detached).
+/// The border box of a node of `frame`'s session, in top-level viewport coordinates: its border
+/// quad as the browser draws it, carried through every frame above it (zoomed, transformed and
+/// out-of-process ones included, [`quad::to_page`]), and the smallest rectangle around that (for
+/// a turned box, the rectangle around it on screen). `None` when it has no layout (`display:
+/// none`, detached).
 pub(crate) async fn border_box_of(
     g: &FrameGraph,
     session: &Session,
@@ -378,15 +366,48 @@ pub(crate) async fn border_box_of(
         Err(cdp_protocol::CdpError::Protocol { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let Some(local) = quad_rect(&model.border) else {
+    let frame = FrameId::from(frame);
+    // A node of a zoomed frame comes back divided by the zoom: ask the node's window for it.
+    let zoom = if quad::is_session_root(g, &frame) {
+        1.0
+    } else {
+        let resolved;
+        let object = match (object, backend) {
+            (Some(o), _) => Some(o),
+            (None, Some(b)) => {
+                resolved = session
+                    .send_timeout(
+                        &dom::ResolveNode {
+                            backend_node_id: Some(BackendNodeId::new(b)),
+                            ..Default::default()
+                        },
+                        deadline.capped(deadline::QUICK_CALL),
+                    )
+                    .await
+                    .ok()
+                    .and_then(|r| r.object.object_id)
+                    .map(|id| ObjectHandle::new(session.clone(), id));
+                resolved.as_ref().map(|h| h.object_id())
+            }
+            (None, None) => None,
+        };
+        match object {
+            Some(o) => quad::zoom_of(g, session, &frame, o, deadline).await?,
+            None => 1.0,
+        }
+    };
+    let local = quad::scaled(&model.border, zoom);
+    let Some(q) = quad::to_page(g, &frame, local, deadline).await? else {
         return Ok(None);
     };
-    let r = g.to_page_rect(&FrameId::from(frame), local).await?;
+    let Some((x, y, width, height)) = quad::bounds(&q) else {
+        return Ok(None);
+    };
     Ok(Some(ViewRect {
-        x: r.x,
-        y: r.y,
-        width: r.width,
-        height: r.height,
+        x,
+        y,
+        width,
+        height,
     }))
 }
 
