@@ -324,12 +324,19 @@ async function (op, arg) {
     }
     return '';
   };
-  const listen = (events, expire, report, css) => {
+  // The events of a press. With `guard`, one that reaches another element than the one aimed at
+  // (the pointer's arrival moved or covered it) is stopped here, before the page's own listeners
+  // below the window and before its default action: the press did nothing, and can be made
+  // again once the element is reachable (as Playwright's hit target interceptor does).
+  const PRESS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  const listen = (events, expire, report, css, guard) => {
     const old = el[KEY];
     if (old) old.stop();
     delete el[REPORTED];
     const seen = [];
     let ups = 0;
+    // With `guard`: whether the press went down on another element (null until it went down).
+    let blocking = null;
     // The last mouseup was handled (`armed`); its click's default action will submit a form
     // unless a submit handler prevents it (`submitting`).
     let armed = false, submitting = false;
@@ -347,8 +354,16 @@ async function (op, arg) {
       if (!e.isTrusted) return;
       const path = e.composedPath();
       marks.set(e, seen.length);
-      if (path.includes(el) || path.some((n) => replacement(n, css))) seen.push([e.type, 1]);
-      else seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target)]);
+      const mine = path.includes(el) || path.some((n) => replacement(n, css));
+      // The press is judged by where it went down: the events it then causes elsewhere (a
+      // label's click passed on to its control) are the element's doing.
+      if (guard && blocking === null && (e.type === 'pointerdown' || e.type === 'mousedown')) blocking = !mine;
+      if (mine) seen.push([e.type, 1]);
+      else {
+        const stopped = !!blocking && PRESS.includes(e.type);
+        if (stopped) { e.preventDefault(); e.stopImmediatePropagation(); }
+        seen.push([e.type, 0, describe(path[0] && path[0].nodeType === 1 ? path[0] : e.target), stopped ? 1 : 0]);
+      }
       if (report && e.type === 'mouseup' && ++ups === report.ups) {
         armed = report.ups === 1 && e.button === 0;
         barrier().then(send);
@@ -430,7 +445,7 @@ async function (op, arg) {
     }
     if (m.fail) return { status: m.fail, by: m.by, scrolled };
     if (arg.quick && !scrolled && animating()) return { status: 'animating' };
-    const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined, arg.css || undefined);
+    const probe = listen(arg.events, arg.expire, arg.quick ? arg.report : undefined, arg.css || undefined, !!arg.guard);
     probe.checks = checks;
     probe.at = arg.at;
     probe.time = doc.timeline ? doc.timeline.currentTime : null;

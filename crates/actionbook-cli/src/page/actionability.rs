@@ -35,6 +35,18 @@ use crate::page::quad::{self, BoxOf};
 /// The page side: one function, the operation as its first argument.
 pub(crate) const SCRIPT: &str = include_str!("actionability.js");
 
+/// The events of a press (what a guarded aim stops when they reach another element).
+const PRESS_EVENTS: &[&str] = &[
+    "pointerdown",
+    "mousedown",
+    "pointerup",
+    "mouseup",
+    "click",
+    "auxclick",
+    "dblclick",
+    "contextmenu",
+];
+
 /// The pointer events an aim listens for.
 pub(crate) const POINTER_EVENTS: &[&str] = &[
     "pointermove",
@@ -316,6 +328,9 @@ pub(crate) struct Event {
     pub on_target: bool,
     /// What got it otherwise.
     pub by: Option<String>,
+    /// Not the target's, and stopped before the page's listeners and default action (a guarded
+    /// press: see `actionability.js`).
+    pub stopped: bool,
 }
 
 /// What a probe's listeners saw; `None` when the document went away before it could be read
@@ -387,6 +402,17 @@ impl Seen {
             .count()
     }
 
+    /// Whether the press went elsewhere and each of its events that did was stopped before the
+    /// page's listeners (a guarded aim): the page saw nothing of it.
+    pub(crate) fn press_stopped(&self) -> bool {
+        let mut off = self
+            .events
+            .iter()
+            .filter(|e| PRESS_EVENTS.contains(&e.kind.as_str()) && !e.on_target)
+            .peekable();
+        off.peek().is_some() && off.all(|e| e.stopped)
+    }
+
     pub(crate) fn from_values(values: Vec<Value>) -> Seen {
         let events = values
             .into_iter()
@@ -396,6 +422,7 @@ impl Seen {
                     kind: a.first()?.as_str()?.to_string(),
                     on_target: a.get(1).and_then(Value::as_i64) == Some(1),
                     by: a.get(2).and_then(Value::as_str).map(str::to_string),
+                    stopped: a.get(3).and_then(Value::as_i64) == Some(1),
                 })
             })
             .collect();

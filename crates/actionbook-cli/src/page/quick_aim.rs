@@ -386,6 +386,8 @@ pub(crate) async fn aim(
         "events": POINTER_EVENTS,
         "expire": actionability::expire_ms(deadline),
         "quick": true,
+        // A press that lands elsewhere is stopped before the page sees it (see quick_click).
+        "guard": true,
         "report": reports.arg(ups),
         // Plain CSS: an element the page puts in the aimed one's place and that matches it is
         // taken for it (see `actionability.js`).
@@ -426,42 +428,6 @@ pub(crate) async fn aim(
             Ok(Aimed::Careful)
         }
         _ => Ok(Aimed::Careful),
-    }
-}
-
-/// What the `check` operation answers (see `actionability.js`).
-#[derive(Debug, Deserialize)]
-struct CheckReply {
-    status: String,
-    #[serde(default)]
-    x: f64,
-    #[serde(default)]
-    y: f64,
-    #[serde(default)]
-    top: bool,
-    #[serde(default)]
-    hovered: bool,
-}
-
-/// After the pointer moved to the aim's point `(x, y)`: the element (or what the page put in its
-/// place) is still there, hit, and got the move. False when anything else is so (an overlay the
-/// hover showed, a layout the pointer leaving a menu changed, a document that went away): the
-/// caller takes the careful path, nothing having been pressed.
-pub(crate) async fn still_hovered(
-    page: &Session,
-    reach: Reach<'_>,
-    (x, y): (f64, f64),
-    deadline: &Deadline,
-) -> Result<bool> {
-    let timeout = deadline.capped(deadline::QUICK_CALL);
-    match run::<CheckReply>(page, reach.aimed(), "check", Value::Null, timeout).await {
-        Ok(Some(r)) => Ok(r.status == "ok"
-            && r.top
-            && r.hovered
-            && (r.x - x).abs() <= 0.5
-            && (r.y - y).abs() <= 0.5),
-        Ok(None) | Err(cdp_protocol::CdpError::Protocol { .. }) => Ok(false),
-        Err(e) => Err(e.into()),
     }
 }
 

@@ -1,24 +1,23 @@
 //! The quick click: the common cases of `click <css>` (an element of the top document) and
 //! `click @eN` (a ref in the top document or a same-process frame), in a page without
-//! out-of-process frames, in four round trips (five for a ref, resolved first): the quick aim
+//! out-of-process frames, in two round trips (three for a ref, resolved first): the quick aim
 //! (checks, point, listeners, the page before; `Page.bringToFront` after it only when the page
-//! is hidden); the move; one look at what the move did (see below); the presses, the listeners'
-//! report of what they saw and of the page after awaited beside their acknowledgements (see
-//! `quick_aim`). Anything else, and anything the quick aim or the look does not pass, goes the
-//! careful way of [`pointer::click`], which waits, names the check that failed and confirms the
-//! hover before pressing.
+//! is hidden); the move and the presses sent together, the listeners' report of what they saw
+//! and of the page after awaited beside their acknowledgements (see `quick_aim`). Anything else,
+//! and anything the quick aim does not pass, goes the careful way of [`pointer::click`], which
+//! waits, names the check that failed and confirms the hover before pressing.
 //!
-//! The look after the move and before the press: the pointer's arrival can change the page (an
-//! overlay shown on hover, a menu the pointer leaves closing and moving the element, a re-render
-//! replacing the element), and a press is never sent twice, so it is sent only once the element
-//! (or what took its place) is seen still there, hit and hovered. Nothing is pressed until then,
-//! so the careful path may still wait. The move needs no confirmation of its frame routing here:
+//! A press is never sent twice, yet the pointer's arrival can change the page (an overlay shown
+//! on hover, a menu the pointer leaves closing and moving the element). So the aim's listeners
+//! guard the press (as Playwright's hit target interceptor): a press event that reaches another
+//! element is stopped on the window before the page's own listeners and its default action.
+//! A press stopped so did nothing, and the careful path presses once the element is reachable;
+//! one that reached another element unstopped (a page listener on the window before ours, another
+//! document) fails naming what got it. The move needs no confirmation of its frame routing here:
 //! the careful path confirms it because the browser routes input between frames by the hit-test
 //! data of the last frame the compositor showed, which lags a scroll (the landing bug of issue
 //! 12); a page without out-of-process frames is hit tested by its own renderer on its current
-//! layout, and an element that had to be scrolled into view is left to the careful path. The
-//! press is still confirmed to have arrived at the element; if it did not, the click fails
-//! naming what got it.
+//! layout, and an element that had to be scrolled into view is left to the careful path.
 
 use a11y_snapshot::Target;
 
@@ -98,30 +97,19 @@ pub(crate) async fn click(
     record_cursor(cx, aim.x, aim.y);
     // No out-of-process frame (see above): none the pointer was in is left to tell.
     cx.state.pointer_frames.clear();
-    // The move, then a look at what it did, before anything is pressed (see the module doc).
-    let moved = mouse::move_to(&page, aim.x, aim.y, None, &deadline).await;
-    let hovered = match moved {
-        Ok(()) => quick_aim::still_hovered(&page, reach, (aim.x, aim.y), &deadline).await,
-        Err(e) => Err(e),
-    };
-    match hovered {
-        Ok(true) => {}
-        Ok(false) => {
-            quick_aim::cancel(&page, reach).await;
-            return Ok(QuickClick::Careful);
-        }
-        Err(e) => {
-            quick_aim::cancel(&page, reach).await;
-            return Err(e);
-        }
-    }
+    // The move and the presses together; the aim's guard stops a press the move's effects sent
+    // elsewhere (see the module doc).
     let mut before = Before::quick(&aim.before, main);
     before.arm(&page);
-    let input = mouse::clicks(&page, aim.x, aim.y, button, count, &deadline);
+    let input = mouse::move_and_click(&page, aim.x, aim.y, button, count, &deadline);
     let read = quick_aim::landed(&page, reach, &mut reports, input, &deadline).await?;
     cx.state.landing_binding = read.reported.then(|| page.id().cloned()).flatten();
     drop(held);
     if let Err(why) = pressed_on_target(&read.seen) {
+        // Stopped before the page saw it: nothing was done, the careful path may press.
+        if read.seen.press_stopped() {
+            return Ok(QuickClick::Careful);
+        }
         return Err(not_delivered("browser click", selector, &why));
     }
     Ok(QuickClick::Done(before.after_quick(cx, &read).await?))

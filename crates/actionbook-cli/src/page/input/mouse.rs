@@ -176,6 +176,21 @@ pub(crate) async fn clicks(
     send_all(page, click_events(x, y, button, count), deadline).await
 }
 
+/// A move to `(x, y)` and `count` clicks there, sent together (the browser handles them in
+/// order: the move is dispatched before the first press).
+pub(crate) async fn move_and_click(
+    page: &Session,
+    x: f64,
+    y: f64,
+    button: Button,
+    count: u32,
+    deadline: &Deadline,
+) -> Result<()> {
+    let mut events = vec![event(MouseEventType::MouseMoved, x, y, None, 0, None)];
+    events.extend(click_events(x, y, button, count));
+    send_all(page, events, deadline).await
+}
+
 /// The out-of-process frames the pointer is in when it is on a node of `frame` (on the node
 /// `owner` itself, when it is an out-of-process iframe's element, the pointer is in that frame
 /// too): `frame` when it is one and each out-of-process frame above it, innermost first. A
