@@ -21,7 +21,7 @@
 //! it is about to show. [`Aim::finish`] stops the listeners and answers what they saw, from which a
 //! command decides whether its press (or keys) arrived ([`Seen`]).
 
-use cdp_protocol::{BackendNodeId, Session, dom};
+use cdp_protocol::dom;
 use frame_graph::FrameGraph;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -509,39 +509,6 @@ fn ancestor(graph: &FrameGraph, frame: &str, n: u32) -> Result<String> {
     Ok(cur)
 }
 
-/// The `<iframe>` element owning `frame`: its parent frame's session, the element's backend id
-/// there, and the parent's id.
-pub(crate) async fn owner_node(
-    graph: &FrameGraph,
-    frame: &str,
-    deadline: &Deadline,
-) -> Result<(Session, BackendNodeId, String)> {
-    let info = graph
-        .frame(&frame.into())
-        .ok_or_else(|| CliError::FrameNotFound(frame.to_string()))?;
-    let parent = info
-        .parent_frame_id
-        .ok_or_else(|| CliError::FrameNotFound(format!("the parent of frame {frame}")))?;
-    let session: Session = graph
-        .session_for(&parent)
-        .ok_or_else(|| CliError::FrameNotFound(parent.to_string()))?;
-    let owner = match info.owner_backend_node_id {
-        Some(o) => o,
-        None => {
-            session
-                .send_timeout(
-                    &dom::GetFrameOwner {
-                        frame_id: frame.into(),
-                    },
-                    deadline.capped(deadline::QUICK_CALL),
-                )
-                .await?
-                .backend_node_id
-        }
-    };
-    Ok((session, owner, parent.into_inner()))
-}
-
 /// The `<iframe>` element owning `frame`, as a handle in its parent frame's session; and that
 /// parent's id.
 async fn owner_of(
@@ -549,7 +516,7 @@ async fn owner_of(
     frame: &str,
     deadline: &Deadline,
 ) -> Result<(ObjectHandle, String)> {
-    let (session, owner, parent) = owner_node(graph, frame, deadline).await?;
+    let (session, owner, parent) = quad::owner_node(graph, frame, deadline).await?;
     let cap = deadline.capped(deadline::QUICK_CALL);
     let r = session
         .send_timeout(
@@ -588,7 +555,7 @@ async fn owner_quad(
     }
     // `parent` is below its session's root frame, where the quad is: carried back into
     // `parent`'s viewport through the quad of `parent`'s own owner (same session, same space).
-    let (session, node, _) = owner_node(graph, parent, deadline).await?;
+    let (session, node, _) = quad::owner_node(graph, parent, deadline).await?;
     let Some(by) = quad::content_quad(&session, BoxOf::Backend(node), deadline).await? else {
         return Ok(None);
     };

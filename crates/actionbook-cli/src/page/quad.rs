@@ -289,8 +289,7 @@ pub(crate) async fn to_page(
                 .frame(&parent)
                 .ok_or_else(|| CliError::FrameNotFound(parent.to_string()))?;
         }
-        let (session, owner, parent) =
-            crate::page::actionability::owner_node(g, info.frame_id.as_str(), deadline).await?;
+        let (session, owner, parent) = owner_node(g, info.frame_id.as_str(), deadline).await?;
         let parent = FrameId::from(parent.as_str());
         let Some((by, size)) = frame_box(g, &session, &parent, owner, deadline).await? else {
             return Ok(None);
@@ -310,6 +309,39 @@ pub(crate) async fn to_page(
 fn corners(quad: &[f64]) -> Option<[f64; 8]> {
     let c: [f64; 8] = quad.try_into().ok()?;
     c.iter().all(|v| v.is_finite()).then_some(c)
+}
+
+/// The `<iframe>` element owning `frame`: its parent frame's session, the element's backend id
+/// there, and the parent's id.
+pub(crate) async fn owner_node(
+    graph: &FrameGraph,
+    frame: &str,
+    deadline: &Deadline,
+) -> Result<(Session, BackendNodeId, String)> {
+    let info = graph
+        .frame(&frame.into())
+        .ok_or_else(|| CliError::FrameNotFound(frame.to_string()))?;
+    let parent = info
+        .parent_frame_id
+        .ok_or_else(|| CliError::FrameNotFound(format!("the parent of frame {frame}")))?;
+    let session: Session = graph
+        .session_for(&parent)
+        .ok_or_else(|| CliError::FrameNotFound(parent.to_string()))?;
+    let owner = match info.owner_backend_node_id {
+        Some(o) => o,
+        None => {
+            session
+                .send_timeout(
+                    &dom::GetFrameOwner {
+                        frame_id: frame.into(),
+                    },
+                    deadline.capped(deadline::QUICK_CALL),
+                )
+                .await?
+                .backend_node_id
+        }
+    };
+    Ok((session, owner, parent.into_inner()))
 }
 
 #[cfg(test)]
