@@ -146,18 +146,36 @@ const LAYOUT: &[(&str, &str, &str)] = &[
     ("zoomed", "zoom: 0.75", "left: 780px; top: 280px"),
 ];
 
+/// A frame of the top page: its name, address, iframe style and wrapper position.
+type Framed = (&'static str, String, &'static str, &'static str);
+
+/// The frames of [`LAYOUT`], each page served here and addressed by `url` (same site or cross
+/// site), with the names of the frames to click.
+fn laid_out(f: &Fixture, url: impl Fn(&str) -> String) -> (Vec<Framed>, Vec<&'static str>) {
+    let mut frames = Vec::new();
+    let mut names = Vec::new();
+    for (name, style, wrap) in LAYOUT {
+        f.html(&format!("/xf/{name}.html"), &frame_page(name));
+        frames.push((*name, url(&format!("/xf/{name}.html")), *style, *wrap));
+        names.push(*name);
+    }
+    (frames, names)
+}
+
+/// Serves the top page holding `frames`, opens it and clicks every frame of `names` once.
+fn open_and_click_each(env: &Env, f: &Fixture, frames: &[Framed], names: &[&str]) {
+    f.html("/xf/top.html", &top_page(frames));
+    let sid = env.start(&["--open-url", &f.url("/xf/top.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    click_each(env, &t, names);
+}
+
 #[test]
 fn same_process_transformed_frames_take_one_click() {
     need_chromium!();
     let env = Env::new();
     let f = Fixture::start();
-    let mut frames = Vec::new();
-    let mut names = Vec::new();
-    for (name, style, wrap) in LAYOUT {
-        f.html(&format!("/xf/{name}.html"), &frame_page(name));
-        frames.push((*name, f.url(&format!("/xf/{name}.html")), *style, *wrap));
-        names.push(*name);
-    }
+    let (mut frames, mut names) = laid_out(&f, |p| f.url(p));
     // A rotated and scaled frame inside a plain one: its owner is not in the top document.
     f.html("/xf/deep.html", &frame_page("deep"));
     f.html(
@@ -175,10 +193,7 @@ fn same_process_transformed_frames_take_one_click() {
         "left: 0; top: 470px",
     ));
     names.push("deep");
-    f.html("/xf/top.html", &top_page(&frames));
-    let sid = env.start(&["--open-url", &f.url("/xf/top.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
-    click_each(&env, &t, &names);
+    open_and_click_each(&env, &f, &frames, &names);
 }
 
 #[test]
@@ -186,18 +201,7 @@ fn out_of_process_transformed_frames_take_one_click() {
     need_chromium!();
     let env = Env::new();
     let f = Fixture::start();
-    let mut frames = Vec::new();
-    let mut names = Vec::new();
-    for (name, style, wrap) in LAYOUT {
-        f.html(&format!("/xf/{name}.html"), &frame_page(name));
-        frames.push((
-            *name,
-            f.cross_site_url(&format!("/xf/{name}.html")),
-            *style,
-            *wrap,
-        ));
-        names.push(*name);
-    }
+    let (mut frames, mut names) = laid_out(&f, |p| f.cross_site_url(p));
     // An out-of-process frame inside a transformed frame of the top page's process, and a
     // transformed out-of-process frame inside a plain one of that process.
     f.html("/xf/far.html", &frame_page("far"));
@@ -228,8 +232,5 @@ fn out_of_process_transformed_frames_take_one_click() {
         "left: 540px; top: 470px",
     ));
     names.push("deep");
-    f.html("/xf/top.html", &top_page(&frames));
-    let sid = env.start(&["--open-url", &f.url("/xf/top.html")]);
-    let t = ["--session", sid.as_str(), "--tab", "t1"];
-    click_each(&env, &t, &names);
+    open_and_click_each(&env, &f, &frames, &names);
 }
