@@ -29,6 +29,19 @@ fn snapshot(tree: &GenAx, refs: &mut RefTable) -> Snapshot {
     Snapshot::build(src, refs)
 }
 
+/// The snapshot of one frame whose accessibility tree is `nodes` (the root first).
+fn one_frame(nodes: Vec<crate::raw::AxNode>) -> Snapshot {
+    let src = PageSource {
+        frames: vec![FrameSource {
+            frame_id: "M".into(),
+            ax: with_parents(nodes),
+            ..FrameSource::default()
+        }],
+        ..PageSource::default()
+    };
+    Snapshot::build(src, &mut RefTable::new())
+}
+
 fn printed_refs(text: &str) -> Vec<String> {
     text.split("[ref=")
         .skip(1)
@@ -158,15 +171,7 @@ fn the_dialog_is_on_the_first_page() {
     nodes.push(ax(102, "button", "Cancel", 102, &[]));
     kids.push(100);
     nodes[0].child_ids = kids.iter().map(|&k| AxNodeId(k)).collect();
-    let src = PageSource {
-        frames: vec![FrameSource {
-            frame_id: "M".into(),
-            ax: with_parents(nodes),
-            ..FrameSource::default()
-        }],
-        ..PageSource::default()
-    };
-    let snap = Snapshot::build(src, &mut RefTable::new());
+    let snap = one_frame(nodes);
     let outline = Outline::build(&snap, &SnapshotOptions::default());
     let paging = paginate(&outline, 100);
     assert!(paging.pages() > 3);
@@ -201,15 +206,7 @@ fn page_text_cannot_pass_for_a_ref() {
     ));
     nodes.push(ax(4, "button", "OK", 4, &[]));
     nodes.push(ax(5, "StaticText", "\"quoted\" as written", 5, &[]));
-    let src = PageSource {
-        frames: vec![FrameSource {
-            frame_id: "M".into(),
-            ax: with_parents(nodes),
-            ..FrameSource::default()
-        }],
-        ..PageSource::default()
-    };
-    let snap = Snapshot::build(src, &mut RefTable::new());
+    let snap = one_frame(nodes);
     let o = SnapshotOptions::default();
     let text = Outline::build(&snap, &o).render();
     assert_eq!(text, render_actionbook(&snap, &o));

@@ -209,7 +209,32 @@ impl Default for Downloads {
     }
 }
 
+/// A [`Downloads`] held by a task that must not keep it alive.
+struct WeakDownloads {
+    log: std::sync::Weak<Mutex<Log>>,
+    changed: std::sync::Weak<watch::Sender<u64>>,
+    writes: std::sync::Weak<tokio::sync::Mutex<()>>,
+}
+
+impl WeakDownloads {
+    fn upgrade(&self) -> Option<Downloads> {
+        Some(Downloads {
+            log: self.log.upgrade()?,
+            changed: self.changed.upgrade()?,
+            writes: self.writes.upgrade()?,
+        })
+    }
+}
+
 impl Downloads {
+    fn downgrade(&self) -> WeakDownloads {
+        WeakDownloads {
+            log: Arc::downgrade(&self.log),
+            changed: Arc::downgrade(&self.changed),
+            writes: Arc::downgrade(&self.writes),
+        }
+    }
+
     /// The log kept in `session_dir` (what an earlier daemon saw, if it kept one there).
     pub fn kept_in(session_dir: &Path) -> Downloads {
         let file = session_dir.join(FILE);
@@ -306,9 +331,14 @@ impl Downloads {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let me = self.clone();
+        // Held weakly: a closed session's follower ends with its log (a download stalled for
+        // good, its browser gone, would keep it looking).
+        let weak = self.downgrade();
         rt.spawn(async move {
-            while !guids.is_empty() && lock(&me.log).watched == generation {
+            while let Some(me) = weak.upgrade()
+                && !guids.is_empty()
+                && lock(&me.log).watched == generation
+            {
                 let look = {
                     let (dir, guids) = (dir.clone(), guids.clone());
                     tokio::task::spawn_blocking(move || {
@@ -328,6 +358,7 @@ impl Downloads {
                         guids.retain(|g| *g != guid);
                     }
                 }
+                drop(me);
                 tokio::time::sleep(FOLLOW_GAP).await;
             }
         });
