@@ -276,6 +276,7 @@ async fn load_in_tab(
             "browser start",
             navigation::OnTimeout::Stop,
             navigation::LoadState::Load,
+            &navigation::nothing_known,
         )
         .await
         {

@@ -88,13 +88,14 @@ impl From<WaitUntil> for navigation::LoadState {
 
 /// The URLs of the tab's requests still in flight, as its network recorder knows them (none when
 /// it does not record).
-fn still_loading(cx: &TabCx<'_>) -> Vec<String> {
-    cx.state
-        .services
-        .get::<NetworkRecorder>()
-        .filter(|r| r.state() == RecorderState::Recording)
-        .map(|r| r.in_flight().iter().map(|q| q.url.clone()).collect())
-        .unwrap_or_default()
+fn still_loading<'a>(cx: &'a TabCx<'_>) -> impl Fn() -> Vec<String> + Send + Sync + 'a {
+    let recorder = cx.state.services.get::<NetworkRecorder>();
+    move || {
+        recorder
+            .filter(|r| r.state() == RecorderState::Recording)
+            .map(|r| r.in_flight().iter().map(|q| q.url.clone()).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// How long a navigation that ended with ERR_ABORTED waits to hear of the download it may have
@@ -158,7 +159,10 @@ async fn history(
     let from_url = cx.url_before_loading().await?;
     let main_frame = cx.main_frame();
     let page = cx.page.clone();
-    if !navigation::history(&page, &main_frame, mv, &cx.deadline, what).await? {
+    let loading = still_loading(cx);
+    let moved = navigation::history(&page, &main_frame, mv, &cx.deadline, what, &loading).await;
+    drop(loading);
+    if !moved? {
         let which = if mv == HistoryMove::Back {
             "previous"
         } else {
@@ -189,6 +193,7 @@ impl TabCommand for Goto {
         let from_url = cx.url_before_loading().await?;
         let page = cx.page.clone();
         let downloads_before = cx.session.downloads.begun();
+        let loading = still_loading(cx);
         let navigated = navigation::navigate(
             &page,
             &self.url,
@@ -196,18 +201,15 @@ impl TabCommand for Goto {
             "browser goto",
             navigation::OnTimeout::Stop,
             self.wait_until.unwrap_or_default().into(),
+            &loading,
         )
         .await;
+        drop(loading);
         if let Err(e) = navigated {
             return Err(match e {
                 e if navigation::is_aborted(&e) => {
                     as_download(&cx.session, &cx.tab_id, downloads_before, e, &cx.deadline).await
                 }
-                CliError::LoadUnfinished { what, ms, .. } => CliError::LoadUnfinished {
-                    what,
-                    ms,
-                    pending: still_loading(cx),
-                },
                 e => e,
             });
         }

@@ -269,6 +269,7 @@ impl NewTab {
                     "browser new-tab",
                     navigation::OnTimeout::KeepLoading,
                     navigation::LoadState::Load,
+                    &navigation::nothing_known,
                 )
                 .await;
                 if let Err(e) = navigated {

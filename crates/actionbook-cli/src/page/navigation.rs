@@ -246,7 +246,30 @@ pub(crate) enum OnTimeout {
     KeepLoading,
 }
 
-/// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error.
+/// What the page is still loading (the URLs of its requests in flight, as the tab's network
+/// recorder knows them), asked when a load runs out of time: before it is stopped, since stopping
+/// ends them.
+pub(crate) type InFlight<'a> = &'a (dyn Fn() -> Vec<String> + Send + Sync);
+
+/// Nothing known of what is loading.
+pub(crate) fn nothing_known() -> Vec<String> {
+    Vec::new()
+}
+
+/// [`CliError::LoadUnfinished`] with what is still loading; other errors as they are.
+fn with_pending(e: CliError, loading: InFlight<'_>) -> CliError {
+    match e {
+        CliError::LoadUnfinished { what, ms, .. } => CliError::LoadUnfinished {
+            what,
+            ms,
+            pending: loading(),
+        },
+        e => e,
+    }
+}
+
+/// Navigates and waits for the load. `NAVIGATION_FAILED` carries Chromium's net error; out of
+/// time with the document parsed, the error names what `loading` says is still loading.
 pub(crate) async fn navigate(
     page: &Session,
     url: &str,
@@ -254,6 +277,7 @@ pub(crate) async fn navigate(
     what: &str,
     on_timeout: OnTimeout,
     until: LoadState,
+    loading: InFlight<'_>,
 ) -> Result<()> {
     let url = normalize_url(url)?;
     let mut waiter = LoadWaiter::subscribe(page);
@@ -283,7 +307,10 @@ pub(crate) async fn navigate(
     if r.loader_id.is_none() {
         return Ok(()); // same-document navigation
     }
-    let res = waiter.reached(until, deadline, what).await;
+    let res = waiter
+        .reached(until, deadline, what)
+        .await
+        .map_err(|e| with_pending(e, loading));
     if res.is_err() && on_timeout == OnTimeout::Stop {
         stop_loading(page).await;
     }
@@ -361,8 +388,11 @@ pub(crate) async fn history(
     mv: HistoryMove,
     deadline: &Deadline,
     what: &str,
+    loading: InFlight<'_>,
 ) -> Result<bool> {
-    let moved = history_move(page, main_frame, mv, deadline, what).await;
+    let moved = history_move(page, main_frame, mv, deadline, what)
+        .await
+        .map_err(|e| with_pending(e, loading));
     if moved.is_err() {
         stop_loading(page).await;
     }

@@ -773,6 +773,15 @@ fn goto_says_what_is_wrong_and_can_wait_less() {
         value(&env, &t, "document.querySelector('#b') !== null"),
         true
     );
+    // A reload out of time names what is loading as goto does (read before the load is stopped:
+    // stopping ends the requests).
+    let v = on(&env, &t, &["reload", "--timeout", "8000"]);
+    crate::support::assert_failure(&v, "TIMEOUT", "had not finished loading: still loading");
+    assert_eq!(
+        v["error"]["details"]["pending"],
+        serde_json::json!([f.url("/never.png")]),
+        "{v}"
+    );
     let v = on(
         &env,
         &t,
