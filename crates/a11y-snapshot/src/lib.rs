@@ -69,7 +69,7 @@ pub use refs::{RefEntry, RefTable};
 pub use render::{
     NodeStats, NodeSummary, SnapshotOptions, node_list, render_actionbook, render_simplified,
 };
-pub use resolve::{Known, ResolveOptions, ResolvedNode, Target, resolve};
+pub use resolve::{Known, ResolveOptions, ResolvedNode, Target, is_xpath, resolve};
 pub use tree::{
     BoundingBox, FrameSource, Node, PageSource, Snapshot, SnapshotMaps, SnapshotMetrics,
 };

@@ -41,14 +41,14 @@ pub enum Target {
 }
 
 impl Target {
-    /// Classifies a selector string: `@eN` is a ref, `1-42` an encoded id, a leading `/` an XPath,
-    /// anything else CSS.
+    /// Classifies a selector string: `@eN` is a ref, `1-42` an encoded id, an XPath as
+    /// [`is_xpath`] says, anything else CSS.
     pub fn parse(s: &str) -> Result<Target, SnapshotError> {
         let t = s.trim();
         if t.starts_with('@') {
             return t.parse().map(Target::Ref);
         }
-        if t.starts_with('/') {
+        if is_xpath(t) {
             return Ok(Target::XPath(t.to_string()));
         }
         if let Ok(id) = t.parse::<EncodedId>() {
@@ -73,6 +73,15 @@ impl fmt::Display for Target {
             Target::Finder { selector, .. } => f.write_str(selector),
         }
     }
+}
+
+/// Whether a selector is an XPath: it starts with `/`, with `./` (from the document), or with a
+/// parenthesized path (`(//input)[2]`, the usual way to take the n-th match). None of these can
+/// begin a CSS selector, so nothing written as CSS is taken for one.
+pub fn is_xpath(selector: &str) -> bool {
+    let t = selector.trim_start();
+    let t = t.trim_start_matches(|c: char| c == '(' || c.is_whitespace());
+    t.starts_with('/') || t.starts_with("./")
 }
 
 /// How to resolve.
@@ -710,6 +719,33 @@ async fn first_of_several(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xpaths_are_told_from_css() {
+        for x in [
+            "//a",
+            "/html/body",
+            "(//input)[2]",
+            "( //li )[last()]",
+            "((//a))[1]",
+            ".//a",
+        ] {
+            assert!(is_xpath(x), "{x}");
+            assert!(matches!(Target::parse(x), Ok(Target::XPath(_))), "{x}");
+        }
+        for c in [
+            "a",
+            ".x",
+            "#id",
+            "a:is(.b)",
+            "[data-x='/y']",
+            "div > a",
+            "*",
+        ] {
+            assert!(!is_xpath(c), "{c}");
+            assert!(matches!(Target::parse(c), Ok(Target::Css(_))), "{c}");
+        }
+    }
 
     #[test]
     fn ref_lists_are_capped_and_say_how_many_more() {

@@ -22,7 +22,7 @@ pub(crate) enum Query {
     Native(String),
     /// CSS with extensions: a list of complex selectors.
     Extended(Vec<Complex>),
-    /// An XPath (starts with `/`).
+    /// An XPath (as [`a11y_snapshot::is_xpath`] tells).
     XPath(String),
 }
 
@@ -76,7 +76,7 @@ pub(crate) type Complex = Vec<Compound>;
 
 const EXTENSIONS: &[&str] = &["visible", "hidden", "contains", "has"];
 
-/// Parses a query string. XPath when it starts with `/`; else CSS, whose extensions are taken out
+/// Parses a query string. XPath when [`a11y_snapshot::is_xpath`] says so; else CSS, whose extensions are taken out
 /// into filters (an extension inside a pseudo-class's argument other than `:has` and `:not`, like
 /// `:is(:visible)`, is refused). The native parts are not validated here: the browser's parser does that.
 pub(crate) fn parse(query: &str) -> Result<Query> {
@@ -84,7 +84,7 @@ pub(crate) fn parse(query: &str) -> Result<Query> {
     if q.is_empty() {
         return Err(CliError::InvalidArgument("the query is empty".into()));
     }
-    if q.starts_with('/') {
+    if a11y_snapshot::is_xpath(q) {
         return Ok(Query::XPath(q.to_string()));
     }
     if !mentions_extension(q) {

@@ -844,6 +844,23 @@ fn the_commands_that_act_take_the_selectors_query_takes() {
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(eval("document.getElementById('v').value"), "typed");
     assert_eq!(eval("document.getElementById('h').value"), "");
+    // The n-th match of an XPath, written the usual way (a parenthesized path), in every command
+    // that takes a selector: query's too.
+    let v = tab_json(&env, &["browser", "click", "(//button)[1]"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(eval("window.hits"), "21");
+    let v = tab_json(
+        &env,
+        &["browser", "text", "( //div[@class='item'] )[3]"],
+        &t,
+    );
+    assert_eq!(v["data"]["value"], "Item C", "{v}");
+    let v = tab_json(
+        &env,
+        &["browser", "query", "one", "(//div[@class='item'])[2]"],
+        &t,
+    );
+    assert_eq!(v["data"]["item"]["text"], "Item B", "{v}");
     // In a frame's document, as CSS is.
     let v = tab_json(&env, &["browser", "click", "button:contains(Inner)"], &t);
     assert_eq!(v["ok"], true, "{v}");
@@ -892,7 +909,7 @@ fn the_commands_that_act_take_the_selectors_query_takes() {
         &t,
     );
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
-    assert_eq!(eval("window.hits"), "2", "nothing was clicked");
+    assert_eq!(eval("window.hits"), "21", "nothing was clicked");
 }
 
 /// The refs of every node with this role and name in a snapshot envelope, in order.
