@@ -491,6 +491,12 @@ impl GlobalCommand for Start {
             .or(cx.env.browser_headless)
             .or(config.headless)
             .unwrap_or(false);
+        if let (Some(h), Some(_)) = (self.headless, &self.cdp_endpoint) {
+            warnings.push(format!(
+                "--headless {h} has no effect on the browser behind --cdp-endpoint: it runs as it \
+                 was started"
+            ));
+        }
         let window_size = match &self.window_size {
             Some(w) if self.cdp_endpoint.is_some() => {
                 return Err(CliError::InvalidArgument(format!(
@@ -854,15 +860,24 @@ impl SessionCommand for Close {
             true => Keep::Nothing,
             false => Keep::LastSnapshots,
         };
-        let closed_tabs = forget_session(cx.sessions, slot, &rec, keep).await;
-        Ok(Done::with_context(
+        let tabs = forget_session(cx.sessions, slot, &rec, keep).await;
+        // A browser the session only connected to is left as it was, its tabs open.
+        let closed_tabs = if rec.launched { tabs as u64 } else { 0 };
+        let mut done = Done::with_context(
             CloseData {
                 session_id: slot.id.clone(),
                 status: SessionStatus::Closed,
-                closed_tabs: closed_tabs as u64,
+                closed_tabs,
             },
             Context::session(&slot.id),
-        ))
+        );
+        if !rec.launched {
+            done.warnings.push(format!(
+                "the browser was not launched by this session: it is left running, and the \
+                 session's {tabs} tab(s) stay open in it"
+            ));
+        }
+        Ok(done)
     }
 }
 

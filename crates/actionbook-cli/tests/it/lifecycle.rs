@@ -228,8 +228,37 @@ fn cdp_endpoint_attaches_and_close_detaches() {
         let v = env.json(&["browser", "start", "--cdp-endpoint", bad]);
         assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{bad:?}: {v}");
     }
-    // Closing the attached session leaves the browser running.
-    env.run(&["browser", "close", "--session", "remote"]).ok();
+    // --headless cannot change a running browser: said so.
+    let v = env.json(&[
+        "browser",
+        "start",
+        "--headless",
+        "--cdp-endpoint",
+        &ws,
+        "--set-session-id",
+        "remote2",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        v["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("--headless true has no effect")),
+        "{v}"
+    );
+    env.run(&["browser", "close", "--session", "remote2"]).ok();
+    // Closing the attached session leaves the browser running, its tabs open, and says so.
+    let v = env.json(&["browser", "close", "--session", "remote"]);
+    assert_eq!(
+        (v["ok"].as_bool(), v["data"]["closed_tabs"].as_u64()),
+        (Some(true), Some(0)),
+        "{v}"
+    );
+    assert!(
+        v["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("not launched by this session")),
+        "{v}"
+    );
     assert_eq!(env.main_browser_pids(), owner);
     let v = env.json(&["browser", "title", "--session", "s1", "--tab", "t1"]);
     assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
