@@ -81,6 +81,12 @@ commands! {
     Help => "help", NonBrowser, Text;
     /// `version` (the `--version` flag)
     Version => "version", NonBrowser, Text;
+    /// `daemon status`: whether the home's daemon runs (not in the spec)
+    DaemonStatus => "daemon status", NonBrowser, Document;
+    /// `daemon stop` (not in the spec; sessions outlive it)
+    DaemonStop => "daemon stop", NonBrowser, Document;
+    /// `daemon restart` (the reference CLI's)
+    DaemonRestart => "daemon restart", NonBrowser, Document;
     /// `browser start`
     BrowserStart => "browser start", Global, Start;
     /// `browser list-sessions`
@@ -289,11 +295,11 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Nineteen more
-        // are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Twenty-two
+        // more are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
         // commands, `downloads` and `wait download`, `dialog`, and the reference CLI's batch
-        // commands (`batch-new-tab`, `batch-snapshot`, `batch-click`).
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 1 + 3);
+        // commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon status|stop|restart`.
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 1 + 3 + 3);
     }
 
     #[test]

@@ -63,7 +63,9 @@ pub enum TopCommand {
     /// Show the help text.
     #[command(after_help = "Example:\n  actionbook help --json")]
     Help,
+    /// The daemon that serves this home: status, stop, restart (sessions outlive it).
+    Daemon(crate::cli::daemon::DaemonArgs),
     /// Run the daemon in the foreground (started on demand by the CLI).
     #[command(name = "__daemon", hide = true)]
-    Daemon,
+    Serve,
 }

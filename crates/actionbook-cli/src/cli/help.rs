@@ -29,6 +29,10 @@ pub fn help_text() -> String {
         .chain([
             ("mcp", "Run an MCP server over stdio (one tool per command)"),
             ("batch", "Run commands from a file or stdin, one per line"),
+            (
+                "daemon status|stop|restart",
+                "The daemon serving this home (sessions outlive it)",
+            ),
             ("help", "Show this help"),
             ("--version", "Show the version"),
         ])

@@ -15,6 +15,7 @@ use crate::store::Home;
 
 pub mod args;
 pub mod batch;
+pub mod daemon;
 pub mod help;
 pub(crate) mod lower;
 mod print;
@@ -49,7 +50,8 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
             let env = reply::success(CommandName::Help, None, help_text(), vec![]);
             return print(&env, None, cli.global.json);
         }
-        Some(TopCommand::Daemon) => {
+        Some(TopCommand::Daemon(args)) => return daemon::run(&args, cli.global.json),
+        Some(TopCommand::Serve) => {
             return match Home::from_env() {
                 Ok(home) => server::run(home),
                 Err(e) => {

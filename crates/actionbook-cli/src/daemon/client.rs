@@ -8,16 +8,21 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
+use crate::daemon::wire::{
+    self, ClientFrame, Control, ControlFrame, DaemonFrame, PROTOCOL_VERSION,
+};
 use crate::deadline::DEFAULT_TIMEOUT_MS;
 use crate::engine::Request;
 use crate::error::{CliError, Result};
-use crate::store::Home;
+use crate::store::{Home, HomeLock};
 
 /// How long to wait for a freshly spawned daemon to accept connections.
 const SPAWN_WAIT: Duration = Duration::from_secs(15);
 /// How long a restarting daemon may take to exit beyond the time its commands in flight need.
 const RESTART_WAIT: Duration = Duration::from_secs(5);
+/// How long a stopped daemon may take to let go of its home beyond the time its commands in
+/// flight need (it closes the sessions whose records are gone, within 10 s, before it exits).
+const STOP_WAIT: Duration = Duration::from_secs(20);
 
 /// The daemon's answer to one request.
 #[derive(Debug, Clone)]
@@ -194,6 +199,87 @@ pub fn send_cancellable(
             }
         }
     }
+}
+
+/// The daemon of a home, as [`status`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DaemonState {
+    /// A daemon answers on the home's socket; its pid when known.
+    Serving(Option<u32>),
+    /// The home is held (an exiting daemon, or a program running the engine in its own process),
+    /// but nothing answers on its socket.
+    Held(Option<u32>),
+    /// No daemon.
+    Stopped,
+}
+
+/// Whether a daemon serves `home` (its pid from the home's lock).
+pub fn status(home: &Home) -> DaemonState {
+    let holder = HomeLock::holder(home);
+    match (UnixStream::connect(home.socket()).is_ok(), holder) {
+        (true, pid) => DaemonState::Serving(pid.flatten()),
+        (false, Some(pid)) => DaemonState::Held(pid),
+        (false, None) => DaemonState::Stopped,
+    }
+}
+
+/// Stops the daemon of `home`: it runs no new command, lets those in flight finish (bounded by
+/// their deadlines) and exits; sessions stay on disk with their browsers running, for the next
+/// daemon. Returns the state found before (`Stopped`: there was nothing to stop), once the
+/// daemon's process has let go of the home.
+pub fn stop(home: &Home) -> Result<DaemonState> {
+    let before = status(home);
+    let drain_ms = match before {
+        DaemonState::Stopped => return Ok(before),
+        // An exiting daemon: waited for below.
+        DaemonState::Held(_) => 0,
+        DaemonState::Serving(_) => {
+            let mut stream = UnixStream::connect(home.socket())?;
+            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+            stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+            let frame = ControlFrame {
+                v: PROTOCOL_VERSION,
+                build: wire::build_id(),
+                control: Control::Stop,
+            };
+            wire::write_frame(&mut stream, &frame)?;
+            match wire::read_frame::<DaemonFrame>(&mut stream) {
+                Ok(DaemonFrame::Restart { drain_ms, .. }) => drain_ms,
+                Ok(DaemonFrame::Reply { .. }) => {
+                    return Err(CliError::Daemon(
+                        "the daemon answered a stop with a command's reply".into(),
+                    ));
+                }
+                // Gone already (it was exiting as we asked).
+                Err(_) => 0,
+            }
+        }
+    };
+    // Its commands in flight, then closing what it must and letting go of the home.
+    let until = Instant::now() + Duration::from_millis(drain_ms) + STOP_WAIT;
+    while HomeLock::holder(home).is_some() {
+        if Instant::now() >= until {
+            let pid = match HomeLock::holder(home).flatten() {
+                Some(p) => format!("process {p}"),
+                None => "another process".to_string(),
+            };
+            return Err(CliError::Daemon(format!(
+                "{pid} still holds {} after {} ms: it is not a daemon that stops when asked                  (a program running the engine itself), or it is stuck; see {}",
+                home.root().display(),
+                (Duration::from_millis(drain_ms) + STOP_WAIT).as_millis(),
+                home.file("daemon.log").display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(before)
+}
+
+/// Starts the daemon of `home` unless one serves; its pid.
+pub fn start(home: &Home) -> Result<Option<u32>> {
+    home.ensure()?;
+    drop(connect_or_spawn(home)?);
+    Ok(HomeLock::holder(home).flatten())
 }
 
 fn connect_or_spawn(home: &Home) -> Result<UnixStream> {

@@ -5,7 +5,8 @@
 //! take first), so two daemons started at once never both serve. Browsers are not children in spirit: they run in their own process group
 //! and outlive the daemon; a new daemon re-attaches from the state on disk.
 //!
-//! Restarting (a client of another build or protocol connected): the daemon answers it
+//! Restarting (a client of another build or protocol connected, or one asked it to stop with
+//! [`wire::Control::Stop`]): the daemon answers it
 //! [`DaemonFrame::Restart`], starts draining (every later request is answered the same way),
 //! lets the commands in flight finish, bounded by their deadlines, and then exits; the client
 //! waits for that and starts a new daemon of its own build.
@@ -22,7 +23,7 @@ use envelope::CommandName;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Notify;
 
-use crate::daemon::wire::{self, ClientFrame, DaemonFrame, FrameHeader, RequestName};
+use crate::daemon::wire::{self, ClientFrame, Control, DaemonFrame, FrameHeader, RequestName};
 use crate::deadline::DEFAULT_TIMEOUT_MS;
 use crate::engine::{Engine, EngineConfig};
 use crate::error::{CliError, Result};
@@ -329,7 +330,8 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
     };
     // The version first: a client of another build may send requests this one does not know.
     let header: FrameHeader = wire::decode(&body).unwrap_or_default();
-    if !header.is_same_build(build) {
+    // A client of another build, or one asking this daemon to stop, drains it the same way.
+    if !header.is_same_build(build) || header.control == Some(Control::Stop) {
         // Answered before draining starts, so a daemon with nothing in flight cannot exit first.
         let (_, _, left) = drain.status();
         let written = restart(&mut stream, build, left).await;

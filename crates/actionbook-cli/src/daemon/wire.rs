@@ -8,6 +8,8 @@
 //! - [`ClientFrame`]: `{"v": PROTOCOL_VERSION, "build": "...", "text": bool, "request": Request}`,
 //!   where the request is `{"command": {"command": "browser goto", "args": {...}}, "timeout_ms":
 //!   N, "env": {...}}` (the typed [`Command`](crate::commands::Command) and its request type).
+//! - [`ControlFrame`]: `{"v", "build", "control": "stop"}`, asked of the daemon itself; answered
+//!   [`DaemonFrame::Restart`] as it starts draining.
 //! - [`DaemonFrame::Reply`]: the envelope, as JSON or as text.
 //! - [`DaemonFrame::Restart`]: this daemon is of another build or protocol than the client, or is
 //!   draining for a restart: it accepts no new command, lets the ones in flight finish (at most
@@ -48,6 +50,26 @@ pub struct ClientFrame {
     pub text: bool,
 }
 
+/// What a client of the daemon's own build may ask of the daemon itself, in place of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Control {
+    /// Stop: run no new command, let those in flight finish, exit (`actionbook daemon stop`). The
+    /// sessions stay on disk and their browsers keep running for the next daemon.
+    Stop,
+}
+
+/// A client frame carrying a [`Control`] instead of a request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ControlFrame {
+    /// [`PROTOCOL_VERSION`].
+    pub v: u32,
+    /// The client's build id.
+    pub build: String,
+    /// What is asked.
+    pub control: Control,
+}
+
 /// The part of a client frame read first, whatever version sent it.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct FrameHeader {
@@ -60,6 +82,9 @@ pub struct FrameHeader {
     /// Whether the reply should be text.
     #[serde(default)]
     pub text: bool,
+    /// A [`ControlFrame`]'s ask.
+    #[serde(default)]
+    pub control: Option<Control>,
 }
 
 impl FrameHeader {

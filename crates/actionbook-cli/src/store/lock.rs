@@ -57,6 +57,21 @@ impl HomeLock {
     pub fn path(home: &Home) -> PathBuf {
         home.file(LOCK_FILE)
     }
+
+    /// Whether an engine holds the home's lock now (`Some`, with the pid it recorded when
+    /// readable), without taking it for good or writing anything.
+    pub fn holder(home: &Home) -> Option<Option<u32>> {
+        let mut file = File::open(home.file(LOCK_FILE)).ok()?;
+        match rustix::fs::flock(&file, FlockOperation::NonBlockingLockShared) {
+            // Nobody holds it: the probe's shared lock goes with the file.
+            Ok(()) => None,
+            Err(_) => {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                Some(pid.trim().parse().ok())
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -331,3 +331,76 @@ fn a_navigation_under_way_across_a_daemon_restart_is_waited_for() {
         assert_eq!(v["ok"], true, "{v}");
     }
 }
+
+#[test]
+fn daemon_stop_lets_commands_finish_and_sessions_outlive_it_and_restart_starts_another() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let v = env.json(&["daemon", "status"]);
+    assert_eq!(
+        (v["ok"].as_bool(), v["data"]["status"].as_str()),
+        (Some(true), Some("stopped")),
+        "{v}"
+    );
+    let sid = env.start(&["--open-url", &f.url("/index.html")]);
+    let first = env.daemon_pid().expect("the daemon's pid");
+    let v = env.json(&["daemon", "status"]);
+    assert_eq!(
+        (v["data"]["status"].as_str(), v["data"]["pid"].as_u64()),
+        (Some("running"), Some(u64::from(first))),
+        "{v}"
+    );
+    // A restart: another daemon at once, the session still there.
+    let v = env.json(&["daemon", "restart"]);
+    assert_eq!(v["data"]["status"], "running", "{v}");
+    assert_eq!(v["data"]["previous_pid"], first, "{v}");
+    let second = env.daemon_pid().expect("the new daemon's pid");
+    assert_ne!(second, first);
+    assert_eq!(v["data"]["pid"], second, "{v}");
+    assert!(
+        wait_gone(first, Duration::from_secs(10)),
+        "the first daemon exited"
+    );
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+
+    // A stop while a goto runs: the goto answers with its page, then the daemon is gone.
+    let slow = f.url("/slow.html");
+    let mut goto = env.command(&[
+        "browser",
+        "goto",
+        &slow,
+        "--session",
+        &sid,
+        "--tab",
+        "t1",
+        "--json",
+    ]);
+    let goto = std::thread::spawn(move || goto.output());
+    std::thread::sleep(Duration::from_millis(1500));
+    let v = env.json(&["daemon", "stop"]);
+    assert_eq!(
+        (
+            v["data"]["status"].as_str(),
+            v["data"]["previous_pid"].as_u64()
+        ),
+        (Some("stopped"), Some(u64::from(second))),
+        "{v}"
+    );
+    let out = goto.join().expect("goto thread").expect("run goto");
+    let g: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("goto: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(g["data"]["title"], "Slow", "{g}");
+    assert!(
+        wait_gone(second, Duration::from_secs(1)),
+        "stop returned before the daemon exited"
+    );
+    let v = env.json(&["daemon", "status"]);
+    assert_eq!(v["data"]["status"], "stopped", "{v}");
+    let v = env.json(&["daemon", "stop"]);
+    assert_eq!(v["meta"]["warnings"][0], "no daemon was running", "{v}");
+    // The next command starts a daemon that takes the session up again, browser and page.
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Slow", "{v}");
+}
