@@ -1,6 +1,7 @@
-//! Scrolling: the page (its scrolling element) or a container, by a distance, to an edge, or an
-//! element into view; each waits until the compositor shows the result (two animation frames), so
-//! input sent next is routed by what is on screen.
+//! Scrolling: the page (its scrolling element, or the pane a wheel would scroll when the page
+//! cannot move) or a container, by a distance, to an edge, or an element into view; each waits
+//! until the compositor shows the result (two animation frames), so input sent next is routed by
+//! what is on screen.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -12,8 +13,10 @@ use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::locate::Located;
 
-/// Runs on the scroller (`this`): the page's scrolling element or a container.
-const SCROLL_JS: &str = r#"async function(op, a) {
+/// Runs on the scroller (`this`): the page's scrolling element or a container. With `auto` (no
+/// container given) and a page that did not move, scrolls what a wheel at the viewport's centre
+/// would instead (see [`Pane`]); in the same call, so the plain page case costs no round trip more.
+const SCROLL_JS: &str = r#"async function(op, a, auto) {
   const doc = this.ownerDocument || this;
   const win = doc.defaultView;
   const page = this === doc.scrollingElement || this === doc.documentElement || this === doc.body;
@@ -29,11 +32,88 @@ const SCROLL_JS: &str = r#"async function(op, a) {
   } else if (op === 'bottom') {
     to({ top: el.scrollHeight });
   }
+  // Instant scrolls update the offsets synchronously: a page that did not move is known here.
+  const still = (p) => p[0] === before[0] && p[1] === before[1];
+  let pane = null;
+  if (auto && page && still(pos()) && !(op === 'by' && !a.dx && !a.dy)) {
+    const vertical = op !== 'by' || a.dy !== 0;
+    const sign = op === 'top' ? -1 : op === 'bottom' ? 1 : Math.sign(vertical ? a.dy : a.dx);
+    // Scrollable in the axis and not yet at its edge in the asked direction (RTL: scrollLeft
+    // runs from -max to 0).
+    const can = (n) => {
+      if (n.nodeType !== 1 || n === el) return false;
+      const st = win.getComputedStyle(n);
+      const ov = vertical ? st.overflowY : st.overflowX;
+      if (ov !== 'auto' && ov !== 'scroll' && ov !== 'overlay') return false;
+      const max = vertical ? n.scrollHeight - n.clientHeight : n.scrollWidth - n.clientWidth;
+      if (max <= 0) return false;
+      const at = vertical ? n.scrollTop : n.scrollLeft;
+      const lo = !vertical && st.direction === 'rtl' ? -max : 0;
+      return sign < 0 ? at > lo + 0.5 : at < lo + max - 0.5;
+    };
+    // Scrolls n; its offsets before when it moved (the checks above can be wrong: a body whose
+    // overflow went to the viewport is no scroller), else null.
+    const move = (n) => {
+      const p = [n.scrollLeft, n.scrollTop];
+      if (op === 'by') n.scrollBy({ left: a.dx, top: a.dy, behavior: 'instant' });
+      else if (op === 'top') n.scrollTo({ top: 0, left: 0, behavior: 'instant' });
+      else n.scrollTo({ top: n.scrollHeight, behavior: 'instant' });
+      return n.scrollLeft !== p[0] || n.scrollTop !== p[1] ? p : null;
+    };
+    // Up the flat tree: a slotted element's slot, a shadow root's host.
+    const up = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    const x = win.innerWidth / 2, y = win.innerHeight / 2;
+    let hit = doc.elementFromPoint(x, y);
+    for (let i = 0; hit && hit.shadowRoot && i < 64; i++) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    // An iframe at the centre is not entered: its document is another scroller, often in
+    // another process; the walk goes on from the iframe element in this document.
+    for (let n = hit, i = 0; n && i < 10000 && !pane; n = up(n), i++) {
+      if (!can(n)) continue;
+      const p = move(n);
+      if (p) pane = { n, p, centre: true };
+    }
+    if (!pane) {
+      const vw = win.innerWidth, vh = win.innerHeight, found = [];
+      const visible = (n) => {
+        const r = n.getBoundingClientRect();
+        const w = Math.min(r.right, vw) - Math.max(r.left, 0), h = Math.min(r.bottom, vh) - Math.max(r.top, 0);
+        return w > 0 && h > 0 && (!n.checkVisibility || n.checkVisibility({ visibilityProperty: true })) ? w * h : 0;
+      };
+      const collect = (root) => {
+        for (const n of root.querySelectorAll('*')) {
+          // The cheap layout read first: most elements do not overflow.
+          if (vertical ? n.scrollHeight > n.clientHeight : n.scrollWidth > n.clientWidth) {
+            const area = visible(n);
+            if (area > 0 && can(n)) found.push([area, n]);
+          }
+          if (n.shadowRoot) collect(n.shadowRoot);
+        }
+      };
+      collect(doc);
+      found.sort((l, r) => r[0] - l[0]);
+      for (const [, n] of found) {
+        const p = move(n);
+        if (p) { pane = { n, p, centre: false }; break; }
+      }
+    }
+  }
   await new Promise((resolve) => {
     const timer = setTimeout(resolve, 200);
     requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
   });
-  return { before, after: pos() };
+  let instead = null;
+  // Named only when it is still moved once shown (a page script may have put it back).
+  if (pane && (pane.n.scrollLeft !== pane.p[0] || pane.n.scrollTop !== pane.p[1])) {
+    const n = pane.n;
+    let what = n.localName + (n.id ? '#' + n.id : '') + (n.classList[0] ? '.' + n.classList[0] : '');
+    if (what.length > 80) what = what.slice(0, 79) + '\u2026';
+    instead = { what, centre: pane.centre };
+  }
+  return { before, after: pos(), instead };
 }"#;
 
 /// Runs on the element (`this`): into view, in every scroller up to the top (or only in
@@ -86,6 +166,28 @@ pub(crate) enum Motion {
 struct Moved {
     before: [f64; 2],
     after: [f64; 2],
+    #[serde(default)]
+    instead: Option<Pane>,
+}
+
+/// What was scrolled instead of a page that could not move: the first scrollable ancestor of
+/// the element at the viewport's centre that could move, else the largest visible scrollable
+/// element that could.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub(crate) struct Pane {
+    /// Tag, `#id` and first `.class` (`main#feed.list`).
+    pub what: String,
+    /// Whether it was under the viewport's centre (else the largest in view).
+    pub centre: bool,
+}
+
+/// What a scroll did.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scrolled {
+    /// Whether a scroll position changed.
+    pub moved: bool,
+    /// The element scrolled because the page could not move (`None`: the page or the container).
+    pub instead: Option<Pane>,
 }
 
 async fn call<T: serde::de::DeserializeOwned>(
@@ -124,14 +226,15 @@ async fn page_scroller(page: &Session, deadline: &Deadline) -> Result<ObjectHand
     Ok(ObjectHandle::new(page.clone(), id))
 }
 
-/// Scrolls the page (or `container`) and answers whether the scroll position changed.
+/// Scrolls the page (or `container`) and answers whether a scroll position changed; without a
+/// container, a page that cannot move hands the scroll to the pane a wheel would scroll.
 pub(crate) async fn scroll(
     page: &Session,
     container: Option<&Located>,
     motion: Motion,
     deadline: &Deadline,
     what: &str,
-) -> Result<bool> {
+) -> Result<Scrolled> {
     let owned;
     let handle = match container {
         Some(c) => &c.handle,
@@ -148,12 +251,19 @@ pub(crate) async fn scroll(
     let m: Moved = call(
         handle,
         SCROLL_JS,
-        vec![Value::String(op.into()), arg],
+        vec![
+            Value::String(op.into()),
+            arg,
+            Value::Bool(container.is_none()),
+        ],
         deadline,
         what,
     )
     .await?;
-    Ok(m.before != m.after)
+    Ok(Scrolled {
+        moved: m.before != m.after || m.instead.is_some(),
+        instead: m.instead,
+    })
 }
 
 /// Scrolls `node` into view with `align` (`start`, `center`, `end`, `nearest`), in every scroller

@@ -614,6 +614,124 @@ fn fill_select_and_upload() {
 }
 
 #[test]
+fn scroll_without_container_moves_the_pane_a_wheel_would() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    // An app layout: the page cannot scroll, the feed (at the centre) and the side bar can.
+    f.html(
+        "/app.html",
+        r#"<!doctype html><html style="height: 100%; overflow: hidden"><head><title>App</title></head>
+<body style="margin: 0; height: 100%; overflow: hidden; display: flex">
+<nav id="side" style="width: 120px; overflow: auto"><div style="height: 2000px">side</div></nav>
+<main id="feed" class="feed list" style="flex: 1; overflow: auto"><div style="height: 3000px"><p>feed</p></div></main>
+</body></html>"#,
+    );
+    f.html(
+        "/shadow-app.html",
+        r#"<!doctype html><html><head><title>Shadow app</title><style>html, body { height: 100%; margin: 0; overflow: hidden }</style></head>
+<body><x-app style="display: block; height: 100%"></x-app><script>
+document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
+  '<div class="pane" style="height: 100%; overflow: auto"><div style="height: 3000px">deep</div></div>';
+</script></body></html>"#,
+    );
+    f.html(
+        "/long-with-box.html",
+        r#"<!doctype html><html><head><title>Long</title></head><body style="margin: 0">
+<div style="height: 30vh"></div>
+<div id="box" style="height: 60vh; overflow: auto"><div style="height: 3000px">box</div></div>
+<div style="height: 3000px">tall</div></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/app.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let centre = "the scrollable area at the viewport's centre";
+
+    let v = on(&env, &t, &["scroll", "down", "300"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([format!(
+            "the page itself cannot scroll down; scrolled <main#feed.feed> ({centre})"
+        )]),
+        "{v}"
+    );
+    assert_eq!(
+        value(&env, &t, "[feed.scrollTop, side.scrollTop, scrollY]"),
+        json!([300, 0, 0])
+    );
+    let v = on(&env, &t, &["scroll", "top"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(value(&env, &t, "feed.scrollTop"), 0);
+    // Nothing can move up: truthfully unchanged, and nothing named.
+    let v = on(&env, &t, &["scroll", "up", "100"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], false, "{v}");
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
+    let v = on(&env, &t, &["scroll", "bottom"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([format!(
+            "the page itself cannot scroll to the bottom; scrolled <main#feed.feed> ({centre})"
+        )]),
+        "{v}"
+    );
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "feed.scrollHeight - feed.clientHeight - feed.scrollTop < 1"
+        ),
+        true
+    );
+    // The feed is at its end: the largest other area in view that can move does.
+    let v = on(&env, &t, &["scroll", "down", "100"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([
+            "the page itself cannot scroll down; scrolled <nav#side> (the largest scrollable \
+             area in view)"
+        ]),
+        "{v}"
+    );
+    assert_eq!(value(&env, &t, "side.scrollTop"), 100);
+    let r = text(&env, &t, &["scroll", "up", "50"]).ok();
+    assert!(
+        r.stdout.contains(&format!(
+            "warning: the page itself cannot scroll up; scrolled <main#feed.feed> ({centre})\n"
+        )),
+        "{r:?}"
+    );
+
+    // The pane at the centre inside an open shadow root.
+    on(&env, &t, &["goto", &f.url("/shadow-app.html")]);
+    let v = on(&env, &t, &["scroll", "down", "200"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([format!(
+            "the page itself cannot scroll down; scrolled <div.pane> ({centre})"
+        )]),
+        "{v}"
+    );
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "document.querySelector('x-app').shadowRoot.querySelector('.pane').scrollTop"
+        ),
+        200
+    );
+
+    // A page that scrolls scrolls itself, even over a pane, and names nothing.
+    on(&env, &t, &["goto", &f.url("/long-with-box.html")]);
+    let v = on(&env, &t, &["scroll", "down", "300"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
+    assert_eq!(value(&env, &t, "[scrollY, box.scrollTop]"), json!([300, 0]));
+}
+
+#[test]
 fn scroll_every_form_and_eval() {
     need_chromium!();
     let env = Env::new();

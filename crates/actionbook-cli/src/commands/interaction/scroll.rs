@@ -1,5 +1,6 @@
 //! `browser scroll`: the page or a container up/down/left/right by pixels, to the top or bottom,
-//! or an element into view; one command name for every form (spec 11.1).
+//! or an element into view; one command name for every form (spec 11.1). A page that cannot move
+//! (an app layout scrolling in a pane) hands a page scroll to the pane a wheel would scroll.
 
 use envelope::{ActionData, ActionKind, Changed, Target};
 use serde::{Deserialize, Serialize};
@@ -87,7 +88,8 @@ pub struct Scroll {
     /// Pixels for up/down/left/right; the element (`@eN`, CSS, XPath) for into-view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Scroll inside this element instead of the page.
+    /// Scroll inside this element instead of the page (without it: the page, or, when the page
+    /// cannot move, the pane a wheel at the viewport's centre would scroll, named in a warning).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "SELECTOR"))]
     pub container: Option<String>,
@@ -171,13 +173,20 @@ impl TabCommand for Scroll {
         let mut data = ActionData::new(ActionKind::Scroll, None);
         data.direction = Some(self.direction.as_str().to_string());
         data.container = self.container.clone();
+        let mut warnings = Vec::new();
         let moved = match motion {
             Some(m) => {
                 if let Motion::By(dx, dy) = m {
                     data.pixels = Some((dx.abs() + dy.abs()) as i64);
                 }
                 let what = self.container.as_deref().unwrap_or("the page");
-                scroll::scroll(&page, container.as_ref(), m, &deadline, what).await?
+                let s = scroll::scroll(&page, container.as_ref(), m, &deadline, what).await?;
+                // Named in a warning, not in the data: the spec's data has no field for it, and
+                // an agent reading only `scroll_changed` would think the page moved.
+                if let Some(pane) = s.instead {
+                    warnings.push(instead_warning(self.direction, &pane));
+                }
+                s.moved
             }
             None => {
                 let Some(sel) = self.value.as_deref() else {
@@ -198,6 +207,26 @@ impl TabCommand for Scroll {
             focus_changed: after.focus_changed,
             scroll_changed: Some(moved),
         };
-        Ok(Done::data(data))
+        let mut done = Done::data(data);
+        done.warnings = warnings;
+        Ok(done)
     }
+}
+
+/// The warning for a scroll that moved `pane` because the page itself could not move.
+fn instead_warning(direction: ScrollDirection, pane: &scroll::Pane) -> String {
+    let way = match direction {
+        ScrollDirection::Top => "to the top",
+        ScrollDirection::Bottom => "to the bottom",
+        d => d.as_str(),
+    };
+    let which = if pane.centre {
+        "the scrollable area at the viewport's centre"
+    } else {
+        "the largest scrollable area in view"
+    };
+    format!(
+        "the page itself cannot scroll {way}; scrolled <{}> ({which})",
+        pane.what
+    )
 }
