@@ -28,6 +28,27 @@ fn raw_request(socket: &Path, frame: &Value) -> Value {
     serde_json::from_slice(&body).expect("decode the answer")
 }
 
+/// `browser goto url --json` on tab t1 of `sid`, run in a thread and given 1.5 s to be under way.
+fn goto_in_flight(
+    env: &Env,
+    sid: &str,
+    url: &str,
+) -> std::thread::JoinHandle<std::io::Result<std::process::Output>> {
+    let mut goto = env.command(&[
+        "browser",
+        "goto",
+        url,
+        "--session",
+        sid,
+        "--tab",
+        "t1",
+        "--json",
+    ]);
+    let goto = std::thread::spawn(move || goto.output());
+    std::thread::sleep(Duration::from_millis(1500));
+    goto
+}
+
 #[test]
 fn another_build_restarts_the_daemon_after_the_commands_in_flight() {
     need_chromium!();
@@ -39,18 +60,7 @@ fn another_build_restarts_the_daemon_after_the_commands_in_flight() {
 
     // A goto whose page answers after 6 s...
     let slow = f.url("/slow.html");
-    let mut goto = env.command(&[
-        "browser",
-        "goto",
-        &slow,
-        "--session",
-        &sid,
-        "--tab",
-        "t1",
-        "--json",
-    ]);
-    let goto = std::thread::spawn(move || goto.output());
-    std::thread::sleep(Duration::from_millis(1500));
+    let goto = goto_in_flight(&env, &sid, &slow);
 
     // ...while a client of an older protocol and another build connects.
     let older = raw_request(
@@ -367,18 +377,7 @@ fn daemon_stop_lets_commands_finish_and_sessions_outlive_it_and_restart_starts_a
 
     // A stop while a goto runs: the goto answers with its page, then the daemon is gone.
     let slow = f.url("/slow.html");
-    let mut goto = env.command(&[
-        "browser",
-        "goto",
-        &slow,
-        "--session",
-        &sid,
-        "--tab",
-        "t1",
-        "--json",
-    ]);
-    let goto = std::thread::spawn(move || goto.output());
-    std::thread::sleep(Duration::from_millis(1500));
+    let goto = goto_in_flight(&env, &sid, &slow);
     let v = env.json(&["daemon", "stop"]);
     assert_eq!(
         (
