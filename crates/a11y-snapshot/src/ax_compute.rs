@@ -1891,7 +1891,10 @@ impl<'a> AxCompute<'a> {
                     Err(_) => AxScalar::Str(val),
                 })
             }
-            (Tag::Input, "ColorWell") => Some(AxScalar::Str(self.native_value(i))),
+            // Date and time fields: the value as the input holds it (`2026-12-24`, `13:45`).
+            (Tag::Input, "ColorWell" | "Date" | "DateTime" | "InputTime") => {
+                Some(AxScalar::Str(self.native_value(i)))
+            }
             (Tag::Input, "button") if self.input_type(i) == "file" => {
                 Some(AxScalar::Str("No file chosen".to_string()))
             }
