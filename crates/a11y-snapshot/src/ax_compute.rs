@@ -775,6 +775,10 @@ impl<'a> AxCompute<'a> {
         {
             return Role("listitem");
         }
+        // A popover (shown: a hidden one is not in the tree) is a group, as Chromium has it.
+        if native.is("generic") && self.v.has_attr(i, Attr::Popover) {
+            return Role("group");
+        }
         native
     }
 

@@ -54,6 +54,8 @@ async fn computed_tree_agrees_with_chromium() {
         "probe_names.html",
         "probe_app.html",
         "probe_more.html",
+        "probe_state.html",
+        "probe_widgets.html",
         "kitchen.html",
     ] {
         let html = fixture(name);
