@@ -181,6 +181,18 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// The element is an `<option>` of a closed drop-down `<select>`: the browser draws the list
+    /// only while it is open, so the option has no box a pointer reaches (`click` chooses it
+    /// through its select instead). Nothing was done.
+    #[error(
+        "{action}: {selector} is an <option> of a closed <select>: the browser draws the list only while it is open, so the option has no box to point at; nothing was done"
+    )]
+    ClosedOption {
+        /// The command (`browser hover`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+    },
     /// `--force` skips the actionability checks, but no part of the element comes into the
     /// viewport even after scrolling it into view (placed off-screen, moved out of a container
     /// that clips it): there is no point of it to act at. Nothing was pressed.
@@ -438,10 +450,11 @@ impl CliError {
     pub fn code(&self) -> ErrorCode {
         match self {
             // As fill, type and focus refuse an element that is not rendered: the action cannot
-            // be done on it as it is (no wait was asked for).
+            // be done on it as it is (no wait was asked for, or none would help).
             CliError::InvalidArgument(_)
             | CliError::NoBox { .. }
             | CliError::CanvasFallback { .. }
+            | CliError::ClosedOption { .. }
             | CliError::OffScreen { .. } => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
                 ErrorCode::SessionNotFound
@@ -547,6 +560,7 @@ impl CliError {
             CliError::NotActionable { .. }
                 | CliError::NoBox { .. }
                 | CliError::CanvasFallback { .. }
+                | CliError::ClosedOption { .. }
                 | CliError::OffScreen { .. }
                 | CliError::Cdp(CdpError::Connect { .. })
                 | CliError::Daemon(_)
@@ -618,6 +632,9 @@ impl CliError {
             CliError::CanvasFallback { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "canvas fallback" }))
             }
+            CliError::ClosedOption { selector, .. } => Some(
+                serde_json::json!({ "selector": selector, "reason": "option of a closed select" }),
+            ),
             CliError::OffScreen { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "outside viewport" }))
             }
@@ -720,6 +737,9 @@ impl CliError {
             }
             CliError::CanvasFallback { .. } => Some(
                 "act as a keyboard user does: `browser focus <selector>`, then `browser press Enter` (or Space)",
+            ),
+            CliError::ClosedOption { .. } => Some(
+                "`browser click` on the option chooses it, as `browser select <select> <value>` does",
             ),
             CliError::NoBox { .. } => Some(
                 "show it first (open its menu or section), or act on the element the user sees; without --force the command waits for it to show",

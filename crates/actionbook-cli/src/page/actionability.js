@@ -32,6 +32,9 @@
 // saw: no page listener can stop that count. A page whose own capture listener on the window,
 // registered at load before the probe's, stops every event (an app's shortcut or gesture layer)
 // hides them from the listeners, not from the count.
+// An aim also answers at once what no wait can change: an <option> of a closed drop-down
+// <select> ('option': it has no box while the list is closed; the engine chooses it through its
+// select).
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
@@ -86,6 +89,13 @@ async function (op, arg) {
       n = n.parentNode || n.host;
     }
     return false;
+  };
+  // Whether the element is an <option> of a drop-down <select> (not a list box) that has no box:
+  // the list is closed, the browser draws it only while open, so no pointer reaches the option.
+  const closedOption = () => {
+    if (el.localName !== 'option' || box(el)) return false;
+    const s = el.closest('select');
+    return !!s && !s.multiple && !(s.size > 1) && Array.prototype.includes.call(s.options, el);
   };
   // A node the page put in the element's place: a re-render (a framework swapping a hovered
   // button for a fresh copy) took the element out of the document, and `n`, in it, is of the
@@ -430,6 +440,7 @@ async function (op, arg) {
 
   if (op === 'aim') {
     if (!el.isConnected) return { status: 'notconnected' };
+    if (closedOption()) return { status: 'option' };
     const checks = arg.checks;
     if (checks.visible && !visible(el)) return { status: inCanvas(el) ? 'fallback' : 'notvisible' };
     if (checks.enabled && disabled(el)) return { status: 'disabled' };

@@ -20,6 +20,9 @@
 //! frame the compositor showed, so a move that went elsewhere means the page is not showing what
 //! it is about to show. [`Aim::finish`] stops the listeners and answers what they saw, from which a
 //! command decides whether its press (or keys) arrived ([`Seen`]).
+//!
+//! A check no wait can change fails at once ([`NotReady::lasting`]): canvas fallback content and
+//! an `<option>` of a closed `<select>` never get a box.
 
 use cdp_protocol::dom;
 use frame_graph::FrameGraph;
@@ -185,6 +188,8 @@ pub(crate) enum NotReady {
         /// The element that got it, when it was in the element's document.
         by: Option<String>,
     },
+    /// An `<option>` of a closed drop-down `<select>`: no box while the list is closed.
+    ClosedOption,
 }
 
 impl NotReady {
@@ -199,6 +204,7 @@ impl NotReady {
             NotReady::Moving => "moving",
             NotReady::Covered { .. } => "covered",
             NotReady::Missed { .. } => "input missed",
+            NotReady::ClosedOption => "option of a closed select",
         }
     }
 
@@ -227,7 +233,19 @@ impl NotReady {
             NotReady::Missed { by: None } => {
                 "did not get the pointer (it went to another frame)".into()
             }
+            NotReady::ClosedOption => "is an <option> of a closed <select>".into(),
         }
+    }
+
+    /// The error at once of a check no wait can change (the element cannot get a box); `None`
+    /// for a check worth waiting for.
+    pub fn lasting(&self, action: &str, selector: &str) -> Option<CliError> {
+        let (action, selector) = (action.to_string(), selector.to_string());
+        Some(match self {
+            NotReady::CanvasFallback => CliError::CanvasFallback { action, selector },
+            NotReady::ClosedOption => CliError::ClosedOption { action, selector },
+            _ => return None,
+        })
     }
 
     fn from_status(status: &str, by: Option<String>) -> Option<NotReady> {
@@ -242,6 +260,7 @@ impl NotReady {
             "covered" => NotReady::Covered {
                 by: by.unwrap_or_else(|| "another element".into()),
             },
+            "option" => NotReady::ClosedOption,
             _ => NotReady::Detached,
         })
     }
@@ -826,6 +845,7 @@ mod tests {
             ("moving", "moving"),
             ("outside", "outside viewport"),
             ("notconnected", "detached"),
+            ("option", "option of a closed select"),
         ] {
             assert_eq!(NotReady::from_status(s, None).map(|n| n.reason()), Some(r));
         }

@@ -410,34 +410,44 @@ pub(crate) struct Committed {
 
 /// Chooses the options of a `<select>` whose value (or trimmed display text) is one of the given:
 /// every one must match (else nothing changes and the options are listed); a single `<select>`
-/// takes one. Fires `input` and `change` once when the selection changed.
-const SELECT_JS: &str = r#"function(values, byText) {
-  if (String(this.localName).toLowerCase() !== 'select') return { error: 'notselect', what: '<' + String(this.localName).toLowerCase() + '>' };
-  if (this.disabled) return { error: 'disabled' };
+/// takes one. Fires `input` and `change` once when the selection changed. With `clicked`, `this`
+/// is an `<option>` (a click on it): that option of its `<select>` is chosen, the values unused.
+const SELECT_JS: &str = r#"function(values, byText, clicked) {
+  const tag = (e) => String(e.localName).toLowerCase();
+  const option = clicked && tag(this) === 'option' ? this : null;
+  const sel = option ? option.closest('select') : this;
+  if (!sel || tag(sel) !== 'select' || (option && !Array.from(sel.options).includes(option))) {
+    return { error: 'notselect', what: option ? '<option> outside a <select>' : '<' + tag(this) + '>' };
+  }
+  if (sel.disabled) return { error: 'disabled' };
   // No user can reach an inert element (under [inert], or outside an open modal dialog).
   let modal = null;
-  try { modal = this.ownerDocument.querySelector('dialog:modal'); } catch (e) { modal = null; }
-  if (this.closest('[inert]') || (modal && !modal.contains(this))) return { error: 'inert' };
-  const opts = Array.from(this.options);
+  try { modal = sel.ownerDocument.querySelector('dialog:modal'); } catch (e) { modal = null; }
+  if (sel.closest('[inert]') || (modal && !modal.contains(sel))) return { error: 'inert' };
+  const opts = Array.from(sel.options);
   const label = (o) => String(o.label || o.text || '').replace(/\s+/g, ' ').trim();
-  const list = opts.map((o) => ({ value: o.value, text: label(o), disabled: o.disabled }));
-  if (values.length > 1 && !this.multiple) return { error: 'single', options: list };
-  const picked = [];
-  for (const v of values) {
+  // Disabled itself or by its <optgroup>: no user can choose it.
+  const off = (o) => o.disabled || o.matches(':disabled');
+  const list = opts.map((o) => ({ value: o.value, text: label(o), disabled: off(o) }));
+  if (option && off(option)) return { error: 'optiondisabled', missing: option.value, options: list };
+  if (values.length > 1 && !sel.multiple) return { error: 'single', options: list };
+  const picked = option ? [option] : [];
+  for (const v of option ? [] : values) {
     const want = byText ? String(v).replace(/\s+/g, ' ').trim() : String(v);
     const o = opts.find((o) => (byText ? label(o) === want : o.value === want) && !picked.includes(o));
     if (!o) return { error: 'nomatch', missing: v, options: list };
-    if (o.disabled) return { error: 'optiondisabled', missing: v, options: list };
+    if (off(o)) return { error: 'optiondisabled', missing: v, options: list };
     picked.push(o);
   }
   const before = opts.map((o) => o.selected).join();
-  if (this.multiple) { for (const o of opts) o.selected = picked.includes(o); }
+  if (sel.multiple) { for (const o of opts) o.selected = picked.includes(o); }
   else { picked[0].selected = true; }
   if (opts.map((o) => o.selected).join() !== before) {
-    this.dispatchEvent(new Event('input', { bubbles: true }));
-    this.dispatchEvent(new Event('change', { bubbles: true }));
+    sel.dispatchEvent(new Event('input', { bubbles: true }));
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
   }
-  return { selected: opts.filter((o) => o.selected).map((o) => o.value) };
+  // A clicked option may be unselected again by the page's own handlers: said, not hidden.
+  return { selected: opts.filter((o) => o.selected).map((o) => o.value), held: option ? option.selected : undefined };
 }"#;
 
 /// What an element is as a file input: `{ok, multiple}` or why not.
@@ -558,6 +568,10 @@ pub(crate) struct SelectOutcome {
     /// The values selected afterwards.
     #[serde(default)]
     pub selected: Vec<String>,
+    /// An option chosen by [`choose_option`] is selected afterwards (the page's handlers may
+    /// have undone it).
+    #[serde(default)]
+    pub held: Option<bool>,
 }
 
 /// Chooses the options matching `values` (by value, or by display text) of a `<select>`.
@@ -575,10 +589,23 @@ pub(crate) async fn select_options(
         vec![
             Value::Array(values.iter().cloned().map(Value::String).collect()),
             Value::Bool(by_text),
+            Value::Bool(false),
         ],
         deadline,
     )
     .await
+}
+
+/// Chooses the `<option>` `node` in its `<select>` (a click on an option of a closed drop-down),
+/// as [`select_options`] chooses one by value.
+pub(crate) async fn choose_option(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<SelectOutcome> {
+    let no_values = Value::Array(Vec::new());
+    let args = vec![no_values, Value::Bool(false), Value::Bool(true)];
+    call_on(node, selector, SELECT_JS, args, deadline).await
 }
 
 /// What [`file_input`] found.

@@ -153,6 +153,7 @@ const XPATH_ROWS: &[&str] = &[
     "value",
     "click",
     "select",
+    "click-option",
     "upload",
     "drag",
     "scroll-container",
@@ -426,6 +427,18 @@ fn frame_rows(m: &mut Mx, p: &str, kind: Kind) {
         m.ok(&["select", &s(m, "pick"), "Cherry", "--by-text"])?;
         m.saw(p, "pick:c")
     });
+    if kind != Kind::Ref {
+        // An option of the closed drop-down: chosen as `select` chooses it (the snapshot names
+        // the options of every select alike, so not by ref).
+        m.row(p, kind, "click-option", |m| {
+            let option = match kind {
+                Kind::XPath => format!("//*[@id='{p}-pick']/option[@value='a']"),
+                _ => format!("#{p}-pick option[value=a]"),
+            };
+            m.ok(&["click", &option])?;
+            m.saw(p, "pick:a")
+        });
+    }
     m.row(p, kind, "select-multiple", |m| {
         // Another choice for each kind: choosing the same again fires no change.
         let (one, two) = match kind {

@@ -591,3 +591,127 @@ fn mouse_move_cursor_position_and_drag() {
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(value(&env, &t, &format!("{frame}.clicks")), json!(1));
 }
+
+/// An `<option>` of a closed drop-down `<select>` has no box: a click on it (by CSS, XPath or a
+/// snapshot ref) chooses it as `select` does, `input` and `change` fired, `ok`. A disabled option
+/// (itself or by its `<optgroup>`) or one of a disabled select is refused at once, as are clicks
+/// that mean nothing on it (right, double, `--new-tab`). An option of a list box has a box and is
+/// clicked as any element (a real press).
+#[test]
+fn a_click_on_an_option_of_a_closed_select_chooses_it() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/options.html",
+        r#"<!doctype html><html><head><title>Options</title></head><body>
+<label for="size">Size</label>
+<select id="size">
+  <option value="s">Small</option><option value="m">Medium</option>
+  <option value="l" disabled>Large</option>
+  <optgroup label="Special" disabled><option value="xl">Extra large</option></optgroup>
+</select>
+<select id="off" disabled aria-label="Off"><option value="a">A</option><option value="b">B</option></select>
+<select id="list" size="3" aria-label="List"><option value="x">X</option><option value="y">Y</option><option value="z">Z</option></select>
+<script>
+  window.events = []; window.downs = [];
+  for (const id of ['size', 'off', 'list']) {
+    const s = document.getElementById(id);
+    for (const t of ['input', 'change']) s.addEventListener(t, () => events.push(id + ' ' + t + ' ' + s.value));
+  }
+  document.addEventListener('mousedown', (e) => downs.push(e.target.value), true);
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/options.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let events = || value(&env, &t, "JSON.stringify([size.value, events, downs])");
+    let long = ["--timeout", "60000"];
+
+    // By CSS (the quick path's selector form), by XPath and by the snapshot's ref.
+    let v = on(
+        &env,
+        &t,
+        &[&["click", "select#size option[value=m]"][..], &long].concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["action"], "click", "{v}");
+    assert_eq!(
+        v["data"]["target"],
+        json!({ "selector": "select#size option[value=m]" }),
+        "{v}"
+    );
+    assert_eq!(events(), r#"["m",["size input m","size change m"],[]]"#);
+    let v = on(
+        &env,
+        &t,
+        &[&["click", "//select[@id='size']/option[1]"][..], &long].concat(),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        events(),
+        r#"["s",["size input m","size change m","size input s","size change s"],[]]"#
+    );
+    let snap = on(&env, &t, &["snapshot"]);
+    let medium = ref_of(&snap, "option", "Medium");
+    let v = on(&env, &t, &[&["click", medium.as_str()][..], &long].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(value(&env, &t, "size.value"), "m");
+    assert_eq!(value(&env, &t, "events.length"), 6);
+
+    // Refused at once (a long timeout: only the refusal answers before it), nothing changed.
+    let refused = |sel: &str, extra: &[&str], part: &str| {
+        let v = on(&env, &t, &[&["click", sel][..], extra, &long].concat());
+        assert_failure(&v, "INVALID_ARGUMENT", part);
+        assert_eq!(v["error"]["retryable"], false, "{v}");
+    };
+    refused(
+        "#size option[value=l]",
+        &[],
+        "option #size option[value=l] is disabled: nothing was selected",
+    );
+    refused("#size option[value=xl]", &[], "is disabled");
+    refused(
+        "#off option[value=b]",
+        &[],
+        "the <select> of option #off option[value=b] is disabled",
+    );
+    refused(
+        "#size option[value=s]",
+        &["--button", "right"],
+        "is an <option> of a closed <select>, which a click chooses",
+    );
+    refused("#size option[value=s]", &["--count", "2"], "--count 2");
+    refused("#size option[value=s]", &["--new-tab"], "--new-tab");
+    // Nothing to point at for a hover.
+    let v = on(
+        &env,
+        &t,
+        &[&["hover", "#size option[value=s]"][..], &long].concat(),
+    );
+    assert_failure(
+        &v,
+        "INVALID_ARGUMENT",
+        "is an <option> of a closed <select>",
+    );
+    assert_eq!(
+        v["error"]["details"]["reason"], "option of a closed select",
+        "{v}"
+    );
+    // `select` still wants the <select> itself.
+    let v = on(&env, &t, &["select", "#size option[value=s]", "s"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "is an <option>");
+    assert_eq!(value(&env, &t, "size.value"), "m");
+    assert_eq!(value(&env, &t, "events.length"), 6);
+
+    // A list box's option is pressed as any element: the press is the page's own.
+    let v = on(&env, &t, &["click", "#list option[value=y]"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        value(
+            &env,
+            &t,
+            "JSON.stringify([list.value, events.slice(6), downs])"
+        ),
+        r#"["y",["list input y","list change y"],["y"]]"#
+    );
+}

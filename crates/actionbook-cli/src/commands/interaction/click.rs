@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::aftermath::{After, Before};
 use super::pointer::{self, Spot, approach, not_delivered, pressed_on_target};
 use super::quick_click::{self, QuickClick};
-use super::{ButtonName, one};
+use super::{ButtonName, form, one};
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::TabTarget;
@@ -26,6 +26,7 @@ use crate::tab::{TabCommand, TabCx};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Click {
     /// `@eN`, CSS (`query`'s `:contains()`, `:visible` too), an XPath (`/...`), or `x,y` coordinates.
+    /// An `<option>` of a closed `<select>` is chosen, as `select` chooses it.
     pub selector: String,
     /// When the target is a link (or inside one), open its address in a new tab instead of
     /// clicking (the tab's id is `data.new_tab_id`). Without it, a click that opens a tab itself
@@ -268,6 +269,7 @@ impl TabCommand for Click {
 
     /// Waits until the element is actionable and the pointer is on it, clicks, and confirms the
     /// press arrived at it (see [`pointer::click`]); a click that starts a navigation waits for it.
+    /// An `<option>` of a closed `<select>` is chosen instead (see [`Click::choose_option`]).
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
         let spot = Spot::parse(&self.selector)?;
         if !(1..=10).contains(&self.count) {
@@ -304,7 +306,7 @@ impl TabCommand for Click {
             }
         }
         let mut before = front_and_before(cx).await?;
-        pointer::click(
+        let clicked = pointer::click(
             cx,
             &spot,
             self.button.button(),
@@ -312,9 +314,60 @@ impl TabCommand for Click {
             self.force,
             &mut before,
         )
-        .await?;
+        .await;
+        match clicked {
+            // Nothing was pressed: the aim found an option no pointer reaches.
+            Err(CliError::ClosedOption { .. }) => {
+                return self.choose_option(cx, &spot, before, warnings).await;
+            }
+            clicked => clicked?,
+        }
         let after = before.after(cx).await?;
         Ok(click_done(&spot, &after, warnings))
+    }
+}
+
+impl Click {
+    /// A click on an `<option>` of a closed drop-down `<select>` (no pointer reaches it): a plain
+    /// left click chooses it, as `browser select` does, which is what a user's click on it in the
+    /// open list does; a click of another kind means nothing there and is refused (nothing done).
+    async fn choose_option(
+        &self,
+        cx: &mut TabCx<'_>,
+        spot: &Spot,
+        mut before: Before,
+        mut warnings: Vec<String>,
+    ) -> Result<Done<ActionData>> {
+        let selector = spot.text();
+        let refused = if self.new_tab {
+            Some("--new-tab opens a link in a new tab, and an option is not one".to_string())
+        } else if self.button != ButtonName::Left {
+            let name = format!("{:?}", self.button).to_lowercase();
+            Some(format!(
+                "--button {name}: only a left click chooses an option"
+            ))
+        } else if self.count != 1 {
+            Some(format!(
+                "--count {}: one click chooses an option",
+                self.count
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            return Err(CliError::InvalidArgument(format!(
+                "{selector} is an <option> of a closed <select>, which a click chooses (as \
+                 `browser select` does); {why}; nothing was done"
+            )));
+        }
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let node = pointer::locate_waiting(cx, selector).await?;
+        // Its input and change handlers may navigate (a select that jumps to a page).
+        before.arm(&page);
+        warnings.extend(form::choose_option(&node, selector, &deadline).await?);
+        let after = before.after(cx).await?;
+        Ok(click_done(spot, &after, warnings))
     }
 }
 
@@ -393,7 +446,8 @@ impl TabCommand for CursorPosition {
     }
 }
 
-/// The drop point on `node` (at `at`, when given), without scrolling; NOT_ACTIONABLE naming why not.
+/// The drop point on `node` (at `at`, when given), without scrolling; NOT_ACTIONABLE naming why not
+/// (or the error of a check no wait changes, see [`NotReady::lasting`]).
 async fn aim_drop(
     graph: &frame_graph::FrameGraph,
     node: &locate::Located,
@@ -408,13 +462,16 @@ async fn aim_drop(
     };
     actionability::aim(graph, node, &opts, deadline, dest)
         .await?
-        .map_err(|why| CliError::NotActionable {
-            action: "browser drag".into(),
-            selector: dest.to_string(),
-            reason: why.reason(),
-            by: why.by().map(str::to_string),
-            detail: why.describe(),
-            ms: deadline.timeout_ms(),
+        .map_err(|why| {
+            why.lasting("browser drag", dest)
+                .unwrap_or_else(|| CliError::NotActionable {
+                    action: "browser drag".into(),
+                    selector: dest.to_string(),
+                    reason: why.reason(),
+                    by: why.by().map(str::to_string),
+                    detail: why.describe(),
+                    ms: deadline.timeout_ms(),
+                })
         })
 }
 

@@ -7,6 +7,7 @@ use envelope::{InputData, InputKind, Target, ValueSummary};
 use serde::{Deserialize, Serialize};
 
 use super::pointer::{Spot, locate_waiting};
+use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, TabTarget};
 use crate::page::actionability::{self, KEY_EVENTS};
@@ -416,6 +417,47 @@ impl TabCommand for Select {
         done.warnings = warnings;
         Ok(done)
     }
+}
+
+/// `browser click` on an `<option>` of a closed drop-down `<select>`: chooses it in its select as
+/// `select` chooses an option (`input` and `change` when the selection changed), refusing what
+/// `select` refuses (a disabled select or option, an inert one) with INVALID_ARGUMENT. Answers
+/// the warnings (the page's handlers undid the choice).
+pub(crate) async fn choose_option(
+    node: &Located,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Vec<String>> {
+    let out = edit::choose_option(node, selector, deadline).await?;
+    let refusal = match out.error.as_deref() {
+        None => None,
+        Some("disabled") => Some(format!(
+            "the <select> of option {selector} is disabled: nothing was selected"
+        )),
+        Some("inert") => Some(format!(
+            "the <select> of option {selector} is inert (behind a modal dialog, or under \
+             [inert]): no user can reach it, nothing was selected"
+        )),
+        Some("optiondisabled") => Some(format!(
+            "option {selector} is disabled: nothing was selected; {}",
+            list_options(&out.options)
+        )),
+        Some(_) => Some(format!(
+            "element {selector} is {}: nothing was selected",
+            out.what.as_deref().unwrap_or("not an option of a <select>")
+        )),
+    };
+    if let Some(message) = refusal {
+        return Err(CliError::InvalidArgument(message));
+    }
+    Ok(match out.held {
+        Some(false) => vec![format!(
+            "option {selector} is not selected after it was chosen: the page's script set the \
+             <select> back (its input or change handler); it holds {:?}",
+            out.selected
+        )],
+        _ => Vec::new(),
+    })
 }
 
 /// The files of an upload as absolute paths (relative ones against the caller's working

@@ -124,7 +124,7 @@ pub(crate) fn pointer_enters(
 /// Waits until the spot passes `checks` and the pointer (moved there, `held` pressed) is on it;
 /// with `confirm`, the move must be seen arriving at the element (else it is tried again after a
 /// frame). An element that never appears is ELEMENT_NOT_FOUND after the wait, a check that never
-/// passes a TIMEOUT naming it.
+/// passes a TIMEOUT naming it; one no wait can change fails at once ([`NotReady::lasting`]).
 pub(crate) async fn approach(
     cx: &mut TabCx<'_>,
     spot: &Spot,
@@ -145,13 +145,6 @@ pub(crate) async fn approach(
             Ok(Ok(ready)) => return Ok(ready),
             // Forced, nothing is waited for: an element that renders no box has no point to act
             // at, and waiting for it to show is the check the user asked to skip.
-            // Canvas fallback content never gets a box: waiting cannot help.
-            Ok(Err(Some(NotReady::CanvasFallback))) => {
-                return Err(CliError::CanvasFallback {
-                    action: action.to_string(),
-                    selector,
-                });
-            }
             Ok(Err(Some(NotReady::NotVisible))) if forced => {
                 return Err(CliError::NoBox {
                     action: action.to_string(),
@@ -170,6 +163,11 @@ pub(crate) async fn approach(
                 });
             }
             Ok(Err(Some(why))) => {
+                // Waiting cannot help: canvas fallback content never gets a box, nor does an
+                // option of a closed select.
+                if let Some(e) = why.lasting(action, &selector) {
+                    return Err(e);
+                }
                 found = true;
                 let detached = why == NotReady::Detached;
                 last = Some(why);
