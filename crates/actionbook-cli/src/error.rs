@@ -193,6 +193,24 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// The element is inert: outside the open modal dialog (`by` names it) or under an element
+    /// with the `inert` attribute. No pointer reaches it, and it stays so until the page
+    /// changes it (a modal dialog does not close by itself): refused at the first look, not
+    /// waited for. Nothing was done.
+    #[error("{action}: {selector} {detail}, so no pointer reaches it; nothing was done")]
+    Inert {
+        /// The command (`browser click`).
+        action: String,
+        /// The selector as given.
+        selector: String,
+        /// `behind modal dialog` or `inert`.
+        reason: &'static str,
+        /// The modal dialog (`dialog#confirm 'Delete the file?'`), or the element with the
+        /// `inert` attribute.
+        by: String,
+        /// The reason in words.
+        detail: String,
+    },
     /// `--force` skips the actionability checks, but no part of the element comes into the
     /// viewport even after scrolling it into view (placed off-screen, moved out of a container
     /// that clips it): there is no point of it to act at. Nothing was pressed.
@@ -450,11 +468,14 @@ impl CliError {
     pub fn code(&self) -> ErrorCode {
         match self {
             // As fill, type and focus refuse an element that is not rendered: the action cannot
-            // be done on it as it is (no wait was asked for, or none would help).
+            // be done on it as it is (no wait was asked for, or none would help). An inert
+            // element too, as `select` refuses one: TIMEOUT (a covered element's code) would
+            // say a wait ran out, which it did not.
             CliError::InvalidArgument(_)
             | CliError::NoBox { .. }
             | CliError::CanvasFallback { .. }
             | CliError::ClosedOption { .. }
+            | CliError::Inert { .. }
             | CliError::OffScreen { .. } => ErrorCode::InvalidArgument,
             CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
                 ErrorCode::SessionNotFound
@@ -561,6 +582,7 @@ impl CliError {
                 | CliError::NoBox { .. }
                 | CliError::CanvasFallback { .. }
                 | CliError::ClosedOption { .. }
+                | CliError::Inert { .. }
                 | CliError::OffScreen { .. }
                 | CliError::Cdp(CdpError::Connect { .. })
                 | CliError::Daemon(_)
@@ -635,6 +657,12 @@ impl CliError {
             CliError::ClosedOption { selector, .. } => Some(
                 serde_json::json!({ "selector": selector, "reason": "option of a closed select" }),
             ),
+            CliError::Inert {
+                selector,
+                reason,
+                by,
+                ..
+            } => Some(serde_json::json!({ "selector": selector, "reason": reason, "by": by })),
             CliError::OffScreen { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "outside viewport" }))
             }
@@ -740,6 +768,15 @@ impl CliError {
             ),
             CliError::ClosedOption { .. } => Some(
                 "`browser click` on the option chooses it, as `browser select <select> <value>` does",
+            ),
+            CliError::Inert {
+                reason: "behind modal dialog",
+                ..
+            } => Some(
+                "close the dialog first (`browser press Escape`, or click its close button); elements inside it take clicks",
+            ),
+            CliError::Inert { .. } => Some(
+                "the page made it inert and lifts that itself (when its drawer, menu or busy state ends): act on what the page offers now",
             ),
             CliError::NoBox { .. } => Some(
                 "show it first (open its menu or section), or act on the element the user sees; without --force the command waits for it to show",

@@ -34,7 +34,9 @@
 // hides them from the listeners, not from the count.
 // An aim also answers at once what no wait can change: an <option> of a closed drop-down
 // <select> ('option': it has no box while the list is closed; the engine chooses it through its
-// select).
+// select), and an element no pointer reaches because it is inert, found when its hit test fails
+// (so a reachable element pays nothing for it): outside the open modal dialog ('modal', `by`
+// names the dialog) or under an element with the `inert` attribute ('inert', `by` names it).
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
@@ -89,6 +91,52 @@ async function (op, arg) {
       n = n.parentNode || n.host;
     }
     return false;
+  };
+  // `tag#id` (or `tag.class`, its first): an element named compactly.
+  const tagOf = (n) => {
+    let d = String(n.localName || n.nodeName).toLowerCase();
+    const cls = (n.getAttribute('class') || '').split(/\s+/).filter(Boolean);
+    if (n.id) d += '#' + n.id; else if (cls.length) d += '.' + cls[0];
+    return d;
+  };
+  // A dialog as an error names it: `dialog#confirm 'Delete the file?'`, from its accessible name
+  // (aria-label, aria-labelledby) or else its first heading or its first text.
+  const dialogName = (d) => {
+    let name = d.getAttribute('aria-label') || '';
+    const root = d.getRootNode();
+    for (const id of (name.trim() ? [] : (d.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean))) {
+      const l = root.getElementById ? root.getElementById(id) : null;
+      if (l) name += ' ' + l.textContent;
+    }
+    if (!name.trim()) {
+      const h = d.querySelector('h1, h2, h3, h4, h5, h6, [role=heading]');
+      name = h ? h.textContent : d.textContent;
+    }
+    name = String(name || '').replace(/\s+/g, ' ').trim();
+    if (name.length > 40) name = name.slice(0, 39) + '\u2026';
+    return name ? tagOf(d) + " '" + name + "'" : tagOf(d);
+  };
+  const isModal = (n) => { try { return n.localName === 'dialog' && n.matches(':modal'); } catch (e) { return false; } };
+  // Why no pointer reaches `t`, whatever the wait: it is inert, under an element with the
+  // `inert` attribute, or outside the open modal dialog (everything else of its document is
+  // inert). `h` is what a hit test found in its place: the modal dialog (its backdrop covers the
+  // page), or the root when the backdrop lets the pointer through (then the dialog is looked
+  // for). Answers a failure, or null.
+  const blocked = (t, h) => {
+    for (let n = t, i = 0; n && i < 4096; i++) {
+      if (n.nodeType === 1 && n.hasAttribute('inert')) return { fail: 'inert', by: tagOf(n) };
+      n = n.assignedSlot || n.parentNode || n.host;
+    }
+    const d = t.ownerDocument;
+    let modal = null;
+    for (let n = h, i = 0; n && !modal && i < 4096; i++) {
+      if (isModal(n)) modal = n;
+      n = n.parentNode || n.host;
+    }
+    if (!modal && (!h || h === d.documentElement)) {
+      try { modal = d.querySelector('dialog:modal'); } catch (e) { modal = null; }
+    }
+    return modal && !within(modal, t) ? { fail: 'modal', by: dialogName(modal) } : null;
   };
   // Whether the element is an <option> of a drop-down <select> (not a list box) that has no box:
   // the list is closed, the browser draws it only while open, so no pointer reaches the option.
@@ -199,7 +247,7 @@ async function (op, arg) {
       if (!inside(pw, x, y)) return { fail: 'outside' };
       if (hit) {
         const h = deepHit(fe.ownerDocument, x, y);
-        if (h !== fe) return { fail: 'covered', by: describe(h) };
+        if (h !== fe) return blocked(fe, h) || { fail: 'covered', by: describe(h) };
       }
       w = pw;
       levels++;
@@ -240,7 +288,7 @@ async function (op, arg) {
     let clipped = false;
     if (checks.hit) {
       const h = deepHit(doc, p[0], p[1]);
-      if (!h || !within(t, h)) return { fail: 'covered', by: describe(h) };
+      if (!h || !within(t, h)) return blocked(t, h) || { fail: 'covered', by: describe(h) };
     } else if (!at) {
       // Unchecked (forced), a point the element is not painted at, whatever covers it: a
       // scrolled or overflow-clipping ancestor hides it there. Scrolling it into view (which
@@ -248,6 +296,9 @@ async function (op, arg) {
       const root = t.getRootNode();
       const all = (root.elementsFromPoint ? root : doc).elementsFromPoint(p[0], p[1]);
       clipped = !all.some((h) => within(t, h));
+      // Unchecked too: input sent to an inert element goes to what is behind it.
+      const b = blocked(t, null);
+      if (b) return b;
     }
     const up = climb(win, p[0], p[1], checks.hit);
     if (up.fail) return up;
@@ -537,7 +588,10 @@ async function (op, arg) {
     if (!inside(win, x, y)) return { status: 'outside' };
     if (arg.hit) {
       const h = deepHit(doc, x, y);
-      if (h !== el) return { status: 'covered', by: describe(h) };
+      if (h !== el) {
+        const b = blocked(el, h);
+        return b ? { status: b.fail, by: b.by } : { status: 'covered', by: describe(h) };
+      }
     }
     const up = climb(win, x, y, arg.hit);
     if (up.fail) return { status: up.fail, by: up.by };

@@ -22,7 +22,10 @@
 //! command decides whether its press (or keys) arrived ([`Seen`]).
 //!
 //! A check no wait can change fails at once ([`NotReady::lasting`]): canvas fallback content and
-//! an `<option>` of a closed `<select>` never get a box.
+//! an `<option>` of a closed `<select>` never get a box, and an inert element (outside the open
+//! modal dialog, or under `[inert]`) stays so until the page changes it. Inertness is looked for
+//! only where a hit test failed (or was skipped: `--force`), in the same call: a reachable element
+//! costs nothing more.
 
 use cdp_protocol::dom;
 use frame_graph::FrameGraph;
@@ -190,6 +193,16 @@ pub(crate) enum NotReady {
     },
     /// An `<option>` of a closed drop-down `<select>`: no box while the list is closed.
     ClosedOption,
+    /// Inert: outside the open modal dialog, which everything else of its document is.
+    BehindModal {
+        /// The dialog (`dialog#confirm 'Delete the file?'`).
+        dialog: String,
+    },
+    /// Inert: under an element with the `inert` attribute.
+    Inert {
+        /// That element (`div#app`).
+        by: String,
+    },
 }
 
 impl NotReady {
@@ -205,6 +218,8 @@ impl NotReady {
             NotReady::Covered { .. } => "covered",
             NotReady::Missed { .. } => "input missed",
             NotReady::ClosedOption => "option of a closed select",
+            NotReady::BehindModal { .. } => "behind modal dialog",
+            NotReady::Inert { .. } => "inert",
         }
     }
 
@@ -213,6 +228,7 @@ impl NotReady {
         match self {
             NotReady::Covered { by } => Some(by),
             NotReady::Missed { by } => by.as_deref(),
+            NotReady::BehindModal { dialog: by } | NotReady::Inert { by } => Some(by),
             _ => None,
         }
     }
@@ -234,16 +250,29 @@ impl NotReady {
                 "did not get the pointer (it went to another frame)".into()
             }
             NotReady::ClosedOption => "is an <option> of a closed <select>".into(),
+            NotReady::BehindModal { dialog } => format!(
+                "is behind the modal dialog {dialog} (the page outside an open modal dialog is inert)"
+            ),
+            NotReady::Inert { by } => {
+                format!("is inert (inside {by}, which has the inert attribute)")
+            }
         }
     }
 
-    /// The error at once of a check no wait can change (the element cannot get a box); `None`
-    /// for a check worth waiting for.
+    /// The error at once of a check no wait can change (the element cannot get a box, or is
+    /// inert until the page changes it); `None` for a check worth waiting for.
     pub fn lasting(&self, action: &str, selector: &str) -> Option<CliError> {
         let (action, selector) = (action.to_string(), selector.to_string());
         Some(match self {
             NotReady::CanvasFallback => CliError::CanvasFallback { action, selector },
             NotReady::ClosedOption => CliError::ClosedOption { action, selector },
+            NotReady::BehindModal { dialog: by } | NotReady::Inert { by } => CliError::Inert {
+                action,
+                selector,
+                reason: self.reason(),
+                by: by.clone(),
+                detail: self.describe(),
+            },
             _ => return None,
         })
     }
@@ -261,6 +290,12 @@ impl NotReady {
                 by: by.unwrap_or_else(|| "another element".into()),
             },
             "option" => NotReady::ClosedOption,
+            "modal" => NotReady::BehindModal {
+                dialog: by.unwrap_or_else(|| "dialog".into()),
+            },
+            "inert" => NotReady::Inert {
+                by: by.unwrap_or_else(|| "an element".into()),
+            },
             _ => NotReady::Detached,
         })
     }
@@ -846,6 +881,8 @@ mod tests {
             ("outside", "outside viewport"),
             ("notconnected", "detached"),
             ("option", "option of a closed select"),
+            ("modal", "behind modal dialog"),
+            ("inert", "inert"),
         ] {
             assert_eq!(NotReady::from_status(s, None).map(|n| n.reason()), Some(r));
         }

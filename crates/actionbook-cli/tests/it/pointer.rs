@@ -715,3 +715,93 @@ fn a_click_on_an_option_of_a_closed_select_chooses_it() {
         r#"["y",["list input y","list change y"],["y"]]"#
     );
 }
+
+/// Everything outside an open modal dialog is inert: a click there fails at the first look (a
+/// long timeout: only the refusal answers before it), naming the dialog, not retryable; inside
+/// the dialog clicks work (quick path, careful path, ref). Content under `[inert]` is refused the
+/// same way.
+#[test]
+fn a_click_behind_a_modal_dialog_or_on_inert_content_fails_at_once() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/modal.html",
+        r#"<!doctype html><html><head><title>Modal</title></head><body>
+<button id="behind" onclick="clicks.push('behind')">Behind</button>
+<iframe id="fr" srcdoc="<button id='in-frame' onclick='parent.clicks.push(1)'>In a frame</button>"></iframe>
+<div id="app" class="shell main" inert><button id="frozen" onclick="clicks.push('frozen')">Frozen</button></div>
+<dialog id="confirm" class="sheet wide" aria-labelledby="confirm-title">
+  <h2 id="confirm-title">Delete the file?</h2>
+  <button id="yes" onclick="clicks.push('yes')">Yes</button>
+</dialog>
+<script>window.clicks = []; document.getElementById('confirm').showModal();</script>
+</body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/modal.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let long = ["--timeout", "60000"];
+    let dialog = "dialog#confirm 'Delete the file?'";
+
+    // By CSS (the quick path), XPath (the careful one), in a frame behind the dialog, forced.
+    for sel in [
+        "#behind",
+        "//button[@id='behind']",
+        "//button[@id='in-frame']",
+    ] {
+        let v = on(&env, &t, &[&["click", sel][..], &long].concat());
+        assert_failure(
+            &v,
+            "INVALID_ARGUMENT",
+            &format!("browser click: {sel} is behind the modal dialog {dialog}"),
+        );
+        assert_eq!(v["error"]["retryable"], false, "{v}");
+        assert_eq!(
+            v["error"]["details"]["reason"], "behind modal dialog",
+            "{v}"
+        );
+        assert_eq!(v["error"]["details"]["by"], dialog, "{v}");
+        assert!(
+            v["error"]["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("Escape")),
+            "{v}"
+        );
+    }
+    let v = on(
+        &env,
+        &t,
+        &[&["click", "#behind", "--force"][..], &long].concat(),
+    );
+    assert_failure(&v, "INVALID_ARGUMENT", "is behind the modal dialog");
+    let v = on(&env, &t, &[&["hover", "#behind"][..], &long].concat());
+    assert_failure(&v, "INVALID_ARGUMENT", "is behind the modal dialog");
+    assert_eq!(value(&env, &t, "JSON.stringify(clicks)"), "[]");
+
+    // Inside the dialog: by CSS (the quick path), XPath and ref.
+    assert_eq!(on(&env, &t, &["click", "#yes"])["ok"], true);
+    assert_eq!(on(&env, &t, &["click", "//button[@id='yes']"])["ok"], true);
+    let snap = on(&env, &t, &["snapshot"]);
+    let yes = ref_of(&snap, "button", "Yes");
+    assert_eq!(on(&env, &t, &["click", yes.as_str()])["ok"], true);
+    assert_eq!(
+        value(&env, &t, "JSON.stringify(clicks)"),
+        r#"["yes","yes","yes"]"#
+    );
+
+    // Closed, the page behind takes clicks again; the [inert] subtree does not.
+    value(&env, &t, "document.getElementById('confirm').close(); 1");
+    assert_eq!(on(&env, &t, &["click", "#behind"])["ok"], true);
+    let v = on(&env, &t, &[&["click", "#frozen"][..], &long].concat());
+    assert_failure(
+        &v,
+        "INVALID_ARGUMENT",
+        "#frozen is inert (inside div#app, which has the inert attribute)",
+    );
+    assert_eq!(v["error"]["details"]["reason"], "inert", "{v}");
+    assert_eq!(v["error"]["retryable"], false, "{v}");
+    assert_eq!(
+        value(&env, &t, "JSON.stringify(clicks)"),
+        r#"["yes","yes","yes","behind"]"#
+    );
+}

@@ -269,7 +269,8 @@ impl TabCommand for Click {
 
     /// Waits until the element is actionable and the pointer is on it, clicks, and confirms the
     /// press arrived at it (see [`pointer::click`]); a click that starts a navigation waits for it.
-    /// An `<option>` of a closed `<select>` is chosen instead (see [`Click::choose_option`]).
+    /// An `<option>` of a closed `<select>` is chosen instead (see [`Click::choose_option`]); an
+    /// inert element (behind a modal dialog, under `[inert]`) is refused at the first look.
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
         let spot = Spot::parse(&self.selector)?;
         if !(1..=10).contains(&self.count) {

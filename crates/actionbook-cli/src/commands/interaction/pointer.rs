@@ -164,7 +164,8 @@ pub(crate) async fn approach(
             }
             Ok(Err(Some(why))) => {
                 // Waiting cannot help: canvas fallback content never gets a box, nor does an
-                // option of a closed select.
+                // option of a closed select; an inert element stays so until the page changes it
+                // (a modal dialog does not close by itself).
                 if let Some(e) = why.lasting(action, &selector) {
                     return Err(e);
                 }
