@@ -24,7 +24,21 @@ const SCROLL_JS: &str = r#"async function(op, a, auto) {
   const before = pos();
   const to = (o) => page ? win.scrollTo(Object.assign({ behavior: 'instant' }, o)) : this.scrollTo(Object.assign({ behavior: 'instant' }, o));
   const el = page ? (doc.scrollingElement || doc.documentElement) : this;
-  if (op === 'by') {
+  const vertical = op !== 'by' || a.dy !== 0;
+  // A page whose viewport clips its overflow (`overflow: hidden` on <html>, or on <body> when
+  // <html> leaves it visible: what a site sets while a modal or drawer is open) is one no wheel
+  // or user scrolls; a script still could, which moved the page under the modal instead of the
+  // modal's content.
+  const clipped = (() => {
+    if (!auto || !page) return false;
+    const of = (n) => n ? win.getComputedStyle(n)[vertical ? 'overflowY' : 'overflowX'] : 'visible';
+    const root = of(doc.documentElement);
+    const v = root !== 'visible' ? root : of(doc.body);
+    return v === 'hidden' || v === 'clip';
+  })();
+  if (clipped) {
+    // Left to the pane below.
+  } else if (op === 'by') {
     const o = { left: a.dx, top: a.dy, behavior: 'instant' };
     if (page) win.scrollBy(o); else this.scrollBy(o);
   } else if (op === 'top') {
@@ -36,7 +50,6 @@ const SCROLL_JS: &str = r#"async function(op, a, auto) {
   const still = (p) => p[0] === before[0] && p[1] === before[1];
   let pane = null;
   if (auto && page && still(pos()) && !(op === 'by' && !a.dx && !a.dy)) {
-    const vertical = op !== 'by' || a.dy !== 0;
     const sign = op === 'top' ? -1 : op === 'bottom' ? 1 : Math.sign(vertical ? a.dy : a.dx);
     // Scrollable in the axis and not yet at its edge in the asked direction (RTL: scrollLeft
     // runs from -max to 0).

@@ -729,6 +729,30 @@ document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
     assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
     assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
     assert_eq!(value(&env, &t, "[scrollY, box.scrollTop]"), json!([300, 0]));
+
+    // A long page locked while a modal is open (`overflow: hidden` on the body, as sites do):
+    // no user can scroll the page, so the modal's content scrolls, and the page stays put.
+    on(
+        &env,
+        &t,
+        &[
+            "eval",
+            "document.body.style.overflow = 'hidden'; document.body.insertAdjacentHTML('beforeend',              '<div id=\"modal\" style=\"position: fixed; inset: 20vh 20vw; overflow: auto\">             <div style=\"height: 2000px\">terms</div></div>'); 1",
+        ],
+    );
+    let v = on(&env, &t, &["scroll", "down", "200"]);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([format!(
+            "the page itself cannot scroll down; scrolled <div#modal> ({centre})"
+        )]),
+        "{v}"
+    );
+    assert_eq!(
+        value(&env, &t, "[scrollY, modal.scrollTop]"),
+        json!([300, 200])
+    );
 }
 
 #[test]
