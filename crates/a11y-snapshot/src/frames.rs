@@ -44,7 +44,10 @@ pub trait PageFrames: Send + Sync {
     fn forget_context(&self, _frame_id: &str) {}
 
     /// Translates a rectangle from the frame's session viewport to top-level page coordinates. The
-    /// default is the identity, right for every frame that shares the page's process (F12).
+    /// default is the identity, right for every frame that shares the page's process (F12);
+    /// frame-graph's adds each out-of-process `<iframe>`'s offset, which is right only for frames
+    /// that are shifted, not scaled, turned or zoomed (a provider that knows how each `<iframe>`
+    /// is drawn maps through its content quad instead).
     fn to_page_rect(
         &self,
         _frame_id: &str,

@@ -1056,7 +1056,7 @@ impl FrameGraph {
     /// [`Self::to_page_point`] for a rectangle: translation only, right for frames that are only
     /// shifted. An `<iframe>` drawn scaled, rotated, skewed or zoomed needs its content quad, its
     /// laid-out size and zoom (which only a script in the page tells) and may turn the rectangle
-    /// into a quad; the CLI maps such boxes and points itself (its `page::quad`).
+    /// into a quad; the CLI maps such boxes and points itself (its `page::quad::PageGeometry`).
     pub async fn to_page_rect(&self, frame: &FrameId, rect: Rect) -> Result<Rect, FrameGraphError> {
         let (dx, dy) = self.offset_of(frame).await?;
         Ok(Rect {

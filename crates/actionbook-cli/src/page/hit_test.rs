@@ -2,7 +2,7 @@
 //! it, in the frame (and the session, for an out-of-process iframe) that owns it. Same-process
 //! frames are entered by Chromium's own hit test; each out-of-process `<iframe>` hit is entered by
 //! asking its own session at the point carried into its frame's viewport through the `<iframe>`'s
-//! content quad (transforms and zoom included, [`quad::frame_box`]).
+//! content quad (transforms and zoom included, [`PageGeometry::hop`]).
 //!
 //! `DOM.getNodeForLocation` takes document coordinates (it subtracts the frame's scroll offset
 //! itself), so each document's scroll offset is added to the viewport point before asking it.
@@ -12,7 +12,7 @@ use frame_graph::FrameGraph;
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
-use crate::page::quad;
+use crate::page::quad::PageGeometry;
 
 /// The element under a point.
 #[derive(Debug, Clone)]
@@ -38,6 +38,7 @@ pub(crate) async fn hit_test(
         selector: format!("{x},{y} (nothing is there)"),
     };
     let main = g.main_frame().frame_id;
+    let geo = PageGeometry::new(g.clone(), deadline);
     let (mut session, mut lx, mut ly) = (page.clone(), x, y);
     let mut frame_of_session = main;
     for _ in 0..32 {
@@ -72,9 +73,7 @@ pub(crate) async fn hit_test(
         // An out-of-process iframe: the point carried into its frame's viewport through the
         // content quad of the <iframe> as the browser draws it (shifted, or scaled, rotated,
         // skewed, zoomed: its offset alone would miss), then asked of the frame's own session.
-        let Some((q, size)) =
-            quad::frame_box(g, &session, &frame, BackendNodeId::new(backend), deadline).await?
-        else {
+        let Some((hop, size)) = geo.hop(&inner.frame_id).await? else {
             return Err(nothing());
         };
         let Some(next) = g.session_for(&inner.frame_id) else {
@@ -85,7 +84,9 @@ pub(crate) async fn hit_test(
                 backend_node_id: backend,
             });
         };
-        let inside = quad::unmap(&q, size, (lx, ly))
+        let inside = hop
+            .invert()
+            .map(|back| back.apply((lx, ly)))
             .filter(|(ix, iy)| (0.0..size.0).contains(ix) && (0.0..size.1).contains(iy));
         let Some((ix, iy)) = inside else {
             // On the iframe's border or padding (any side): the <iframe> element is hit.

@@ -8,7 +8,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::frames::TabFrames;
-use crate::page::quad::{self, BoxOf};
+use crate::page::quad::{self, BoxOf, PageGeometry};
 
 /// A node found for an action. Dropping it releases its handle in the page.
 #[derive(Debug)]
@@ -164,6 +164,7 @@ pub(crate) async fn at_point(
 ) -> Result<(Located, (f64, f64))> {
     use cdp_protocol::runtime;
     let g = frames.graph(page, deadline).await?;
+    let geo = PageGeometry::new(g.clone(), deadline);
     let given = format!("{x},{y}");
     let not_found = || CliError::ElementNotFound {
         selector: given.clone(),
@@ -219,8 +220,7 @@ pub(crate) async fn at_point(
         let inner = match child {
             Some((child, size)) => {
                 // In a zoomed frame the browser answers the quad divided by the zoom.
-                let zoom =
-                    quad::zoom_of(&g, &session, &frame, handle.object_id(), deadline).await?;
+                let zoom = geo.zoom(&frame).await?;
                 quad::content_quad(&session, BoxOf::Handle(&handle), deadline)
                     .await?
                     .map(|q| quad::scaled(&q, zoom))

@@ -13,7 +13,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::page::eval::ObjectHandle;
 use crate::page::locate::Located;
-use crate::page::quad;
+use crate::page::quad::PageGeometry;
 use crate::page::query::HELPERS_JS;
 use crate::page::screenshot::ViewRect;
 
@@ -337,11 +337,11 @@ pub(crate) async fn styles(
 
 /// The border box of a node of `frame`'s session, in top-level viewport coordinates: its border
 /// quad as the browser draws it, carried through every frame above it (zoomed, transformed and
-/// out-of-process ones included, [`quad::to_page`]), and the smallest rectangle around that (for
-/// a turned box, the rectangle around it on screen). `None` when it has no layout (`display:
-/// none`, detached).
+/// out-of-process ones included, [`PageGeometry::to_page_rect`]), and the smallest rectangle
+/// around that (for a turned box, the rectangle around it on screen). `None` when it has no
+/// layout (`display: none`, detached).
 pub(crate) async fn border_box_of(
-    g: &FrameGraph,
+    geo: &PageGeometry,
     session: &Session,
     frame: &str,
     backend: Option<i64>,
@@ -366,49 +366,7 @@ pub(crate) async fn border_box_of(
         Err(cdp_protocol::CdpError::Protocol { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let frame = FrameId::from(frame);
-    // A node of a zoomed frame comes back divided by the zoom: ask the node's window for it.
-    let zoom = if quad::is_session_root(g, &frame) {
-        1.0
-    } else {
-        let resolved;
-        let object = match (object, backend) {
-            (Some(o), _) => Some(o),
-            (None, Some(b)) => {
-                resolved = session
-                    .send_timeout(
-                        &dom::ResolveNode {
-                            backend_node_id: Some(BackendNodeId::new(b)),
-                            ..Default::default()
-                        },
-                        deadline.capped(deadline::QUICK_CALL),
-                    )
-                    .await
-                    .ok()
-                    .and_then(|r| r.object.object_id)
-                    .map(|id| ObjectHandle::new(session.clone(), id));
-                resolved.as_ref().map(|h| h.object_id())
-            }
-            (None, None) => None,
-        };
-        match object {
-            Some(o) => quad::zoom_of(g, session, &frame, o, deadline).await?,
-            None => 1.0,
-        }
-    };
-    let local = quad::scaled(&model.border, zoom);
-    let Some(q) = quad::to_page(g, &frame, local, deadline).await? else {
-        return Ok(None);
-    };
-    let Some((x, y, width, height)) = quad::bounds(&q) else {
-        return Ok(None);
-    };
-    Ok(Some(ViewRect {
-        x,
-        y,
-        width,
-        height,
-    }))
+    geo.to_page_rect(&FrameId::from(frame), &model.border).await
 }
 
 /// Whether Chromium shows the element at all (`checkVisibility()`; true for nodes that are no
@@ -420,7 +378,7 @@ const SHOWN_JS: &str =
 /// show: what a closed `<details>` holds (or `content-visibility: hidden` skips) gets a box from
 /// a forced layout, where nothing is drawn and a click lands on something else.
 pub(crate) async fn border_box(
-    g: &FrameGraph,
+    geo: &PageGeometry,
     node: &Located,
     selector: &str,
     deadline: &Deadline,
@@ -428,7 +386,7 @@ pub(crate) async fn border_box(
     let (shown, b) = tokio::join!(
         call::<bool>(&node.handle, selector, SHOWN_JS, Vec::new(), deadline),
         border_box_of(
-            g,
+            geo,
             node.session(),
             &node.frame_id,
             None,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::need_chromium;
-use crate::support::{Env, Fixture, ref_of};
+use crate::support::{Env, Fixture, differs, png_pixels, ref_of};
 
 fn fixture() -> Fixture {
     let f = Fixture::start();
@@ -1064,41 +1064,6 @@ fn readability_returns_the_article_only() {
             .unwrap_or("")
             .contains("Footer copyright")
     );
-}
-
-fn png_pixels(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("open png"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    buf.truncate(info.buffer_size());
-    // As RGBA, whatever the encoder chose.
-    let px = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks(3)
-            .flat_map(|c| [c[0], c[1], c[2], 255])
-            .collect(),
-        other => panic!("unexpected png colour type {other:?}"),
-    };
-    (info.width, info.height, px)
-}
-
-/// Whether the two images differ anywhere in the rectangle.
-fn differs(
-    a: &(u32, u32, Vec<u8>),
-    b: &(u32, u32, Vec<u8>),
-    x: u32,
-    y: u32,
-    w: u32,
-    h: u32,
-) -> bool {
-    (y..(y + h).min(a.1)).any(|yy| {
-        (x..(x + w).min(a.0)).any(|xx| {
-            let i = ((yy * a.0 + xx) * 4) as usize;
-            a.2[i..i + 4] != b.2[i..i + 4]
-        })
-    })
 }
 
 #[test]

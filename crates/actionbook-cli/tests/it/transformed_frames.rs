@@ -2,22 +2,28 @@
 //! scaled container, zoomed, and a transformed iframe inside a plain one; in the page's process
 //! and out of process (served from the other site under `--site-per-process`). The press must
 //! land on the button, once, in its own frame: the action point is where the button is on
-//! screen, not where it would be had its frame only been shifted.
+//! screen, not where it would be had its frame only been shifted. The same holds for what reads
+//! boxes: `box`, `inspect-point`, element captures and `screenshot --annotate` labels.
 
 use serde_json::{Value, json};
 
 use crate::need_chromium;
-use crate::support::{Env, Fixture, on, ref_of, value, value_until};
+use crate::support::{Env, Fixture, differs, on, png_pixels, ref_of, value, value_until};
 
 /// A frame's document: a button away from the frame's corner and centre (a point mapped by the
 /// frame's offset alone misses it), over a full-frame decoy that reports stray presses. Both
 /// report to the top page as `<p>:<what>`.
 fn frame_page(p: &str) -> String {
+    frame_page_at(p, 230, 120)
+}
+
+/// [`frame_page`] with its 110 x 40 button at `left`, `top`.
+fn frame_page_at(p: &str, left: u32, top: u32) -> String {
     format!(
         r#"<!doctype html><html><head><title>{p}</title><style>
 body {{ margin: 0; }}
 #decoy {{ position: absolute; inset: 0; background: #eee; }}
-#b {{ position: absolute; left: 230px; top: 120px; width: 110px; height: 40px; }}
+#b {{ position: absolute; left: {left}px; top: {top}px; width: 110px; height: 40px; }}
 </style></head><body>
 <div id="decoy" onmousedown="top.postMessage('{p}:stray', '*')"></div>
 <button id="b" onclick="top.postMessage('{p}:click', '*')">{p} button</button>
@@ -99,7 +105,7 @@ fn click_each(env: &Env, t: &[&str], names: &[&str]) {
         );
         // Drawn without a turn, the box is the button's 110 x 40 as scaled on screen.
         let scale = match *name {
-            "scaled" => Some(0.5),
+            "scaled" | "inshrunk" | "inzoomed" => Some(0.5),
             "inscaled" => Some(0.6),
             "zoomed" => Some(0.75),
             _ => None,
@@ -233,4 +239,91 @@ fn out_of_process_transformed_frames_take_one_click() {
     ));
     names.push("deep");
     open_and_click_each(&env, &f, &frames, &names);
+}
+
+/// Out-of-process frames drawn scaled, turned, skewed and zoomed, and two holding a frame of
+/// their own process: shrunk by a transform and by `zoom`, the held frame placed far from the
+/// holder's corner (a view of it placed by offsets alone, not shrunk with the holder, misses it
+/// wholly). Each button's `box` is where it is drawn (a point at its centre hits it), a capture
+/// of it is its box, and `--annotate` outlines it there.
+#[test]
+fn boxes_labels_and_captures_in_transformed_frames_follow_the_drawing() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    let (mut frames, mut names) = laid_out(&f, |p| f.cross_site_url(p));
+    let held = "left: 200px; top: 100px; width: 240px; height: 120px";
+    for (holder, inner, style, wrap) in [
+        (
+            "shrunk",
+            "inshrunk",
+            "width: 480px; height: 260px; transform: scale(0.5); transform-origin: 0 0",
+            "left: 0; top: 470px",
+        ),
+        (
+            "zoomholder",
+            "inzoomed",
+            "width: 480px; height: 260px; zoom: 0.5",
+            "left: 540px; top: 470px",
+        ),
+    ] {
+        let page = format!("/xf/{inner}.html");
+        f.html(&page, &frame_page_at(inner, 24, 24));
+        let src = f.cross_site_url(&format!("/xf/{holder}.html"));
+        f.html(
+            &format!("/xf/{holder}.html"),
+            &holder_page(holder, &f.cross_site_url(&page), held),
+        );
+        frames.push((holder, src, style, wrap));
+        names.push(inner);
+    }
+    f.html("/xf/top.html", &top_page(&frames));
+    let sid = env.start(&["--open-url", &f.url("/xf/top.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    // `box` and `inspect-point` at its centre agree for every button.
+    click_each(&env, &t, &names);
+
+    let snap = on(&env, &t, &["snapshot"]);
+    assert_eq!(snap["ok"], true, "{snap}");
+    let out = tempfile::tempdir().expect("tempdir");
+    let shot = |file: &str, extra: &[&str]| {
+        let path = out.path().join(file).display().to_string();
+        let v = on(
+            &env,
+            &t,
+            &[&["screenshot", path.as_str()][..], extra].concat(),
+        );
+        assert_eq!(v["ok"], true, "screenshot {file} {extra:?}: {v}");
+        png_pixels(std::path::Path::new(&path))
+    };
+    let plain = shot("plain.png", &[]);
+    let ann = shot("ann.png", &["--annotate"]);
+    for name in &names {
+        let r = ref_of(&snap, "button", &format!("{name} button"));
+        let v = on(&env, &t, &["box", &r]);
+        let b = &v["data"]["value"];
+        let g = |k: &str| b[k].as_f64().unwrap_or(-1.0);
+        let (x, y, w, h) = (g("x"), g("y"), g("width"), g("height"));
+        // The label's outline is the box: drawn on each of its four sides.
+        let at = |px: f64, py: f64| differs(&ann, &plain, px as u32 - 1, py as u32 - 1, 3, 3);
+        for (side, px, py) in [
+            ("left", x + 1.0, y + h / 2.0),
+            ("right", x + w - 1.0, y + h / 2.0),
+            ("top", x + w / 2.0, y + 1.0),
+            ("bottom", x + w / 2.0, y + h - 1.0),
+        ] {
+            assert!(
+                at(px, py),
+                "no label outline on the {side} of {name} ({r}) at {px:.0},{py:.0}: {v}"
+            );
+        }
+        // A capture of the button is its box.
+        let cut = shot(&format!("{name}.png"), &["--selector", &r]);
+        assert!(
+            (f64::from(cut.0) - w).abs() <= 1.5 && (f64::from(cut.1) - h).abs() <= 1.5,
+            "capture of {name} ({r}) is {} x {}: {v}",
+            cut.0,
+            cut.1
+        );
+    }
 }

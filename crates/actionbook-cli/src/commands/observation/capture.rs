@@ -4,15 +4,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use cdp_protocol::{FrameId, dom};
+use cdp_protocol::FrameId;
 use envelope::{Artifact, ArtifactData};
-use frame_graph::{FrameGraph, Rect};
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::{ClientEnv, TabTarget};
+use crate::page::quad::{self, PageGeometry};
 use crate::page::screenshot::{self, ImageFormat, Label, Overlay, Shot, ViewRect};
 use crate::page::scroll::ScrollMemo;
 use crate::page::{locate, read};
@@ -161,16 +161,19 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
             height: m.viewport_height,
         },
     };
-    let views = frame_views(&g, top, deadline).await;
+    // Each frame measured once for every label in it.
+    let geo = PageGeometry::new(g, deadline);
+    let views = frame_views(&geo, top).await;
     let boxes = join_all(entries.iter().map(|e| {
-        let g = g.clone();
-        let view = views.get(e.frame_id.as_str()).copied().flatten();
+        let (geo, views) = (&geo, &views);
         async move {
             // A frame scrolled or clipped out of sight shows none of its elements.
-            let view = view?;
-            let session = g.session_for(&FrameId::from(e.frame_id.as_str()))?;
+            let view = views.get(e.frame_id.as_str()).copied().flatten()?;
+            let session = geo
+                .graph()
+                .session_for(&FrameId::from(e.frame_id.as_str()))?;
             let b = read::border_box_of(
-                &g,
+                geo,
                 &session,
                 &e.frame_id,
                 Some(e.backend_node_id),
@@ -204,65 +207,15 @@ async fn labels(cx: &mut TabCx<'_>, full: bool, deadline: &Deadline) -> Result<V
 }
 
 /// Per frame (by id), the part of the top-level viewport it shows: `top` for the main frame,
-/// and for a child what its parent shows of its `<iframe>`'s content box (borders and padding
-/// are not the child's); `None` for a frame that shows nothing or whose `<iframe>` has no box.
-async fn frame_views(
-    g: &FrameGraph,
-    top: ViewRect,
-    deadline: &Deadline,
-) -> HashMap<String, Option<ViewRect>> {
-    let frames = g.frames();
-    // Each `<iframe>`'s content box, asked of its parent's session all at once.
+/// and for a child what its parent shows of its `<iframe>`'s content box as drawn (borders and
+/// padding are not the child's; the rectangle around it when turned); `None` for a frame that
+/// shows nothing or whose `<iframe>` has no box.
+async fn frame_views(geo: &PageGeometry, top: ViewRect) -> HashMap<String, Option<ViewRect>> {
+    let frames = geo.graph().frames();
     let owners = join_all(frames.iter().map(|f| async move {
-        let parent = f.parent_frame_id.as_ref()?;
-        let session = g.session_for(parent)?;
-        let owner = match f.owner_backend_node_id {
-            Some(o) => o,
-            None => {
-                session
-                    .send_timeout(
-                        &dom::GetFrameOwner {
-                            frame_id: f.frame_id.clone(),
-                        },
-                        deadline.capped(deadline::QUICK_CALL),
-                    )
-                    .await
-                    .ok()?
-                    .backend_node_id
-            }
-        };
-        let model = session
-            .send_timeout(
-                &dom::GetBoxModel {
-                    backend_node_id: Some(owner),
-                    ..Default::default()
-                },
-                deadline.capped(deadline::QUICK_CALL),
-            )
-            .await
-            .ok()?
-            .model;
-        let q = &model.content;
-        if q.len() < 8 {
-            return None;
-        }
-        let xs = [q[0], q[2], q[4], q[6]];
-        let ys = [q[1], q[3], q[5], q[7]];
-        let x = xs.iter().copied().fold(f64::INFINITY, f64::min);
-        let y = ys.iter().copied().fold(f64::INFINITY, f64::min);
-        let local = Rect {
-            x,
-            y,
-            width: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) - x,
-            height: ys.iter().copied().fold(f64::NEG_INFINITY, f64::max) - y,
-        };
-        let r = g.to_page_rect(parent, local).await.ok()?;
-        Some(ViewRect {
-            x: r.x,
-            y: r.y,
-            width: r.width,
-            height: r.height,
-        })
+        f.parent_frame_id.as_ref()?;
+        let q = geo.frame_quad(&f.frame_id).await.ok()??;
+        quad::bounds(&q)
     }))
     .await;
     // Parents come before their children: each view is its parent's cut to its `<iframe>`.
@@ -359,7 +312,8 @@ impl TabCommand for Screenshot {
                     )
                     .await;
                 let g = frames.graph(&page, &deadline).await?;
-                let b = read::border_box(&g, &node, sel, &deadline).await?;
+                let geo = PageGeometry::new(g, &deadline);
+                let b = read::border_box(&geo, &node, sel, &deadline).await?;
                 scrolled = Some((node, saved));
                 match b {
                     Some(b) if b.width >= 1.0 && b.height >= 1.0 => Some(b),

@@ -18,6 +18,7 @@ use crate::model::TabTarget;
 use crate::page::eval::{self, ObjectHandle};
 use crate::page::hit_test;
 use crate::page::locate::{self, Located};
+use crate::page::quad::PageGeometry;
 use crate::page::read::{self, AxFacts, TextMode};
 use crate::reply::Done;
 use crate::tab::{TabCommand, TabCx};
@@ -322,7 +323,8 @@ impl TabCommand for ElementBox {
         let node = find(cx, &self.selector).await?;
         let page = cx.page.clone();
         let g = cx.state.frames.graph(&page, &cx.deadline).await?;
-        let b = read::border_box(&g, &node, &self.selector, &cx.deadline)
+        let geo = PageGeometry::new(g, &cx.deadline);
+        let b = read::border_box(&geo, &node, &self.selector, &cx.deadline)
             .await?
             .unwrap_or_default();
         Ok(Done::data(BoxData {
