@@ -37,6 +37,10 @@
 // select), and an element no pointer reaches because it is inert, found when its hit test fails
 // (so a reachable element pays nothing for it): outside the open modal dialog ('modal', `by`
 // names the dialog) or under an element with the `inert` attribute ('inert', `by` names it).
+// The listeners also note a form submission that the browser's interactive validation stopped
+// (a click on a submit button, Enter in a form, with a field out of its constraints): the first
+// invalid field, its message and how many were invalid (`unsubmitted`, answered with the seen
+// events; no round trip of its own).
 // Answers by value: {status: 'ok', ...} or {status: <why not>, by: <what covers it>}.
 async function (op, arg) {
   const KEY = Symbol.for('actionbook.probe');
@@ -98,6 +102,19 @@ async function (op, arg) {
     const cls = (n.getAttribute('class') || '').split(/\s+/).filter(Boolean);
     if (n.id) d += '#' + n.id; else if (cls.length) d += '.' + cls[0];
     return d;
+  };
+  // A form field named compactly: `input#email`, else `input[name=qty]`, else (an input)
+  // `input[type=email]`, else as `tagOf`.
+  const fieldOf = (n) => {
+    if (!n || n.nodeType !== 1) return describe(n);
+    const tag = String(n.localName || n.nodeName).toLowerCase();
+    if (n.id) return tag + '#' + n.id;
+    const by = (k) => {
+      const v = n.getAttribute(k);
+      if (!v) return '';
+      return tag + '[' + k + '=' + (/^[\w-]+$/.test(v) ? v : '"' + v.replace(/["\\]/g, '\\$&') + '"') + ']';
+    };
+    return by('name') || (tag === 'input' && by('type')) || tagOf(n);
   };
   // A dialog as an error names it: `dialog#confirm 'Delete the file?'`, from its accessible name
   // (aria-label, aria-labelledby) or else its first heading or its first text.
@@ -359,7 +376,7 @@ async function (op, arg) {
     return {
       status: 'ok', seen, url: String(tw.location.href), title: String(tw.document.title),
       focusChanged: deepActive() !== probe.focusBefore, token: probe.token, owner,
-      counted: counted(probe),
+      counted: counted(probe), unsubmitted: probe.unsubmitted || undefined,
     };
   };
   // What the default action of a click on this path may do, from the nearest element that has
@@ -390,6 +407,8 @@ async function (op, arg) {
   // below the window and before its default action: the press did nothing, and can be made
   // again once the element is reachable (as Playwright's hit target interceptor does).
   const PRESS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  // The events that may start a form submission (a click, Enter) or end Enter's chance to.
+  const ARMS = ['click', 'keydown', 'keyup'];
   const listen = (events, expire, report, css, guard) => {
     const old = el[KEY];
     if (old) old.stop();
@@ -460,8 +479,49 @@ async function (op, arg) {
       if (i === undefined) seen.push([e.type, 1]);
       else seen[i] = [e.type, 1];
     };
+    // A form submission the browser's interactive validation stopped (`probe.unsubmitted`): the
+    // `invalid` events a click's or an Enter's default action fires at the form's bad fields, in
+    // place of `submit`. They do not bubble, so they are caught in capture on the window (and
+    // on the element's shadow root: they do not leave it). Only those fired once the trigger's
+    // dispatch is over (a page handler's checkValidity() during it is the page's doing), the
+    // trigger not cancelled, and for a click, one whose default action submits (not a click into
+    // a field, nor a checkbox whose change handler validates); a `submit` ends the watch.
+    let trigger = null;
+    const arm = (e) => {
+      if (!e.isTrusted) return;
+      if (e.type === 'keyup') {
+        // Enter submits in its keypress, before its keyup.
+        if (trigger && trigger.e.type === 'keydown') trigger = null;
+        return;
+      }
+      if (e.type === 'keydown' && e.key !== 'Enter') return;
+      trigger = { e, path: e.composedPath() };
+      probe.unsubmitted = null;
+    };
+    const invalid = (e) => {
+      const t = trigger;
+      if (!e.isTrusted || !t || t.e.eventPhase !== 0 || t.e.defaultPrevented) return;
+      if (t.e.type === 'click' && activation(paths.get(t.e) || t.path) !== 'submit') return;
+      const u = probe.unsubmitted;
+      if (u) { u.count++; return; }
+      const f = e.composedPath()[0] || e.target;
+      let message = '';
+      try { message = String(f.validationMessage || '').replace(/\s+/g, ' ').trim(); } catch (x) { message = ''; }
+      if (message.length > 160) message = message.slice(0, 159) + '\u2026';
+      probe.unsubmitted = { field: fieldOf(f), message, count: 1 };
+    };
+    const formSent = (e) => {
+      if (e.isTrusted) { trigger = null; probe.unsubmitted = null; }
+    };
+    const root = el.getRootNode();
+    const formRoots = root && root !== doc && root.host ? [win, root] : [win];
     for (const t of events) win.addEventListener(t, on, true);
     if (inner) for (const t of innerTypes) inner.addEventListener(t, onInner, true);
+    for (const t of ARMS) win.addEventListener(t, arm, true);
+    for (const r of formRoots) {
+      r.addEventListener('invalid', invalid, true);
+      r.addEventListener('submit', formSent, true);
+    }
     if (report) {
       win.addEventListener('click', settled, false);
       win.addEventListener('submit', submitted, false);
@@ -471,9 +531,17 @@ async function (op, arg) {
       events,
       css,
       token: report ? report.token : undefined,
+      // The form the input's default action tried to submit, as its validation stopped it:
+      // {field, message, count} (see `invalid`).
+      unsubmitted: null,
       stop(keepAimed) {
         for (const t of events) win.removeEventListener(t, on, true);
         if (inner) for (const t of innerTypes) inner.removeEventListener(t, onInner, true);
+        for (const t of ARMS) win.removeEventListener(t, arm, true);
+        for (const r of formRoots) {
+          r.removeEventListener('invalid', invalid, true);
+          r.removeEventListener('submit', formSent, true);
+        }
         win.removeEventListener('click', settled, false);
         win.removeEventListener('submit', submitted, false);
         clearTimeout(timer);
@@ -603,13 +671,15 @@ async function (op, arg) {
   }
   if (op === 'peek') {
     const probe = el[KEY];
-    return probe ? { status: 'ok', seen: probe.seen.slice(), owner, counted: counted(probe) } : { status: 'lost' };
+    return probe
+      ? { status: 'ok', seen: probe.seen.slice(), owner, counted: counted(probe), unsubmitted: probe.unsubmitted || undefined }
+      : { status: 'lost' };
   }
   if (op === 'finish') {
     const probe = el[KEY];
     if (!probe) return { status: 'lost' };
     const seen = probe.stop();
-    return { status: 'ok', seen, owner, counted: counted(probe) };
+    return { status: 'ok', seen, owner, counted: counted(probe), unsubmitted: probe.unsubmitted || undefined };
   }
   if (op === 'after') {
     // A navigation the input scheduled as a task (a form submitted by Enter) has started after

@@ -329,6 +329,9 @@ struct Reply {
     /// The browser's count of what was dispatched (`finish`, `peek`).
     #[serde(default)]
     counted: Option<Counted>,
+    /// A form submission the browser's validation stopped (`finish`, `peek`).
+    #[serde(default)]
+    unsubmitted: Option<Unsubmitted>,
     /// The viewport size of the document of an `up` answered `warped`.
     #[serde(default)]
     vw: f64,
@@ -349,6 +352,41 @@ pub(crate) struct Counted {
     /// What was at a pointer probe's point when read, if a press was counted but not seen.
     #[serde(default)]
     hit: Option<CountedHit>,
+}
+
+/// A form submission the input started (a click on a submit button, Enter in a form) that the
+/// browser's interactive validation stopped: it fired `invalid` at the fields out of their
+/// constraints, focused the first and showed its message; no `submit` event, no navigation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct Unsubmitted {
+    /// The first invalid field, named compactly (`input[name=qty]`, `input#email`).
+    #[serde(default)]
+    pub field: String,
+    /// Its `validationMessage` (`Value must be less than or equal to 5.`).
+    #[serde(default)]
+    pub message: String,
+    /// How many fields were invalid.
+    #[serde(default)]
+    pub count: u32,
+}
+
+impl Unsubmitted {
+    /// The warning of an action whose form was not submitted.
+    pub fn warning(&self) -> String {
+        let mut w = format!(
+            "the form was not submitted: the browser's validation stopped it at {}",
+            self.field
+        );
+        if !self.message.is_empty() {
+            w.push_str(&format!(" ({:?})", self.message));
+        }
+        match self.count.saturating_sub(1) {
+            0 => {}
+            1 => w.push_str(" and 1 more invalid field"),
+            n => w.push_str(&format!(" and {n} more invalid fields")),
+        }
+        w
+    }
 }
 
 /// The page's answer for [`Counted::hit`].
@@ -410,6 +448,9 @@ pub(crate) struct Seen {
     /// A pointer probe that saw no press though one was dispatched in its document: what was at
     /// the action point when it was read (in the same call as the counts).
     pub at_point: Option<AtPoint>,
+    /// The input's default action tried to submit a form, and the browser's validation stopped
+    /// it.
+    pub unsubmitted: Option<Unsubmitted>,
 }
 
 /// What was at a pointer probe's action point (see [`Seen::at_point`]).
@@ -487,14 +528,21 @@ impl Seen {
             dispatched: None,
             focused: false,
             at_point: None,
+            unsubmitted: None,
         }
     }
 
     /// What a probe answered: the events its listeners saw, whether its element is a frame
-    /// element, and what the browser counted.
-    pub(crate) fn read(values: Vec<Value>, owner: bool, counted: Option<Counted>) -> Seen {
+    /// element, what the browser counted, and a form submission its validation stopped.
+    pub(crate) fn read(
+        values: Vec<Value>,
+        owner: bool,
+        counted: Option<Counted>,
+        unsubmitted: Option<Unsubmitted>,
+    ) -> Seen {
         let mut seen = Seen {
             frame_owner: owner,
+            unsubmitted,
             ..Seen::from_values(values)
         };
         if let Some(c) = counted {
@@ -794,7 +842,7 @@ async fn read_seen(node: &Located, op: &str, deadline: &Deadline, selector: &str
         )
         .await;
     match r {
-        Ok(r) if r.status == "ok" => Seen::read(r.seen, r.owner, r.counted),
+        Ok(r) if r.status == "ok" => Seen::read(r.seen, r.owner, r.counted, r.unsubmitted),
         Ok(_) => Seen::default(),
         Err(_) => Seen {
             gone: true,
@@ -886,6 +934,32 @@ mod tests {
         ] {
             assert_eq!(NotReady::from_status(s, None).map(|n| n.reason()), Some(r));
         }
+    }
+
+    #[test]
+    fn unsubmitted_names_the_field_its_message_and_the_rest() {
+        let mut u = Unsubmitted {
+            field: "input[name=qty]".into(),
+            message: "Value must be less than or equal to 5.".into(),
+            count: 3,
+        };
+        assert_eq!(
+            u.warning(),
+            "the form was not submitted: the browser's validation stopped it at \
+             input[name=qty] (\"Value must be less than or equal to 5.\") and 2 more invalid fields"
+        );
+        u.count = 2;
+        assert!(
+            u.warning().ends_with(") and 1 more invalid field"),
+            "{}",
+            u.warning()
+        );
+        (u.count, u.message) = (1, String::new());
+        assert!(
+            u.warning().ends_with("at input[name=qty]"),
+            "{}",
+            u.warning()
+        );
     }
 
     #[test]

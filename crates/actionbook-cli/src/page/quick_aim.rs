@@ -19,7 +19,9 @@ use serde_json::{Value, json};
 
 use crate::deadline::{self, Deadline};
 use crate::error::Result;
-use crate::page::actionability::{self, Checks, Counted, POINTER_EVENTS, SCRIPT, Seen};
+use crate::page::actionability::{
+    self, Checks, Counted, POINTER_EVENTS, SCRIPT, Seen, Unsubmitted,
+};
 use crate::page::eval::{self, ObjectHandle};
 
 /// The page before the action, as the quick aim read it.
@@ -125,13 +127,16 @@ struct AfterReply {
     /// What the browser counted (see [`Seen::dispatched`]).
     #[serde(default)]
     counted: Option<Counted>,
+    /// A form submission the browser's validation stopped (see [`Seen::unsubmitted`]).
+    #[serde(default)]
+    unsubmitted: Option<Unsubmitted>,
 }
 
 impl AfterReply {
     /// The page after the action, from a reply that is `ok`; `None` otherwise.
     fn page_after(self) -> Option<PageAfter> {
         (self.status == "ok").then(|| PageAfter {
-            seen: Seen::read(self.seen, self.owner, self.counted),
+            seen: Seen::read(self.seen, self.owner, self.counted, self.unsubmitted),
             info: Some((self.url, self.title)),
             focus_changed: self.focus_changed,
             reported: false,

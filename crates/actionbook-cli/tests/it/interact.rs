@@ -627,6 +627,178 @@ fn clicks_report_what_their_default_action_did() {
     }
 }
 
+/// A click on a submit button (and Enter in a form) whose form the browser's validation stops
+/// (it fires `invalid` at the bad fields, focuses the first: no `submit`, no navigation) is ok
+/// with a warning naming the first invalid field, its message and how many more there are: by
+/// CSS, by ref, by XPath (the careful path), in a shadow root, and for `press Enter` (with a
+/// submit button or without) and a newline typed. No
+/// warning when the form went, when it is `novalidate` or the button `formnovalidate`, when the
+/// page's submit handler kept it, nor for a click into an invalid field, a checkbox whose change
+/// handler validates, or a submit button whose click handler cancels and validates itself. (It
+/// answered ok alone: an agent believed the form submitted.)
+#[test]
+fn a_submission_the_browsers_validation_stops_is_warned_of() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/order.html",
+        r#"<!doctype html><title>Order</title>
+<form id="order" action="/page2.html">
+  <input name="qty" type="number" max="5" value="9" aria-label="Quantity">
+  <input id="email" type="email" value="nope" aria-label="Email">
+  <input name="note" required aria-label="Note">
+  <input id="agree" type="checkbox" aria-label="Agree" onchange="this.form.reportValidity()">
+  <button type="submit">Place order</button>
+</form>
+<form action="/page2.html"><input name="c" required aria-label="Checked">
+  <button id="custom" onclick="event.preventDefault(); this.form.reportValidity()">Check</button></form>
+<form action="/page2.html" novalidate><input name="n" type="number" max="5" value="9" aria-label="Loose">
+  <button id="loose">Loose</button></form>
+<form action="/page2.html"><input name="m" required aria-label="Skipped">
+  <button id="skip" formnovalidate>Skip</button></form>
+<form action="/page2.html" onsubmit="event.preventDefault(); window.kept++">
+  <input name="k" value="ok" aria-label="Kept"><button id="kept">Kept</button></form>
+<form action="/page2.html"><input name="solo" type="email" value="x" aria-label="Solo"></form>
+<div id="host"></div>
+<script>
+  // A form inside a shadow root: its `invalid` events do not leave the root.
+  document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
+    '<form action="/page2.html"><input name="inner" required aria-label="Inner">'
+    + '<button>Shadow order</button></form>';
+  window.submits = 0; window.invalids = 0; window.kept = 0;
+  addEventListener('submit', () => window.submits++, true);
+  addEventListener('invalid', () => window.invalids++, true);
+</script>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/order.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let message = |css: &str| {
+        let m = eval(
+            &env,
+            &t,
+            &format!("document.querySelector('{css}').validationMessage"),
+        );
+        format!("{:?}", m.as_str().unwrap_or_default())
+    };
+    let stopped = |field: &str, message: &str, more: &str| {
+        format!(
+            "the form was not submitted: the browser's validation stopped it at {field} \
+             ({message}){more}"
+        )
+    };
+    let warnings = |v: &Value| v["meta"]["warnings"].clone();
+
+    // Three invalid fields: named the first, counted the rest; by CSS, by ref, by XPath.
+    let snap = on(&env, &t, &["snapshot"]);
+    let place = ref_of(&snap, "button", "Place order");
+    let qty = stopped(
+        "input[name=qty]",
+        &message("[name=qty]"),
+        " and 2 more invalid fields",
+    );
+    for (n, target) in [
+        "button[type=submit]",
+        place.as_str(),
+        "//button[text()='Place order']",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let v = on(&env, &t, &["click", target]);
+        assert_eq!(v["ok"], true, "{target}: {v}");
+        assert_eq!(warnings(&v), json!([qty]), "{target}: {v}");
+        assert_eq!(v["data"]["changed"]["url_changed"], false, "{target}: {v}");
+        assert_eq!(
+            eval(
+                &env,
+                &t,
+                "[window.submits, window.invalids, document.activeElement.name]"
+            ),
+            json!([0, 3 * (n + 1), "qty"]),
+            "{target}"
+        );
+    }
+    // A form inside a shadow root.
+    let v = on(
+        &env,
+        &t,
+        &["click", &ref_of(&snap, "button", "Shadow order")],
+    );
+    let inner = message("#host').shadowRoot.querySelector('[name=inner]");
+    let inner = stopped("input[name=inner]", &inner, "");
+    assert_eq!(warnings(&v), json!([inner]), "{v}");
+    // One invalid field fixed: the next one is named (by its id), one more counted.
+    assert_eq!(on(&env, &t, &["fill", "[name=qty]", "3"])["ok"], true);
+    let v = on(&env, &t, &["click", "button[type=submit]"]);
+    let email = stopped(
+        "input#email",
+        &message("#email"),
+        " and 1 more invalid field",
+    );
+    assert_eq!(warnings(&v), json!([email]), "{v}");
+
+    // Not the browser's validation stopping a submission: a click into an invalid field, a
+    // checkbox whose change handler validates the form, a submit button whose click handler
+    // cancels and validates itself.
+    for target in ["[name=note]", "#agree", "#custom"] {
+        let was = eval(&env, &t, "window.invalids");
+        let v = on(&env, &t, &["click", target]);
+        assert_eq!(v["ok"], true, "{target}: {v}");
+        assert_eq!(warnings(&v), json!([]), "{target}: {v}");
+        if target != "[name=note]" {
+            // The page did validate.
+            assert_ne!(eval(&env, &t, "window.invalids"), was, "{target}");
+        }
+    }
+
+    // Enter in the bad field (its implicit submission), and a newline typed.
+    assert_eq!(on(&env, &t, &["fill", "[name=qty]", "9"])["ok"], true);
+    assert_eq!(on(&env, &t, &["focus", "[name=qty]"])["ok"], true);
+    let v = on(&env, &t, &["press", "Enter"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), json!([qty]), "{v}");
+    // A form without a submit button, whose one field Enter submits.
+    assert_eq!(on(&env, &t, &["focus", "[name=solo]"])["ok"], true);
+    let v = on(&env, &t, &["press", "Enter"]);
+    let solo = stopped("input[name=solo]", &message("[name=solo]"), "");
+    assert_eq!(warnings(&v), json!([solo]), "{v}");
+    assert_eq!(on(&env, &t, &["fill", "[name=qty]", "3"])["ok"], true);
+    assert_eq!(on(&env, &t, &["fill", "#email", "a@b.c"])["ok"], true);
+    let v = on(&env, &t, &["type", "[name=note]", "\n"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let note = stopped("input[name=note]", &message("[name=note]"), "");
+    assert!(
+        v["meta"]["warnings"]
+            .as_array()
+            .is_some_and(|w| w.contains(&json!(note))),
+        "{note:?} in {v}"
+    );
+    assert_eq!(eval(&env, &t, "window.submits"), 0);
+
+    // Valid now: submitted, no warning.
+    assert_eq!(on(&env, &t, &["fill", "[name=note]", "x"])["ok"], true);
+    let v = on(&env, &t, &["click", "button[type=submit]"]);
+    assert_eq!(v["context"]["title"], "Page Two", "{v}");
+    assert_eq!(warnings(&v), json!([]), "{v}");
+
+    // Not validated (`novalidate`, `formnovalidate`): submitted as they are.
+    for target in ["#loose", "#skip"] {
+        on(&env, &t, &["goto", &f.url("/order.html")]);
+        let v = on(&env, &t, &["click", target]);
+        assert_eq!(v["context"]["title"], "Page Two", "{target}: {v}");
+        assert_eq!(warnings(&v), json!([]), "{target}: {v}");
+    }
+    // Kept by the page's own submit handler: its choice, no warning.
+    on(&env, &t, &["goto", &f.url("/order.html")]);
+    let v = on(&env, &t, &["click", "#kept"]);
+    assert_eq!(warnings(&v), json!([]), "{v}");
+    assert_eq!(
+        eval(&env, &t, "[window.kept, window.submits, window.invalids]"),
+        json!([1, 1, 0])
+    );
+}
+
 /// Elements inside a closed shadow root (reached by their refs) are acted on as any other: the
 /// hit test looks through the roots holding the element (the page's `elementFromPoint` stops at
 /// their host), the input is seen where it arrives (events are retargeted to the host outside),

@@ -270,7 +270,8 @@ impl TabCommand for Click {
     /// Waits until the element is actionable and the pointer is on it, clicks, and confirms the
     /// press arrived at it (see [`pointer::click`]); a click that starts a navigation waits for it.
     /// An `<option>` of a closed `<select>` is chosen instead (see [`Click::choose_option`]); an
-    /// inert element (behind a modal dialog, under `[inert]`) is refused at the first look.
+    /// inert element (behind a modal dialog, under `[inert]`) is refused at the first look. A
+    /// form the click would submit that the browser's validation stopped is warned of.
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
         let spot = Spot::parse(&self.selector)?;
         if !(1..=10).contains(&self.count) {
@@ -302,7 +303,10 @@ impl TabCommand for Click {
             && !self.force
         {
             match quick_click::click(cx, sel, self.button.button(), self.count).await? {
-                QuickClick::Done(after) => return Ok(click_done(&spot, &after, warnings)),
+                QuickClick::Done { after, seen } => {
+                    warnings.extend(seen.unsubmitted.map(|u| u.warning()));
+                    return Ok(click_done(&spot, &after, warnings));
+                }
                 QuickClick::Careful => {}
             }
         }
@@ -316,13 +320,14 @@ impl TabCommand for Click {
             &mut before,
         )
         .await;
-        match clicked {
+        let seen = match clicked {
             // Nothing was pressed: the aim found an option no pointer reaches.
             Err(CliError::ClosedOption { .. }) => {
                 return self.choose_option(cx, &spot, before, warnings).await;
             }
             clicked => clicked?,
-        }
+        };
+        warnings.extend(seen.unsubmitted.map(|u| u.warning()));
         let after = before.after(cx).await?;
         Ok(click_done(&spot, &after, warnings))
     }

@@ -98,7 +98,8 @@ impl TabCommand for Press {
     }
 
     /// Presses the key (modifiers down, key down and up, modifiers up) with the keyboard on the
-    /// focused element of whichever frame has focus, and confirms its document saw it.
+    /// focused element of whichever frame has focus, and confirms its document saw it; a form
+    /// Enter would submit that the browser's validation stopped is warned of.
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ActionData>> {
         let chord = Chord::parse(self.keys.trim())?;
         let page = cx.page.clone();
@@ -117,7 +118,8 @@ impl TabCommand for Press {
         .await;
         let seen = actionability::finish_listening(&node, &deadline, what).await;
         sent?;
-        let mut warnings = Vec::new();
+        // Enter in a form whose validation stopped the submission it started.
+        let mut warnings: Vec<String> = seen.unsubmitted.iter().map(|u| u.warning()).collect();
         if !keys_arrived(&seen) {
             // Keys the document never saw went to a picker the focused control has open (a
             // `<select>`'s dropdown is a widget of its own): they acted there, as a user's would.
@@ -270,7 +272,8 @@ impl TabCommand for Type {
         // A field with a maxlength keeps what fits, as it would of a user's typing: said, not
         // hidden. A field that took none of it (letters in a number input, keys the page stops)
         // is said too: the keys arrived, but nothing was typed. (A field gone is not read.)
-        let mut warnings = Vec::new();
+        // A newline in the text is Enter: a form it submits may be stopped by its validation.
+        let mut warnings: Vec<String> = seen.unsubmitted.iter().map(|u| u.warning()).collect();
         if room.is_some() && !seen.gone {
             let to_field = self.text.split('\t').next().unwrap_or_default();
             let now = edit::room(&node, selector, &deadline).await.ok().flatten();

@@ -364,9 +364,9 @@ pub(crate) fn not_delivered(action: &str, selector: &str, why: &NotReady) -> Cli
 }
 
 /// Clicks the spot `count` times with `button`: approach (waiting while a check does not pass),
-/// press and release, confirm. Pressed once only: a press that did not arrive at the element is
-/// an error naming what got it, at once (a second press would act twice, on whatever took the
-/// first or on the element).
+/// press and release, confirm; answers what the element's document saw. Pressed once only: a
+/// press that did not arrive at the element is an error naming what got it, at once (a second
+/// press would act twice, on whatever took the first or on the element).
 pub(crate) async fn click(
     cx: &mut TabCx<'_>,
     spot: &Spot,
@@ -374,7 +374,7 @@ pub(crate) async fn click(
     count: u32,
     force: bool,
     before: &mut Before,
-) -> Result<()> {
+) -> Result<Seen> {
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let selector = spot.text().to_string();
@@ -389,7 +389,8 @@ pub(crate) async fn click(
     let sent = mouse::clicks(&page, ready.aim.x, ready.aim.y, button, count, &deadline).await;
     let seen = ready.finish(&deadline, &selector).await;
     sent?;
-    pressed_on_target(&seen).map_err(|why| not_delivered("browser click", &selector, &why))
+    pressed_on_target(&seen).map_err(|why| not_delivered("browser click", &selector, &why))?;
+    Ok(seen)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use a11y_snapshot::Target;
 use super::aftermath::{After, Before};
 use super::pointer::{not_delivered, pressed_on_target, record_cursor};
 use crate::error::Result;
-use crate::page::actionability::Checks;
+use crate::page::actionability::{Checks, Seen};
 use crate::page::input::mouse::{self, Button};
 use crate::page::locate;
 use crate::page::quick_aim::{self, Aimed, Reach, Reports};
@@ -34,7 +34,12 @@ use crate::tab::TabCx;
 #[derive(Debug)]
 pub(crate) enum QuickClick {
     /// Clicked, the press seen arriving at the element.
-    Done(After),
+    Done {
+        /// What the click changed.
+        after: After,
+        /// What the element's document saw.
+        seen: Seen,
+    },
     /// Not for the quick path (nothing was sent): the careful path clicks.
     Careful,
 }
@@ -112,5 +117,9 @@ pub(crate) async fn click(
         }
         return Err(not_delivered("browser click", selector, &why));
     }
-    Ok(QuickClick::Done(before.after_quick(cx, &read).await?))
+    let after = before.after_quick(cx, &read).await?;
+    Ok(QuickClick::Done {
+        after,
+        seen: read.seen,
+    })
 }
