@@ -613,6 +613,20 @@ fn fill_select_and_upload() {
     );
 }
 
+/// Runs `scroll <args>` and checks that it moved something other than the page, named in the
+/// warning `<what> (the scrollable area at the viewport's centre)`.
+fn scrolled_instead(env: &Env, t: &[&str], args: &[&str], what: &str) {
+    let v = on(env, t, args);
+    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
+    assert_eq!(
+        v["meta"]["warnings"],
+        json!([format!(
+            "{what} (the scrollable area at the viewport's centre)"
+        )]),
+        "{v}"
+    );
+}
+
 #[test]
 fn scroll_without_container_moves_the_pane_a_wheel_would() {
     need_chromium!();
@@ -646,14 +660,11 @@ document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
     let t = ["--session", sid.as_str(), "--tab", "t1"];
     let centre = "the scrollable area at the viewport's centre";
 
-    let v = on(&env, &t, &["scroll", "down", "300"]);
-    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
-    assert_eq!(
-        v["meta"]["warnings"],
-        json!([format!(
-            "the page itself cannot scroll down; scrolled <main#feed.feed> ({centre})"
-        )]),
-        "{v}"
+    scrolled_instead(
+        &env,
+        &t,
+        &["scroll", "down", "300"],
+        "the page itself cannot scroll down; scrolled <main#feed.feed>",
     );
     assert_eq!(
         value(&env, &t, "[feed.scrollTop, side.scrollTop, scrollY]"),
@@ -666,14 +677,11 @@ document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
     let v = on(&env, &t, &["scroll", "up", "100"]);
     assert_eq!(v["data"]["changed"]["scroll_changed"], false, "{v}");
     assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
-    let v = on(&env, &t, &["scroll", "bottom"]);
-    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
-    assert_eq!(
-        v["meta"]["warnings"],
-        json!([format!(
-            "the page itself cannot scroll to the bottom; scrolled <main#feed.feed> ({centre})"
-        )]),
-        "{v}"
+    scrolled_instead(
+        &env,
+        &t,
+        &["scroll", "bottom"],
+        "the page itself cannot scroll to the bottom; scrolled <main#feed.feed>",
     );
     assert_eq!(
         value(
@@ -705,14 +713,11 @@ document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
 
     // The pane at the centre inside an open shadow root.
     on(&env, &t, &["goto", &f.url("/shadow-app.html")]);
-    let v = on(&env, &t, &["scroll", "down", "200"]);
-    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
-    assert_eq!(
-        v["meta"]["warnings"],
-        json!([format!(
-            "the page itself cannot scroll down; scrolled <div.pane> ({centre})"
-        )]),
-        "{v}"
+    scrolled_instead(
+        &env,
+        &t,
+        &["scroll", "down", "200"],
+        "the page itself cannot scroll down; scrolled <div.pane>",
     );
     assert_eq!(
         value(
@@ -740,14 +745,11 @@ document.querySelector('x-app').attachShadow({ mode: 'open' }).innerHTML =
             "document.body.style.overflow = 'hidden'; document.body.insertAdjacentHTML('beforeend',              '<div id=\"modal\" style=\"position: fixed; inset: 20vh 20vw; overflow: auto\">             <div style=\"height: 2000px\">terms</div></div>'); 1",
         ],
     );
-    let v = on(&env, &t, &["scroll", "down", "200"]);
-    assert_eq!(v["data"]["changed"]["scroll_changed"], true, "{v}");
-    assert_eq!(
-        v["meta"]["warnings"],
-        json!([format!(
-            "the page itself cannot scroll down; scrolled <div#modal> ({centre})"
-        )]),
-        "{v}"
+    scrolled_instead(
+        &env,
+        &t,
+        &["scroll", "down", "200"],
+        "the page itself cannot scroll down; scrolled <div#modal>",
     );
     assert_eq!(
         value(&env, &t, "[scrollY, modal.scrollTop]"),
