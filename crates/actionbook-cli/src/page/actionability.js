@@ -562,7 +562,12 @@ async function (op, arg) {
     if (closedOption()) return { status: 'option' };
     const checks = arg.checks;
     if (checks.visible && !visible(el)) return { status: inCanvas(el) ? 'fallback' : 'notvisible' };
-    if (checks.enabled && disabled(el)) return { status: 'disabled' };
+    if (checks.enabled && disabled(el)) {
+      // Disabled and behind a modal dialog (or inert): the dialog is what to say, since
+      // waiting for the element to be enabled would not make it reachable.
+      const b = blocked(el, null);
+      return b ? { status: b.fail, by: b.by } : { status: 'disabled' };
+    }
     let m = measure(checks, arg.at);
     let scrolled = false;
     if ((m.fail === 'outside' || m.fail === 'covered' || m.clipped || arg.scroll === 'always') && !arg.at && arg.scroll !== 'never') {
