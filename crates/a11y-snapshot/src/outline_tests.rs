@@ -18,6 +18,16 @@ fn snapshot(tree: &GenAx, refs: &mut RefTable) -> Snapshot {
     let mut next = 1;
     let top = flatten(tree, &mut next, &mut nodes, false);
     nodes[0].child_ids = vec![AxNodeId(top)];
+    one_frame_with(nodes, refs)
+}
+
+/// The snapshot of one frame whose accessibility tree is `nodes` (the root first).
+fn one_frame(nodes: Vec<crate::raw::AxNode>) -> Snapshot {
+    one_frame_with(nodes, &mut RefTable::new())
+}
+
+/// [`one_frame`], its refs given out by `refs`.
+fn one_frame_with(nodes: Vec<crate::raw::AxNode>, refs: &mut RefTable) -> Snapshot {
     let src = PageSource {
         frames: vec![FrameSource {
             frame_id: "M".into(),
@@ -27,19 +37,6 @@ fn snapshot(tree: &GenAx, refs: &mut RefTable) -> Snapshot {
         ..PageSource::default()
     };
     Snapshot::build(src, refs)
-}
-
-/// The snapshot of one frame whose accessibility tree is `nodes` (the root first).
-fn one_frame(nodes: Vec<crate::raw::AxNode>) -> Snapshot {
-    let src = PageSource {
-        frames: vec![FrameSource {
-            frame_id: "M".into(),
-            ax: with_parents(nodes),
-            ..FrameSource::default()
-        }],
-        ..PageSource::default()
-    };
-    Snapshot::build(src, &mut RefTable::new())
 }
 
 fn printed_refs(text: &str) -> Vec<String> {

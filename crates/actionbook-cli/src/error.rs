@@ -197,19 +197,20 @@ pub enum CliError {
     /// with the `inert` attribute. No pointer reaches it, and it stays so until the page
     /// changes it (a modal dialog does not close by itself): refused at the first look, not
     /// waited for. Nothing was done.
-    #[error("{action}: {selector} {detail}, so no pointer reaches it; nothing was done")]
+    #[error(
+        "{action}: {selector} {}, so no pointer reaches it; nothing was done",
+        inert_detail(*modal, by)
+    )]
     Inert {
         /// The command (`browser click`).
         action: String,
         /// The selector as given.
         selector: String,
-        /// `behind modal dialog` or `inert`.
-        reason: &'static str,
+        /// Outside an open modal dialog (else under an `inert` element).
+        modal: bool,
         /// The modal dialog (`dialog#confirm 'Delete the file?'`), or the element with the
         /// `inert` attribute.
         by: String,
-        /// The reason in words.
-        detail: String,
     },
     /// `--force` skips the actionability checks, but no part of the element comes into the
     /// viewport even after scrolling it into view (placed off-screen, moved out of a container
@@ -659,10 +660,14 @@ impl CliError {
             ),
             CliError::Inert {
                 selector,
-                reason,
+                modal,
                 by,
                 ..
-            } => Some(serde_json::json!({ "selector": selector, "reason": reason, "by": by })),
+            } => Some(serde_json::json!({
+                "selector": selector,
+                "reason": if *modal { "behind modal dialog" } else { "inert" },
+                "by": by
+            })),
             CliError::OffScreen { selector, .. } => {
                 Some(serde_json::json!({ "selector": selector, "reason": "outside viewport" }))
             }
@@ -769,10 +774,7 @@ impl CliError {
             CliError::ClosedOption { .. } => Some(
                 "`browser click` on the option chooses it, as `browser select <select> <value>` does",
             ),
-            CliError::Inert {
-                reason: "behind modal dialog",
-                ..
-            } => Some(
+            CliError::Inert { modal: true, .. } => Some(
                 "close the dialog first (`browser press Escape`, or click its close button); elements inside it take clicks",
             ),
             CliError::Inert { .. } => Some(
@@ -1023,6 +1025,17 @@ fn playwright_like(selector: &str) -> bool {
         ]
         .iter()
         .any(|p| s.starts_with(p))
+}
+
+/// Why an inert element is out of reach, in words: behind the modal dialog `by`, or inside `by`,
+/// which has the `inert` attribute.
+pub(crate) fn inert_detail(modal: bool, by: &str) -> String {
+    match modal {
+        true => format!(
+            "is behind the modal dialog {by} (the page outside an open modal dialog is inert)"
+        ),
+        false => format!("is inert (inside {by}, which has the inert attribute)"),
+    }
 }
 
 /// `: still loading <url>, <url> (and N more)` for [`CliError::LoadUnfinished`]; empty when none

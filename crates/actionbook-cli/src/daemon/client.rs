@@ -234,7 +234,10 @@ pub fn stop(home: &Home) -> Result<DaemonState> {
         // An exiting daemon: waited for below.
         DaemonState::Held(_) => 0,
         DaemonState::Serving(_) => {
-            let mut stream = UnixStream::connect(home.socket())?;
+            // Gone since it answered: only its exit is left to wait for.
+            let Ok(mut stream) = UnixStream::connect(home.socket()) else {
+                return wait_released(home, 0).map(|()| before);
+            };
             stream.set_read_timeout(Some(Duration::from_secs(10)))?;
             stream.set_write_timeout(Some(Duration::from_secs(10)))?;
             let frame = ControlFrame {
@@ -255,7 +258,13 @@ pub fn stop(home: &Home) -> Result<DaemonState> {
             }
         }
     };
-    // Its commands in flight, then closing what it must and letting go of the home.
+    wait_released(home, drain_ms)?;
+    Ok(before)
+}
+
+/// Waits until no process holds `home` (a stopped daemon finishes its commands in flight, at most
+/// `drain_ms`, then closes what it must and lets go), at most `drain_ms` + [`STOP_WAIT`].
+fn wait_released(home: &Home, drain_ms: u64) -> Result<()> {
     let until = Instant::now() + Duration::from_millis(drain_ms) + STOP_WAIT;
     while HomeLock::holder(home).is_some() {
         if Instant::now() >= until {
@@ -264,7 +273,8 @@ pub fn stop(home: &Home) -> Result<DaemonState> {
                 None => "another process".to_string(),
             };
             return Err(CliError::Daemon(format!(
-                "{pid} still holds {} after {} ms: it is not a daemon that stops when asked                  (a program running the engine itself), or it is stuck; see {}",
+                "{pid} still holds {} after {} ms: it is not a daemon that stops when asked \
+                 (a program running the engine itself), or it is stuck; see {}",
                 home.root().display(),
                 (Duration::from_millis(drain_ms) + STOP_WAIT).as_millis(),
                 home.file("daemon.log").display()
@@ -272,7 +282,7 @@ pub fn stop(home: &Home) -> Result<DaemonState> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Ok(before)
+    Ok(())
 }
 
 /// Starts the daemon of `home` unless one serves; its pid.

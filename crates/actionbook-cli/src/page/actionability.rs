@@ -41,18 +41,6 @@ use crate::page::quad::{self, BoxOf};
 /// The page side: one function, the operation as its first argument.
 pub(crate) const SCRIPT: &str = include_str!("actionability.js");
 
-/// The events of a press (what a guarded aim stops when they reach another element).
-const PRESS_EVENTS: &[&str] = &[
-    "pointerdown",
-    "mousedown",
-    "pointerup",
-    "mouseup",
-    "click",
-    "auxclick",
-    "dblclick",
-    "contextmenu",
-];
-
 /// The pointer events an aim listens for.
 pub(crate) const POINTER_EVENTS: &[&str] = &[
     "pointermove",
@@ -72,6 +60,10 @@ pub(crate) const POINTER_EVENTS: &[&str] = &[
     "dragover",
     "drop",
 ];
+
+/// The events of a press (what a guarded aim stops when they reach another element): the eight
+/// of [`POINTER_EVENTS`] from `pointerdown` to `contextmenu`.
+const PRESS_EVENTS: &[&str] = POINTER_EVENTS.split_at(4).1.split_at(8).0;
 
 /// The keyboard events a keyboard probe listens for.
 pub(crate) const KEY_EVENTS: &[&str] = &["keydown", "keyup", "beforeinput", "input"];
@@ -250,12 +242,8 @@ impl NotReady {
                 "did not get the pointer (it went to another frame)".into()
             }
             NotReady::ClosedOption => "is an <option> of a closed <select>".into(),
-            NotReady::BehindModal { dialog } => format!(
-                "is behind the modal dialog {dialog} (the page outside an open modal dialog is inert)"
-            ),
-            NotReady::Inert { by } => {
-                format!("is inert (inside {by}, which has the inert attribute)")
-            }
+            NotReady::BehindModal { dialog } => crate::error::inert_detail(true, dialog),
+            NotReady::Inert { by } => crate::error::inert_detail(false, by),
         }
     }
 
@@ -269,9 +257,8 @@ impl NotReady {
             NotReady::BehindModal { dialog: by } | NotReady::Inert { by } => CliError::Inert {
                 action,
                 selector,
-                reason: self.reason(),
+                modal: matches!(self, NotReady::BehindModal { .. }),
                 by: by.clone(),
-                detail: self.describe(),
             },
             _ => return None,
         })
@@ -910,6 +897,24 @@ impl Aim {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn press_events_are_the_presses_of_the_pointer_events() {
+        assert_eq!(
+            PRESS_EVENTS,
+            [
+                "pointerdown",
+                "mousedown",
+                "pointerup",
+                "mouseup",
+                "click",
+                "auxclick",
+                "dblclick",
+                "contextmenu"
+            ]
+        );
+    }
+
     use super::*;
 
     #[test]
