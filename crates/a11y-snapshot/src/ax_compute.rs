@@ -10,7 +10,7 @@
 //! by the golden and differential tests. Not modelled: `aria-owns` re-parenting, CSS `content` alt
 //! text, `<area>` image maps, media controls.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ax_input::ComputedTree;
 use crate::doc_view::{Attr, DocView, NIL, Tag};
@@ -434,11 +434,18 @@ pub(crate) struct AxCompute<'a> {
     labels_for: Option<HashMap<&'a str, Vec<u32>>>,
     /// Scroll containers that can scroll (Chromium keeps them in the tree).
     scrollable: Vec<bool>,
+    /// Backend ids of the checkboxes a script made indeterminate (`checked: mixed`).
+    indeterminate: &'a HashSet<i64>,
 }
 
 impl<'a> AxCompute<'a> {
     /// Prepares the computation for one document.
-    pub(crate) fn new(v: &'a DocView<'a>, base_url: &str, dialect: Dialect) -> AxCompute<'a> {
+    pub(crate) fn new(
+        v: &'a DocView<'a>,
+        base_url: &str,
+        dialect: Dialect,
+        indeterminate: &'a HashSet<i64>,
+    ) -> AxCompute<'a> {
         let mut fragments = vec![0u16; v.doc.layout.node_index.len()];
         for &l in &v.doc.text_boxes.layout_index {
             if let Some(f) = usize::try_from(l).ok().and_then(|l| fragments.get_mut(l)) {
@@ -454,6 +461,7 @@ impl<'a> AxCompute<'a> {
             ids: None,
             labels_for: None,
             scrollable: crate::dom::scroll_containers(v),
+            indeterminate,
         };
         me.classify();
         me
@@ -1993,7 +2001,9 @@ impl<'a> AxCompute<'a> {
             "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
         ) {
             let checked = if tag == Tag::Input {
-                if v.doc.nodes.input_checked.has(i as usize) {
+                if self.indeterminate.contains(&v.backend_id(i)) && role.is("checkbox") {
+                    "mixed"
+                } else if v.doc.nodes.input_checked.has(i as usize) {
                     "true"
                 } else {
                     "false"
@@ -2219,6 +2229,7 @@ pub(crate) fn frame_tree(
     base_url: &str,
     entry_of: &[u32],
     dialect: Dialect,
+    indeterminate: &HashSet<i64>,
 ) -> ComputedTree {
-    AxCompute::new(v, base_url, dialect).tree(entry_of)
+    AxCompute::new(v, base_url, dialect, indeterminate).tree(entry_of)
 }

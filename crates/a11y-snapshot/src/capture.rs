@@ -2,11 +2,12 @@
 //! document of the session with layout, the few computed styles the snapshot reads and the rendered
 //! text), a `DOM.describeNode` per outermost shadow host (the flat tree hides where shadow roots and
 //! slots sit in the DOM, which XPaths need), and the accessibility tree per frame: computed here
-//! from the capture ([`AxSource::Computed`]) or Chromium's `Accessibility.getFullAXTree`
+//! from the capture ([`AxSource::Computed`], with the checkboxes a script made indeterminate asked
+//! of the page when there are checkboxes) or Chromium's `Accessibility.getFullAXTree`
 //! ([`AxSource::Chromium`]). Requests go out at once. The result is a [`PageSource`], the seam the
 //! rest of the crate builds on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use cdp_protocol::{CdpError, Command, Session};
@@ -166,6 +167,14 @@ async fn session_doms(
         .map(|d| DocView::new(&strings, d))
         .collect();
     let hosts: Vec<Vec<u32>> = views.iter().map(shadow_hosts).collect();
+    let mixed = async {
+        match opts.accessibility {
+            AxSource::Computed => {
+                crate::indeterminate::indeterminate_checkboxes(session, &views, opts.timeout).await
+            }
+            AxSource::Chromium => HashSet::new(),
+        }
+    };
     let described = join_all(hosts.iter().enumerate().flat_map(|(d, hs)| {
         let views = &views;
         hs.iter().map(move |&h| async move {
@@ -174,8 +183,8 @@ async fn session_doms(
                 describe_host(session, views[d].backend_id(h), opts).await,
             )
         })
-    }))
-    .await;
+    }));
+    let (described, mixed) = futures::join!(described, mixed);
     let (mut doms, entries): (Vec<FrameDom>, Vec<Vec<u32>>) = views
         .iter()
         .zip(&hosts)
@@ -209,7 +218,9 @@ async fn session_doms(
         AxSource::Computed => views
             .iter()
             .zip(&entries)
-            .map(|(v, e)| crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e, dialect))
+            .map(|(v, e)| {
+                crate::ax_compute::frame_tree(v, snap.str(v.doc.base_url), e, dialect, &mixed)
+            })
             .collect(),
         AxSource::Chromium => Vec::new(),
     };

@@ -45,6 +45,7 @@ pub mod error;
 pub mod fasthash;
 pub mod frames;
 pub mod ids;
+mod indeterminate;
 pub mod outline;
 pub mod pages;
 pub mod raw;
