@@ -918,15 +918,7 @@ impl CliError {
             | SnapshotError::InvalidXPath { .. } => {
                 // Browser messages carry a JS stack; the first line says it all.
                 let msg = e.to_string();
-                let mut msg = msg.lines().next().unwrap_or_default().to_string();
-                if playwright_like(selector) {
-                    msg.push_str(
-                        " (Playwright's selector engines such as text=, role= and >> are not \
-                         ours: use CSS with :contains(text) or :visible, an XPath, or a snapshot \
-                         ref @eN)",
-                    );
-                }
-                CliError::InvalidArgument(msg)
+                invalid_selector(selector, msg.lines().next().unwrap_or_default())
             }
             SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
             SnapshotError::Cdp(c) => CliError::on_node(c, selector),
@@ -1008,11 +1000,28 @@ fn navigation_hint(reason: &str) -> Option<&'static str> {
     })
 }
 
+/// INVALID_ARGUMENT for a selector the browser's parser refused with `msg`, naming what to write
+/// instead when it is written for Playwright's engines.
+pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
+    let mut msg = msg.to_string();
+    if playwright_like(selector) {
+        msg.push_str(
+            " (Playwright's selector engines such as text=, role=, :text() and >> are not ours: \
+             use CSS with :has-text(text), :contains(text) or :visible, an XPath, or a snapshot \
+             ref @eN)",
+        );
+    }
+    CliError::InvalidArgument(msg)
+}
+
 /// Whether a selector is written for Playwright's engines (`text=Save`, `role=button`,
 /// `css=…`, `div >> nth=0`), which agents that know Playwright try.
 fn playwright_like(selector: &str) -> bool {
     let s = selector.trim_start();
     s.contains(" >> ")
+        || [":text(", ":text-is(", ":text-matches(", ":nth-match("]
+            .iter()
+            .any(|p| s.contains(p))
         || [
             "text=",
             "role=",

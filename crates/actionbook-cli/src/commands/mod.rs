@@ -493,7 +493,7 @@ command_table! {
         about = "Print the viewport size (CSS pixels)",
         example = "actionbook browser viewport --session s1 --tab t1";
     BrowserQuery(observation::Query) => Tab, T::READ_ONLY,
-        about = "Query elements: one|all|nth <n>|count (CSS + :visible :contains() :has(), or XPath)",
+        about = "Query elements: one|all|nth <n>|count (CSS + :visible :contains() :has-text() :has(), or XPath)",
         example = "actionbook browser query all '.item:visible' --session s1 --tab t1";
     BrowserHtml(observation::Html) => Tab, T::READ_ONLY,
         about = "Print an element's outer HTML",

@@ -1,5 +1,5 @@
 //! `browser query`'s matching: CSS with jQuery-style extensions (`:visible`, `:hidden`,
-//! `:contains(text)`, `:has(...)` and `:not(...)` around them) and XPath, in the main frame's document and its open
+//! `:contains(text)`, Playwright's `:has-text(text)`, `:has(...)` and `:not(...)` around them) and XPath, in the main frame's document and its open
 //! shadow roots, in document order; each match described with a selector that finds exactly it
 //! again (a CSS path checked for uniqueness, or this crate's XPath dialect inside shadow roots).
 //!
@@ -53,6 +53,10 @@ pub(crate) enum Filter {
     Hidden,
     /// `textContent` contains this text (case-sensitive, as jQuery).
     Contains(String),
+    /// `textContent` contains this text, case and runs of whitespace aside (Playwright's
+    /// `:has-text()`, which agents write from habit).
+    #[serde(rename = "has_text")]
+    HasText(String),
     /// Has a match of these relative selectors (used when they hold extensions themselves).
     Has(Vec<Complex>),
     /// Matches none of these selectors (used when they hold extensions themselves).
@@ -74,7 +78,7 @@ pub(crate) struct Compound {
 /// A complex selector: compounds joined by combinators.
 pub(crate) type Complex = Vec<Compound>;
 
-const EXTENSIONS: &[&str] = &["visible", "hidden", "contains", "has"];
+const EXTENSIONS: &[&str] = &["visible", "hidden", "contains", "has-text", "has"];
 
 /// Parses a query string. XPath when [`a11y_snapshot::is_xpath`] says so; else CSS, whose extensions are taken out
 /// into filters (an extension inside a pseudo-class's argument other than `:has` and `:not`, like
@@ -343,18 +347,19 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
                     ("visible", false) => filters.push(Filter::Visible),
                     ("hidden", false) => filters.push(Filter::Hidden),
                     ("contains", true) => filters.push(Filter::Contains(contains_text(arg))),
+                    ("has-text", true) => filters.push(Filter::HasText(contains_text(arg))),
                     ("has", true) if mentions_extension(arg) => {
                         filters.push(Filter::Has(parse_list(arg, true)?));
                     }
                     ("not", true) if mentions_extension(arg) => {
                         filters.push(Filter::Not(parse_list(arg, false)?));
                     }
-                    ("visible" | "hidden", true) | ("contains", false) => {
+                    ("visible" | "hidden", true) | ("contains" | "has-text", false) => {
                         return Err(bad(
                             s,
                             format!(
                                 ":{name} takes {}",
-                                if name == "contains" {
+                                if name != "visible" && name != "hidden" {
                                     "a text in parentheses"
                                 } else {
                                     "no argument"
@@ -367,7 +372,7 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
                             return Err(bad(
                                 s,
                                 format!(
-                                    ":visible, :hidden and :contains are supported inside :has(...) and :not(...) only, not :{name}(...)"
+                                    ":visible, :hidden, :contains and :has-text are supported inside :has(...) and :not(...) only, not :{name}(...)"
                                 ),
                             ));
                         }
@@ -483,6 +488,7 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     if (f === 'visible') return H.isVisible(el);
     if (f === 'hidden') return !H.isVisible(el);
     if (f.contains !== undefined) return (el.textContent || '').includes(f.contains);
+    if (f.has_text !== undefined) return fold(el.textContent || '').includes(fold(f.has_text));
     if (f.has !== undefined) return f.has.some(cx => complexIn(cx, root, new Set([el])).length > 0);
     if (f.not !== undefined) {
       // The excluded set, computed once per filter and root.
@@ -494,6 +500,7 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     }
     return false;
   };
+  const fold = (t) => t.replace(/\s+/g, ' ').trim().toLowerCase();
   const excluded = new Map();
   const complexIn = (cx, root, scope) => {
     let cur = null;
@@ -661,13 +668,12 @@ pub(crate) async fn run(
         })?;
     if let Some(ex) = &r.exception_details {
         // The browser's selector or XPath parser refused it: its message says why.
-        let msg = ex
-            .message()
-            .lines()
-            .next()
-            .unwrap_or("invalid query")
-            .to_string();
-        return Err(CliError::InvalidArgument(msg));
+        let msg = ex.message().lines().next().unwrap_or("invalid query");
+        let written = match query {
+            Query::Native(q) | Query::XPath(q) => q.as_str(),
+            Query::Extended(_) => "",
+        };
+        return Err(crate::error::invalid_selector(written, msg));
     }
     let value = r.result.value.unwrap_or(Value::Null);
     serde_json::from_value(value.clone())
@@ -749,6 +755,17 @@ mod tests {
             }
             f => panic!("{f:?}"),
         }
+        let l = ext("button:has-text(  Save  Draft )");
+        assert_eq!(l[0][0].filters, vec![Filter::HasText("Save  Draft".into())]);
+        assert_eq!(l[0][0].sel, "button");
+        // `:has(` is a prefix of `:has-text(`: each is read as itself.
+        let l = ext("li:has(a:has-text('Next'))");
+        match &l[0][0].filters[0] {
+            Filter::Has(inner) => {
+                assert_eq!(inner[0][0].filters, vec![Filter::HasText("Next".into())])
+            }
+            f => panic!("{f:?}"),
+        }
         // A native pseudo-class with arguments stays native next to a filter.
         let l = ext("li:nth-child(2n+1):visible");
         assert_eq!(l[0][0].sel, "li:nth-child(2n+1)");
@@ -764,6 +781,7 @@ mod tests {
             ".a:visible >",
             ".a:visible > > b",
             ":contains",
+            "a:has-text",
             ":visible(1)",
             "[x=':visible'",
         ] {
@@ -790,6 +808,7 @@ mod tests {
                     Just(Filter::Visible),
                     Just(Filter::Hidden),
                     "[a-zA-Z0-9 ]{1,8}".prop_map(|t| Filter::Contains(t.trim().to_string())),
+                    "[a-zA-Z0-9 ]{1,8}".prop_map(|t| Filter::HasText(t.trim().to_string())),
                 ],
                 0..3,
             ),
@@ -802,6 +821,7 @@ mod tests {
             Filter::Visible => ":visible".into(),
             Filter::Hidden => ":hidden".into(),
             Filter::Contains(t) => format!(":contains(\"{t}\")"),
+            Filter::HasText(t) => format!(":has-text(\"{t}\")"),
             Filter::Has(_) | Filter::Not(_) => String::new(),
         }
     }

@@ -266,6 +266,10 @@ fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
         (".list > .item:hidden", 1),
         (".list > .item:not(:visible)", 1),
         (".list > .item:not(:contains(Item B), :hidden)", 2),
+        // Playwright's :has-text(): case and runs of whitespace aside, unlike :contains().
+        (".list > .item:has-text(ITEM   b)", 1),
+        (".list > .item:contains(item b)", 0),
+        ("li:has(> button:has-text(  edit ))", 1),
         ("//div[@class='item']", 4),
         ("/html[1]/body[1]/h1[1]", 1),
     ] {
@@ -277,6 +281,13 @@ fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
         let v = tab_json(&env, &["browser", "query", "all", q], &t);
         assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{q}: {v}");
         assert!(!v["error"]["message"].as_str().unwrap_or("").is_empty());
+    }
+    // Playwright's own engines are named, with what to write instead.
+    for q in ["text=Item B", "div:text(\"Item B\")"] {
+        let v = tab_json(&env, &["browser", "query", "all", q], &t);
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{q}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains(":has-text(text)"), "{q}: {msg}");
     }
 }
 

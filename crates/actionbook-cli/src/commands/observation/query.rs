@@ -20,7 +20,7 @@ pub struct Query {
     /// `one` (exactly one match), `all`, `nth` (the n-th, 1-based) or `count`.
     #[cfg_attr(feature = "cli", arg(value_name = "MODE"))]
     pub mode: QueryMode,
-    /// The query (CSS with `:visible`, `:hidden`, `:contains(text)`, `:has(...)`, `:enabled`,
+    /// The query (CSS with `:visible`, `:hidden`, `:contains(text)`, `:has-text(text)`, `:has(...)`, `:enabled`,
     /// `:disabled`, `:checked`; or an XPath starting with `/`); for `nth`, the index first. It
     /// searches the top document and its open shadow roots, not inside iframes (a snapshot's refs
     /// reach those).
