@@ -1219,9 +1219,11 @@ mod tests {
             "role=button[name=\"Go\"]",
             "div >> nth=0",
             "css=.a",
+            "button:text(\"Go\")",
+            "p:text-is('x')",
         ] {
             let m = refused(sel);
-            assert!(m.contains("use CSS with :contains(text)"), "{sel}: {m}");
+            assert!(m.contains("use CSS with :has-text(text)"), "{sel}: {m}");
             assert!(!m.contains("at stack"), "{m}");
         }
         assert!(!refused("div[").contains("Playwright"));

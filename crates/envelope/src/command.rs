@@ -177,6 +177,8 @@ commands! {
     BrowserScroll => "browser scroll", Tab, Action;
     /// `browser wait element`
     BrowserWaitElement => "browser wait element", Tab, Wait;
+    /// `browser wait text` (not in the spec)
+    BrowserWaitText => "browser wait text", Tab, Wait;
     /// `browser wait navigation`
     BrowserWaitNavigation => "browser wait navigation", Tab, Wait;
     /// `browser wait network-idle`

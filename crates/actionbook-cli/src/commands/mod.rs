@@ -534,6 +534,9 @@ command_table! {
     BrowserWaitElement(waits::WaitElement) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for an element to be in the DOM (any frame; --state visible|hidden|detached)",
         example = "actionbook browser wait element '#loaded' --session s1 --tab t1 --timeout 5000";
+    BrowserWaitText(waits::WaitText) => Tab, T::READ_ONLY.needs_timeout(),
+        about = "Wait for a text to show in the page (any frame; case and spacing aside; --gone: until nothing shows it)",
+        example = "actionbook browser wait text 'Saved' --session s1 --tab t1 --timeout 5000";
     BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for the next navigation of the page to commit and load",
         example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";

@@ -1,4 +1,5 @@
-//! Waiting (spec 12): `browser wait element`, `navigation`, `network-idle`, `condition`.
+//! Waiting (spec 12): `browser wait element`, `navigation`, `network-idle`, `condition`; and
+//! `browser wait text` (ours).
 //!
 //! Every wait is bounded by the command's `--timeout`, which the spec requires (a wait without it
 //! is `INVALID_ARGUMENT`, see [`crate::model::CommandTraits::needs_timeout`]), and
@@ -67,6 +68,33 @@ pub struct WaitElement {
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
     pub target: TabTarget,
+}
+
+/// `browser wait text <text>` (beyond the spec, as agent-browser's `wait --text` and Playwright
+/// MCP's `browser_wait_for`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct WaitText {
+    /// The text, as the page shows it (case and runs of whitespace aside); any frame.
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub text: String,
+    /// Wait until no element shows the text any more instead.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default)]
+    pub gone: bool,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// The selector of the element that shows `text`: the innermost one whose text has it (case and
+/// runs of whitespace aside), and visible. An ancestor holding a hidden one does not count, so
+/// text in a closed menu, a `<template>` or the title is not shown text.
+fn shown_text_selector(text: &str) -> String {
+    let quoted = format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
+    // Not the root: its text joins the head's (the title) to the body's.
+    format!("*:not(html):has-text({quoted}):not(:has(*:has-text({quoted}))):visible")
 }
 
 /// `browser wait condition <expression>`.
@@ -207,60 +235,90 @@ impl TabCommand for WaitElement {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
-        let started = Instant::now();
         let state = self.state.unwrap_or_default();
         let selector = self.selector.trim().to_string();
         if selector.is_empty() {
             return Err(CliError::InvalidArgument("the selector is empty".into()));
         }
-        cx.load_refs();
-        let page = cx.page.clone();
-        let deadline = cx.deadline.clone();
-        let mut last: Option<Seen> = None;
-        let mut looks = 0u32;
-        loop {
-            // A look cut short by the deadline is no answer (the last complete one is reported).
-            let bound = match looks {
-                0 => deadline.at_least(FIRST_LOOK),
-                _ => deadline.clone(),
-            };
-            looks += 1;
-            let seen =
-                match tokio::time::timeout(bound.remaining(), look(cx, &selector, state, &bound))
-                    .await
-                {
-                    Ok(Ok(seen)) => seen,
-                    Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
-                    _ => None,
-                };
-            last = seen.or(last);
-            if let Some(seen) = seen
-                && seen.satisfies(state)
-            {
-                return Ok(satisfied(
-                    WaitKind::Element,
-                    started,
-                    json!({ "selector": selector }),
-                ));
-            }
-            if deadline.is_over() {
-                let mut observed = json!({
-                    "selector": selector,
-                    "state": state_name(state),
-                    "found": last.map(|s| s.found),
-                });
-                if let Some(v) = last.and_then(|s| s.visible) {
-                    observed["visible"] = json!(v);
-                }
-                return Err(timed_out(
-                    "browser wait element",
-                    &deadline,
-                    started,
-                    observed,
-                ));
-            }
-            watch::next_change(&page, deadline.capped(watch::POLL)).await;
+        let looked_for = json!({ "selector": selector });
+        wait_for_element(cx, &selector, state, WaitKind::Element, looked_for).await
+    }
+}
+
+impl TabCommand for WaitText {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Waits for a visible element showing the text (`--gone`: for none), in any frame.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        if self.text.trim().is_empty() {
+            return Err(CliError::InvalidArgument("the text is empty".into()));
         }
+        let selector = shown_text_selector(&self.text);
+        let state = if self.gone {
+            ElementState::Detached
+        } else {
+            ElementState::Attached
+        };
+        let looked_for = json!({ "text": self.text, "gone": self.gone });
+        wait_for_element(cx, &selector, state, WaitKind::Text, looked_for).await
+    }
+}
+
+/// Waits until the element `selector` names is in `state`. `looked_for` is what the answer says
+/// was waited for (`observed_value`); a timeout's details add what the last look saw.
+async fn wait_for_element(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+    state: ElementState,
+    kind: WaitKind,
+    looked_for: Value,
+) -> Result<Done<WaitData>> {
+    let started = Instant::now();
+    cx.load_refs();
+    let page = cx.page.clone();
+    let deadline = cx.deadline.clone();
+    let mut last: Option<Seen> = None;
+    let mut looks = 0u32;
+    loop {
+        // A look cut short by the deadline is no answer (the last complete one is reported).
+        let bound = match looks {
+            0 => deadline.at_least(FIRST_LOOK),
+            _ => deadline.clone(),
+        };
+        looks += 1;
+        let seen = match tokio::time::timeout(bound.remaining(), look(cx, selector, state, &bound))
+            .await
+        {
+            Ok(Ok(seen)) => seen,
+            Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
+            _ => None,
+        };
+        last = seen.or(last);
+        if let Some(seen) = seen
+            && seen.satisfies(state)
+        {
+            return Ok(satisfied(kind, started, looked_for));
+        }
+        if deadline.is_over() {
+            let mut observed = looked_for;
+            if kind == WaitKind::Element {
+                observed["state"] = json!(state_name(state));
+            }
+            observed["found"] = json!(last.map(|s| s.found));
+            if let Some(v) = last.and_then(|s| s.visible) {
+                observed["visible"] = json!(v);
+            }
+            let what = match kind {
+                WaitKind::Text => "browser wait text",
+                _ => "browser wait element",
+            };
+            return Err(timed_out(what, &deadline, started, observed));
+        }
+        watch::next_change(&page, deadline.capped(watch::POLL)).await;
     }
 }
 

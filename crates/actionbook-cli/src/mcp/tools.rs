@@ -24,6 +24,7 @@ const CORE: &[CommandName] = &[
     CommandName::BrowserPress,
     CommandName::BrowserSelect,
     CommandName::BrowserWaitElement,
+    CommandName::BrowserWaitText,
     CommandName::BrowserWaitNavigation,
     CommandName::BrowserWaitNetworkIdle,
     CommandName::BrowserWaitCondition,

@@ -1,5 +1,5 @@
-//! `browser wait element | navigation | network-idle | condition` on real Chromium: elements added
-//! by timers (main frame and OOPIF, by CSS and by ref), navigations started by a timer, the network
+//! `browser wait element | text | navigation | network-idle | condition` on real Chromium: elements
+//! and texts added by timers (main frame and OOPIF, by CSS, by ref and by text), navigations started by a timer, the network
 //! of every frame (requests in flight at the start, requests started later, an OOPIF's own), truthy
 //! conditions and throwing ones, timeouts with what was observed, and waits that leave the other
 //! tabs alone.
@@ -291,6 +291,78 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
     );
     // A bad selector is the user's error, at once.
     let v = on(&env, &t, &["wait", "element", "div[", "--timeout", "3000"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}
+
+#[test]
+fn wait_text_until_a_frame_shows_it_or_nothing_does() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let wait = |args: &[&str], timeout: &str| {
+        on(
+            &env,
+            &t,
+            &[&["wait", "text"][..], args, &["--timeout", timeout]].concat(),
+        )
+    };
+
+    // Shown now, case and runs of whitespace aside: at once.
+    let v = wait(&["WAITS"], "5000");
+    assert_eq!(v["command"], "browser wait text");
+    assert_eq!(ok(&v)["kind"], "text");
+    assert_eq!(
+        ok(&v)["observed_value"],
+        json!({"text": "WAITS", "gone": false})
+    );
+    // Text a timer adds later, quotes, a backslash and parentheses in it.
+    eval(
+        &env,
+        &t,
+        r#"setTimeout(() => { const p = document.createElement('p'); p.innerHTML = 'Saved:  <b>"draft"</b> (2) \\ ok'; document.body.appendChild(p); }, 1500), 1"#,
+    );
+    let v = wait(&[r#"saved: "draft" (2) \ ok"#], "10000");
+    assert!(elapsed(&v) >= 1000, "{v}");
+    // Text in the page's DOM that nothing shows (display: none, <template>, the title) is not shown.
+    eval(
+        &env,
+        &t,
+        "document.body.insertAdjacentHTML('beforeend', '<div style=\"display:none\"><span>Secret note</span></div><template><p>Template note</p></template>'), 1",
+    );
+    for text in ["secret note", "template note", "Waits Waits"] {
+        let d = timed_out(&wait(&[text], "300")).clone();
+        assert_eq!(d["observed_value"]["found"], false, "{text}: {d}");
+        assert_eq!(d["observed_value"]["text"], text, "{d}");
+    }
+    // In the OOPIF: shown now; then text it adds later.
+    ok(&wait(&["remote BUTTON"], "5000"));
+    eval(
+        &env,
+        &t,
+        "document.getElementById('oop').contentWindow.postMessage('add', '*'), 1",
+    );
+    let v = wait(&["oop late"], "10000");
+    assert!(elapsed(&v) >= 1000, "{v}");
+    // --gone: until the frame removes the only element showing it.
+    eval(
+        &env,
+        &t,
+        "document.getElementById('oop').contentWindow.postMessage('remove', '*'), 1",
+    );
+    let v = wait(&["Remote button", "--gone"], "10000");
+    assert!(elapsed(&v) >= 1000, "{v}");
+    assert_eq!(
+        ok(&v)["observed_value"],
+        json!({"text": "Remote button", "gone": true})
+    );
+    // Gone already: at once; shown still: TIMEOUT, having found it.
+    ok(&wait(&["secret note", "--gone"], "5000"));
+    let d = timed_out(&wait(&["oop late", "--gone"], "300")).clone();
+    assert_eq!(d["observed_value"]["found"], true, "{d}");
+    // No text: INVALID_ARGUMENT, not a wait for anything.
+    let v = wait(&["  "], "300");
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
 }
 

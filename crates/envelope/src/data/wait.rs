@@ -16,6 +16,8 @@ pub enum WaitKind {
     NetworkIdle,
     /// `condition`
     Condition,
+    /// `text` (`browser wait text`, not in the spec)
+    Text,
 }
 
 /// `browser wait element` / `navigation` / `network-idle` / `condition` data.
