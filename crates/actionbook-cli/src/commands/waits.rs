@@ -264,7 +264,10 @@ impl TabCommand for WaitText {
             ElementState::Attached
         };
         let looked_for = json!({ "text": self.text, "gone": self.gone });
-        wait_for_element(cx, &selector, state, WaitKind::Text, looked_for).await
+        let waited = wait_for_element(cx, &selector, state, WaitKind::Text, looked_for).await;
+        // Several elements showing the text is no ambiguity here (and the selector is ours).
+        let _ = cx.state.frames.take_match_warnings();
+        waited
     }
 }
 

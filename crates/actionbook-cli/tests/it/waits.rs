@@ -336,6 +336,14 @@ fn wait_text_until_a_frame_shows_it_or_nothing_does() {
         assert_eq!(d["observed_value"]["found"], false, "{text}: {d}");
         assert_eq!(d["observed_value"]["text"], text, "{d}");
     }
+    // Shown by several elements: no warning about which (the selector behind it is ours).
+    eval(
+        &env,
+        &t,
+        "document.body.insertAdjacentHTML('beforeend', '<p>twice</p><p>twice</p>'), 1",
+    );
+    let v = wait(&["twice"], "5000");
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
     // In the OOPIF: shown now; then text it adds later.
     ok(&wait(&["remote BUTTON"], "5000"));
     eval(
