@@ -413,6 +413,9 @@ pub(crate) struct State {
     /// Whether it can be checked at all.
     #[serde(default)]
     pub checkable: bool,
+    /// In the mixed state: a checkbox a script made indeterminate, `aria-checked="mixed"`.
+    #[serde(default)]
+    pub mixed: bool,
     /// Selected (option, `aria-selected`).
     pub selected: bool,
     /// Whether it can be selected at all.
@@ -430,11 +433,12 @@ const STATE_JS: &str = r#"() {
   const ariaChecked = el.getAttribute('aria-checked'), ariaPressed = el.getAttribute('aria-pressed');
   const checkable = box || ariaChecked !== null || ariaPressed !== null;
   const checked = box ? el.checked : (ariaChecked === 'true' || ariaChecked === 'mixed' || ariaPressed === 'true');
+  const mixed = box ? (type === 'checkbox' && el.indeterminate) : (ariaChecked === 'mixed' || ariaPressed === 'mixed');
   const selectable = tag === 'option' || el.getAttribute('aria-selected') !== null;
   const selected = tag === 'option' ? el.selected : el.getAttribute('aria-selected') === 'true';
   const noText = ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'color', 'range', 'hidden'];
   const editable = el.isContentEditable || ((tag === 'textarea' || (tag === 'input' && !noText.includes(type))) && !el.disabled && !el.readOnly);
-  return { visible: H.isVisible(el), enabled: H.isEnabled(el), checked, checkable, selected, selectable, editable, focused: false };
+  return { visible: H.isVisible(el), enabled: H.isEnabled(el), checked, checkable, mixed, selected, selectable, editable, focused: false };
 }"#;
 
 /// Whether this element is its root's active element, and so is every shadow host and

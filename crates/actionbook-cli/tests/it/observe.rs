@@ -473,6 +473,20 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     assert_eq!(v["data"]["state"]["focused"], false, "{v}");
     let v = tab_json(&env, &["browser", "state", "#off"], &t);
     assert_eq!(v["data"]["state"]["enabled"], false, "{v}");
+    // A checkbox a script made indeterminate: the spec's boolean, the mixed state said beside it.
+    let mix = "document.querySelector('#agree').indeterminate = true; 1";
+    assert_eq!(tab_json(&env, &["browser", "eval", mix], &t)["ok"], true);
+    let v = tab_json(&env, &["browser", "state", "#agree"], &t);
+    assert_eq!(v["data"]["state"]["checked"], true, "{v}");
+    let w = v["meta"]["warnings"][0].as_str().unwrap_or("");
+    assert!(
+        w.contains("mixed state") && w.contains("`checked: true`"),
+        "{v}"
+    );
+    let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
+    assert!(ends_with_word(&v["data"]["summary"], "mixed"), "{v}");
+    let v = tab_json(&env, &["browser", "state", "#name"], &t);
+    assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
 
     // Inspect-point: main frame, and the inner button of the OOPIF (with its ref).
     let v = tab_json(&env, &["browser", "inspect-point", "450,640"], &t);
@@ -1866,4 +1880,11 @@ fn element_captures_leave_every_scroll_position_as_it_was() {
     assert!(w > 10 && h > 10, "{w}x{h}");
     let after = tab_json(&env, &["browser", "eval", scrolls], &t);
     assert_eq!(after["data"]["value"], before["data"]["value"], "{after}");
+}
+
+/// Whether `v` is a string whose last word is `word`.
+fn ends_with_word(v: &serde_json::Value, word: &str) -> bool {
+    v.as_str()
+        .and_then(|s| s.split_whitespace().last())
+        .is_some_and(|w| w == word)
 }

@@ -349,7 +349,7 @@ impl TabCommand for State {
         let page = cx.page.clone();
         let g = cx.state.frames.graph(&page, &cx.deadline).await?;
         let s = read::state(&g, &node, &self.selector, &cx.deadline).await?;
-        Ok(Done::data(StateData {
+        let mut done = Done::data(StateData {
             target: Target::selector(self.selector),
             state: ElementState {
                 visible: s.visible,
@@ -359,7 +359,16 @@ impl TabCommand for State {
                 editable: s.editable,
                 selected: s.selected,
             },
-        }))
+        });
+        if s.mixed {
+            // The spec's `checked` is a boolean; the third state is said beside it.
+            done.warnings.push(format!(
+                "the element is in the mixed state (an indeterminate checkbox, aria-checked=mixed): \
+                 neither checked nor unchecked; `checked: {}` is its underlying value",
+                s.checked
+            ));
+        }
+        Ok(done)
     }
 }
 
@@ -533,7 +542,9 @@ impl TabCommand for Describe {
         if !state.enabled {
             summary_text.push_str(" disabled");
         }
-        if state.checkable && state.checked {
+        if state.checkable && state.mixed {
+            summary_text.push_str(" mixed");
+        } else if state.checkable && state.checked {
             summary_text.push_str(" checked");
         }
         if state.selectable && state.selected {
