@@ -126,6 +126,14 @@ fn satisfied(kind: WaitKind, started: Instant, observed: Value) -> Done<WaitData
     })
 }
 
+/// The bound of a wait's look number `n` (from 0): the first always has [`FIRST_LOOK`].
+fn look_bound(deadline: &Deadline, n: u32) -> Deadline {
+    match n {
+        0 => deadline.at_least(FIRST_LOOK),
+        _ => deadline.clone(),
+    }
+}
+
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -288,10 +296,7 @@ async fn wait_for_element(
     let mut looks = 0u32;
     loop {
         // A look cut short by the deadline is no answer (the last complete one is reported).
-        let bound = match looks {
-            0 => deadline.at_least(FIRST_LOOK),
-            _ => deadline.clone(),
-        };
+        let bound = look_bound(&deadline, looks);
         looks += 1;
         let seen = match tokio::time::timeout(bound.remaining(), look(cx, selector, state, &bound))
             .await
@@ -530,10 +535,7 @@ impl TabCommand for WaitCondition {
         let mut form = eval::ConditionForm::default();
         let mut looks = 0u32;
         loop {
-            let bound = match looks {
-                0 => deadline.at_least(FIRST_LOOK),
-                _ => deadline.clone(),
-            };
+            let bound = look_bound(&deadline, looks);
             looks += 1;
             match eval::evaluate_condition(&page, &self.expression, &mut form, &bound, WHAT).await {
                 Ok(c) => {
