@@ -52,6 +52,7 @@ pub mod raw;
 pub mod refs;
 pub mod render;
 pub mod resolve;
+pub mod role_selector;
 pub mod roles;
 mod snapshot_dom;
 pub mod tree;

@@ -14,6 +14,7 @@ use crate::frames::{FrameHandle, PageFrames};
 use crate::ids::{EncodedId, Ref};
 use crate::raw::AxTree;
 use crate::refs::RefTable;
+use crate::role_selector::RoleSelector;
 use crate::roles::{RoleKind, clean_text, map_role};
 use crate::tree::Snapshot;
 use crate::xpath;
@@ -29,6 +30,8 @@ pub enum Target {
     Css(String),
     /// An XPath (starts with `/`).
     XPath(String),
+    /// Playwright's `role=button[name="..."]`, found in a fresh snapshot of every frame.
+    Role(RoleSelector),
     /// A selector in a syntax of the caller's (CSS with jQuery-style extensions, say), found by a
     /// page expression that evaluates, in a frame's document, to its first match, `[first, count]`
     /// when several match, or `null`. [`Target::parse`] never gives one.
@@ -42,11 +45,14 @@ pub enum Target {
 
 impl Target {
     /// Classifies a selector string: `@eN` is a ref, `1-42` an encoded id, an XPath as
-    /// [`is_xpath`] says, anything else CSS.
+    /// [`is_xpath`] says, `role=...` a [`RoleSelector`], anything else CSS.
     pub fn parse(s: &str) -> Result<Target, SnapshotError> {
         let t = s.trim();
         if t.starts_with('@') {
             return t.parse().map(Target::Ref);
+        }
+        if let Some(role) = RoleSelector::parse(t) {
+            return role.map(Target::Role);
         }
         if is_xpath(t) {
             return Ok(Target::XPath(t.to_string()));
@@ -70,6 +76,7 @@ impl fmt::Display for Target {
             Target::Ref(r) => write!(f, "@{r}"),
             Target::Encoded(id) => write!(f, "{id}"),
             Target::Css(s) | Target::XPath(s) => f.write_str(s),
+            Target::Role(r) => write!(f, "{r}"),
             Target::Finder { selector, .. } => f.write_str(selector),
         }
     }
@@ -287,7 +294,46 @@ pub async fn resolve<P: PageFrames>(
             selector,
             expression,
         } => by_query(frames, selector, Query::Finder(expression), opts).await,
+        Target::Role(r) => by_role(frames, r, opts).await,
     }
+}
+
+/// The first node (in document order, every frame) of a fresh snapshot that has the role and
+/// name; `matches` counts them all.
+async fn by_role<P: PageFrames>(
+    frames: &P,
+    selector: &RoleSelector,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
+    let capture = crate::capture::CaptureOptions {
+        timeout: opts.timeout,
+        ..Default::default()
+    };
+    // A table of its own: the tab's refs are not handed out by a lookup.
+    let mut refs = RefTable::new();
+    let snap = crate::capture::take_snapshot(frames, &mut refs, &capture).await?;
+    let found = selector.find(&snap);
+    let label = selector.to_string();
+    let Some(node) = found.first().and_then(|&i| snap.nodes.get(i as usize)) else {
+        return Err(SnapshotError::NotFound { selector: label });
+    };
+    let frame = snap
+        .frame(node.frame_index)
+        .ok_or_else(|| SnapshotError::FrameNotFound {
+            frame: node.frame_index.to_string(),
+        })?;
+    let exp = Expected {
+        frame_id: frame.frame_id.clone(),
+        frame_index: node.frame_index,
+        backend_node_id: node.backend_node_id,
+        xpath: snap.xpath(node.encoded_id()).unwrap_or_default(),
+        role: node.role.clone(),
+        name: node.name.clone(),
+        refs: None,
+    };
+    let mut resolved = by_identity(frames, &label, exp, opts).await?;
+    resolved.matches = found.len();
+    Ok(resolved)
 }
 
 /// What a node that is not an element or text is, for [`SnapshotError::NotAnElement`]; `None` for

@@ -1006,9 +1006,9 @@ pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
     let mut msg = msg.to_string();
     if playwright_like(selector) {
         msg.push_str(
-            " (Playwright's selector engines such as text=, role=, :text() and >> are not ours: \
-             use CSS with :has-text(text), :contains(text) or :visible, an XPath, or a snapshot \
-             ref @eN)",
+            " (Playwright's selector engines such as text=, :text() and >> are not ours: use CSS \
+             with :has-text(text), :contains(text) or :visible, role=button[name=\"...\"], an \
+             XPath, or a snapshot ref @eN)",
         );
     }
     CliError::InvalidArgument(msg)
@@ -1024,7 +1024,6 @@ fn playwright_like(selector: &str) -> bool {
             .any(|p| s.contains(p))
         || [
             "text=",
-            "role=",
             "css=",
             "xpath=",
             "id=",
@@ -1216,7 +1215,6 @@ mod tests {
         };
         for sel in [
             "text=Save",
-            "role=button[name=\"Go\"]",
             "div >> nth=0",
             "css=.a",
             "button:text(\"Go\")",

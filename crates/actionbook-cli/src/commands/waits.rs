@@ -58,7 +58,7 @@ pub enum ElementState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct WaitElement {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`); any frame.
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`); any frame.
     pub selector: String,
     /// The state to wait for: attached (default), visible, hidden or detached.
     #[cfg_attr(feature = "cli", arg(long, value_enum))]

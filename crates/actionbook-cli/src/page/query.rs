@@ -91,6 +91,12 @@ pub(crate) fn parse(query: &str) -> Result<Query> {
     if a11y_snapshot::is_xpath(q) {
         return Ok(Query::XPath(q.to_string()));
     }
+    if a11y_snapshot::role_selector::RoleSelector::parse(q).is_some() {
+        return Err(CliError::InvalidArgument(format!(
+            "{q:?}: `query` takes CSS or an XPath; role=... selectors work in the commands that act \
+             on one element (click, fill, wait element, ...), and `snapshot` lists roles and names"
+        )));
+    }
     if !mentions_extension(q) {
         return Ok(Query::Native(q.to_string()));
     }

@@ -1888,3 +1888,86 @@ fn ends_with_word(v: &serde_json::Value, word: &str) -> bool {
         .and_then(|s| s.split_whitespace().last())
         .is_some_and(|w| w == word)
 }
+
+/// Playwright's role selector (`role=button[name="..."]`) in the commands that act on one element:
+/// by role and accessible name (a substring, case aside; `s` for the exact name), in every frame
+/// (an out-of-process one too), hidden elements never, the first of several used and said.
+#[test]
+fn role_selectors_find_by_role_and_name_in_every_frame() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    let remote = f.cross_site_url("/role-remote.html");
+    f.html(
+        "/role-remote.html",
+        r#"<!doctype html><html><head><title>Remote</title></head><body>
+<button onclick="this.textContent = 'Remote clicked'">Remote OK</button></body></html>"#,
+    );
+    f.html(
+        "/roles.html",
+        &format!(
+            r#"<!doctype html><html><head><title>Roles</title></head><body>
+<button onclick="window.hits += 'd'">Save   draft</button><button onclick="window.hits += 's'">Save</button>
+<button style="display:none">Secret</button>
+<label>Email <input id="email"></label>
+<iframe id="oop" title="Remote" src="{remote}"></iframe>
+<script>window.hits = '';</script></body></html>"#
+        ),
+    );
+    let sid = env.start(&["--open-url", &f.url("/roles.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    until_true(&env, &t, OOPIF_READY);
+    let eval = |js: &str| tab_json(&env, &["browser", "eval", js], &t)["data"]["value"].clone();
+    let act = |args: &[&str]| tab_json(&env, &[&["browser"][..], args].concat(), &t);
+
+    // A substring of the name, case and spacing aside: both Save buttons match, the first is used.
+    let v = act(&["click", "role=button[name=\"save DRAFT\"]"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+    let v = act(&["click", "role=button[name=save]"]);
+    assert_eq!(
+        warnings(&v),
+        vec!["role=button[name=save] matched 2 elements; used the first".to_string()],
+        "{v}"
+    );
+    // The exact name (`s`): only the second.
+    let v = act(&["click", "role=button[name=\"Save\" s]"]);
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+    assert_eq!(eval("window.hits"), "dds");
+    // A textbox by its label's name.
+    let v = act(&["fill", "role=textbox[name=email]", "ada@example.com"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        eval("document.getElementById('email').value"),
+        "ada@example.com"
+    );
+    // In the out-of-process iframe, and read back there by its new name.
+    let v = act(&["click", "role=button[name=\"Remote OK\"]"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let v = act(&["text", "role=button[name=\"remote clicked\"]"]);
+    assert_eq!(v["data"]["value"], "Remote clicked", "{v}");
+    // A hidden element is no match: not found.
+    let v = act(&["text", "role=button[name=Secret]"]);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    // Waited for, as any selector: a heading a timer adds.
+    let add = "setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<h2>Done now</h2>'), 800), 1";
+    assert_eq!(act(&["eval", add])["ok"], true);
+    let v = act(&[
+        "wait",
+        "element",
+        "role=heading[name=\"done\"]",
+        "--timeout",
+        "10000",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    // What it does not take, said plainly.
+    let v = act(&["click", "role=button[pressed]"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        msg.contains("only [name=\"...\"]") && !msg.contains("Playwright"),
+        "{msg}"
+    );
+    let v = act(&["query", "all", "role=button"]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}

@@ -25,7 +25,7 @@ use crate::tab::{TabCommand, TabCx};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Click {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), an XPath (`/...`), or `x,y` coordinates.
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]`, an XPath (`/...`), or `x,y` coordinates.
     /// An `<option>` of a closed `<select>` is chosen, as `select` chooses it.
     pub selector: String,
     /// When the target is a link (or inside one), open its address in a new tab instead of

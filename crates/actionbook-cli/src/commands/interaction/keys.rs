@@ -34,7 +34,7 @@ pub struct Press {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Type {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// The text, typed key by key at the caret (appended when the element did not have focus).
     /// A tab moves focus on, as a keyboard's does: what follows it goes to the next field. A
@@ -52,7 +52,7 @@ pub struct Type {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Focus {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// The session and tab.
     #[serde(flatten)]

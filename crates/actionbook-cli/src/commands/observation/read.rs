@@ -34,7 +34,7 @@ macro_rules! selector_command {
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[cfg_attr(feature = "cli", derive(clap::Args))]
         pub struct $name {
-            /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+            /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
             pub selector: String,
             /// The session and tab.
             #[serde(flatten)]
@@ -61,7 +61,7 @@ selector_command! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Text {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// `raw` (the rendered text, default) or `readability` (the main article's text only).
     #[cfg_attr(feature = "cli", arg(long, value_name = "raw|readability"))]
@@ -88,7 +88,7 @@ pub enum TextKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Attr {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// The attribute.
     pub name: String,
@@ -102,7 +102,7 @@ pub struct Attr {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Styles {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// CSS properties to read (default: display, visibility, size, box, colours, font ...).
     #[serde(default)]
@@ -117,7 +117,7 @@ pub struct Styles {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Describe {
-    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too) or an XPath (`/...`).
+    /// `@eN`, CSS (`query`'s `:contains()`, `:has-text()`, `:visible` too), `role=button[name="..."]` or an XPath (`/...`).
     pub selector: String,
     /// Also describe one level around it: its parent, previous and next sibling, three children.
     #[cfg_attr(feature = "cli", arg(long))]
