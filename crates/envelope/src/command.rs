@@ -297,11 +297,12 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Twenty-two
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Twenty-three
         // more are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
-        // commands, `downloads` and `wait download`, `dialog`, and the reference CLI's batch
-        // commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon status|stop|restart`.
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 2 + 1 + 3 + 3);
+        // commands, `downloads`, `wait download` and `wait text`, `dialog`, and the reference
+        // CLI's batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
+        // status|stop|restart`.
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 3 + 1 + 3 + 3);
     }
 
     #[test]
