@@ -235,7 +235,7 @@ pub fn render_guide(version: &str, target: GuideTarget, commands: &[CommandInfo]
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "A selector is a ref from the latest snapshot (`@e5`), a CSS selector (`#email`) or an XPath (starting with `/`). Prefer refs; re-snapshot when a ref is reported missing or stale."
+        "A selector is a ref from the latest snapshot (`@e5`), a CSS selector (`#email`; `:has-text(Save)`, `:contains(Save)` and `:visible` too), a role and name (`role=button[name=\"Sign in\"]`) or an XPath (starting with `/`). Prefer refs; re-snapshot when a ref is reported missing or stale."
     );
     let waits: Vec<&CommandInfo> = commands
         .iter()
