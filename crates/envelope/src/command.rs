@@ -179,6 +179,8 @@ commands! {
     BrowserWaitElement => "browser wait element", Tab, Wait;
     /// `browser wait text` (not in the spec)
     BrowserWaitText => "browser wait text", Tab, Wait;
+    /// `browser wait url` (not in the spec)
+    BrowserWaitUrl => "browser wait url", Tab, Wait;
     /// `browser wait navigation`
     BrowserWaitNavigation => "browser wait navigation", Tab, Wait;
     /// `browser wait network-idle`
@@ -297,12 +299,12 @@ mod tests {
 
     #[test]
     fn spec_lists_seventy_interfaces_as_sixty_eight_names() {
-        // The appendix counts 70 interfaces; the three scroll forms share one name. Twenty-three
+        // The appendix counts 70 interfaces; the three scroll forms share one name. Twenty-four
         // more are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
-        // commands, `downloads`, `wait download` and `wait text`, `dialog`, and the reference
-        // CLI's batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
+        // commands, `downloads`, `wait download|text|url`, `dialog`, and the reference CLI's
+        // batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
         // status|stop|restart`.
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 3 + 1 + 3 + 3);
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 4 + 1 + 3 + 3);
     }
 
     #[test]

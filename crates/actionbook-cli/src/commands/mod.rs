@@ -537,6 +537,9 @@ command_table! {
     BrowserWaitText(waits::WaitText) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for a text to show in the page (any frame; case and spacing aside; --gone: until nothing shows it)",
         example = "actionbook browser wait text 'Saved' --session s1 --tab t1 --timeout 5000";
+    BrowserWaitUrl(waits::WaitUrl) => Tab, T::READ_ONLY.needs_timeout(),
+        about = "Wait for the page's URL to match a pattern (`*` wildcards, text it contains, or /regex/; pushState too)",
+        example = "actionbook browser wait url '**/dashboard*' --session s1 --tab t1 --timeout 10000";
     BrowserWaitNavigation(waits::WaitNavigation) => Tab, T::READ_ONLY.needs_timeout(),
         about = "Wait for the next navigation of the page to commit and load",
         example = "actionbook browser wait navigation --session s1 --tab t1 --timeout 10000";

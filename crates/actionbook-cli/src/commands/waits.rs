@@ -1,5 +1,5 @@
 //! Waiting (spec 12): `browser wait element`, `navigation`, `network-idle`, `condition`; and
-//! `browser wait text` (ours).
+//! `browser wait text` and `url` (ours).
 //!
 //! Every wait is bounded by the command's `--timeout`, which the spec requires (a wait without it
 //! is `INVALID_ARGUMENT`, see [`crate::model::CommandTraits::needs_timeout`]), and
@@ -95,6 +95,73 @@ fn shown_text_selector(text: &str) -> String {
     let quoted = format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
     // Not the root: its text joins the head's (the title) to the body's.
     format!("*:not(html):has-text({quoted}):not(:has(*:has-text({quoted}))):visible")
+}
+
+/// `browser wait url <pattern>` (beyond the spec, as agent-browser's `wait --url` and
+/// Playwright's `waitForURL`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct WaitUrl {
+    /// The page's URL to wait for: a pattern over the whole URL where `*` (or `**`) is any run of
+    /// characters (`**/dashboard*`), text it contains (no `*`: `/dashboard`), or `/regex/`.
+    #[cfg_attr(feature = "cli", arg(allow_hyphen_values = true))]
+    pub pattern: String,
+    /// The session and tab.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub target: TabTarget,
+}
+
+/// What `wait url` matches: a regular expression (`/.../`), a whole-URL pattern with `*`, or text
+/// the URL contains. `?` is no wildcard: URLs have it in their queries.
+#[derive(Debug)]
+enum UrlPattern {
+    Regex(regex::Regex),
+    Wildcard(String),
+    Contains(String),
+}
+
+impl UrlPattern {
+    fn parse(p: &str) -> Result<UrlPattern> {
+        let p = p.trim();
+        if p.is_empty() {
+            return Err(CliError::InvalidArgument("the URL pattern is empty".into()));
+        }
+        if p.len() >= 2 && p.starts_with('/') && p.ends_with('/') {
+            return regex::Regex::new(&p[1..p.len() - 1])
+                .map(UrlPattern::Regex)
+                .map_err(|e| {
+                    CliError::InvalidArgument(format!("{p}: not a regular expression: {e}"))
+                });
+        }
+        Ok(match p.contains('*') {
+            true => UrlPattern::Wildcard(p.to_string()),
+            false => UrlPattern::Contains(p.to_string()),
+        })
+    }
+
+    fn matches(&self, url: &str) -> bool {
+        match self {
+            UrlPattern::Regex(re) => re.is_match(url),
+            UrlPattern::Contains(p) => url.contains(p.as_str()),
+            UrlPattern::Wildcard(p) => {
+                // The parts between stars, in order; the first at the start and the last at the
+                // end unless a star stands there. Leftmost placement of each part is enough.
+                let parts: Vec<&str> = p.split('*').collect();
+                let (first, last) = (parts[0], parts[parts.len() - 1]);
+                let Some(mut rest) = url.strip_prefix(first) else {
+                    return false;
+                };
+                for part in &parts[1..parts.len() - 1] {
+                    match rest.find(part) {
+                        Some(at) => rest = &rest[at + part.len()..],
+                        None => return false,
+                    }
+                }
+                parts.len() > 1 && rest.ends_with(last)
+            }
+        }
+    }
 }
 
 /// `browser wait condition <expression>`.
@@ -330,6 +397,48 @@ async fn wait_for_element(
     }
 }
 
+impl TabCommand for WaitUrl {
+    type Data = WaitData;
+
+    fn target(&self) -> &TabTarget {
+        &self.target
+    }
+
+    /// Until the main frame's URL matches: already matching answers at once; a navigation, a
+    /// redirect or a history change (`pushState`) that makes it match ends the wait. Read from
+    /// the page itself (`location.href`) at every look.
+    async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<WaitData>> {
+        const WHAT: &str = "browser wait url";
+        let started = Instant::now();
+        let pattern = UrlPattern::parse(&self.pattern)?;
+        let page = cx.page.clone();
+        let deadline = cx.deadline.clone();
+        let mut last: Option<String> = None;
+        let mut looks = 0u32;
+        loop {
+            let bound = look_bound(&deadline, looks);
+            looks += 1;
+            // A document being replaced has no context to ask: no answer this time.
+            let timeout = bound.capped(crate::deadline::QUICK_CALL);
+            if let Ok(url) = eval::read::<String>(&page, "location.href", timeout, WHAT).await {
+                if pattern.matches(&url) {
+                    return Ok(satisfied(
+                        WaitKind::Url,
+                        started,
+                        json!({ "pattern": self.pattern, "url": url }),
+                    ));
+                }
+                last = Some(url);
+            }
+            if deadline.is_over() {
+                let observed = json!({ "pattern": self.pattern, "url": last });
+                return Err(timed_out(WHAT, &deadline, started, observed));
+            }
+            tokio::time::sleep(deadline.capped(watch::POLL)).await;
+        }
+    }
+}
+
 /// `[readyState, ms since the main document's response started]`.
 const DOCUMENT_AGE: &str = "(() => { const n = performance.getEntriesByType('navigation')[0]; \
      return [document.readyState, Date.now() - performance.timeOrigin - (n ? n.responseStart : 0)]; })()";
@@ -560,6 +669,62 @@ impl TabCommand for WaitCondition {
                 return Err(timed_out(WHAT, &deadline, started, last));
             }
             watch::next_change(&page, deadline.capped(watch::POLL)).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn m(p: &str, url: &str) -> bool {
+        match UrlPattern::parse(p) {
+            Ok(p) => p.matches(url),
+            Err(e) => panic!("{p}: {e}"),
+        }
+    }
+
+    #[test]
+    fn url_patterns_match_as_agents_write_them() {
+        let url = "https://app.test/dash/settings?tab=2";
+        assert!(m("**/dash/*", url));
+        assert!(m("**/settings?tab=2", url));
+        assert!(m("https://app.test/*", url));
+        assert!(m("*", url));
+        assert!(m("/dash/settings", url));
+        assert!(m("settings?tab=2", url));
+        assert!(m("/settings\\?tab=\\d/", url));
+        assert!(!m("**/login*", url));
+        assert!(!m("**/dash", url));
+        assert!(!m("http://*", url));
+        assert!(!m("*/dash/*/x", url));
+        assert!(UrlPattern::parse("  ").is_err());
+        assert!(UrlPattern::parse("/(/").is_err());
+    }
+
+    proptest! {
+        /// A pattern made of a URL's own pieces with stars between them matches it, and a star
+        /// pattern never panics whatever the URL.
+        #[test]
+        fn pieces_of_a_url_with_stars_match_it(url in "[a-z:/.?=&]{0,30}", cuts in proptest::collection::vec(0usize..31, 0..4), other in "[a-z:/.*?]{0,12}") {
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c <= url.len()).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut pattern = String::new();
+            let mut at = 0;
+            for c in &cuts {
+                pattern.push_str(&url[at..*c]);
+                pattern.push('*');
+                at = *c;
+            }
+            pattern.push_str(&url[at..]);
+            if pattern.contains('*') && !pattern.trim().is_empty() && pattern.trim() == pattern {
+                prop_assert!(m(&pattern, &url), "{} !~ {}", pattern, url);
+            }
+            if !other.trim().is_empty() && other.trim() == other && !(other.len() >= 2 && other.starts_with('/') && other.ends_with('/')) {
+                let _ = m(&other, &url);
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
-//! `browser wait element | text | navigation | network-idle | condition` on real Chromium: elements
-//! and texts added by timers (main frame and OOPIF, by CSS, by ref and by text), navigations started by a timer, the network
+//! `browser wait element | text | url | navigation | network-idle | condition` on real Chromium:
+//! elements and texts added by timers (main frame and OOPIF, by CSS, by ref and by text), URLs
+//! reached by history changes and navigations, navigations started by a timer, the network
 //! of every frame (requests in flight at the start, requests started later, an OOPIF's own), truthy
 //! conditions and throwing ones, timeouts with what was observed, and waits that leave the other
 //! tabs alone.
@@ -372,6 +373,55 @@ fn wait_text_until_a_frame_shows_it_or_nothing_does() {
     // No text: INVALID_ARGUMENT, not a wait for anything.
     let v = wait(&["  "], "300");
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}
+
+#[test]
+fn wait_url_until_the_page_is_there_by_history_or_by_navigation() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/w/index.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let wait = |pattern: &str, timeout: &str| {
+        on(&env, &t, &["wait", "url", pattern, "--timeout", timeout])
+    };
+
+    // There already: at once, with the URL it matched.
+    let v = wait("/w/index", "5000");
+    assert_eq!(v["command"], "browser wait url");
+    assert_eq!(ok(&v)["kind"], "url");
+    assert!(
+        ends_with(&ok(&v)["observed_value"]["url"], "/w/index.html"),
+        "{v}"
+    );
+    // A history change (no new document) a timer makes: a whole-URL pattern with stars.
+    eval(
+        &env,
+        &t,
+        "setTimeout(() => history.pushState({}, '', '/w/pushed?step=2'), 800), 1",
+    );
+    let v = wait("**/w/pushed?step=*", "10000");
+    assert!(elapsed(&v) >= 500, "{v}");
+    // A navigation to another document, by a regular expression.
+    on(&env, &t, &["click", "#go"]);
+    let v = wait(r"/\/next\.html$/", "10000");
+    assert!(elapsed(&v) >= 500, "{v}");
+    assert!(
+        ends_with(&ok(&v)["observed_value"]["url"], "/w/next.html"),
+        "{v}"
+    );
+    // Never: TIMEOUT with the URL it last saw.
+    let d = timed_out(&wait("**/never*", "300")).clone();
+    assert!(
+        ends_with(&d["observed_value"]["url"], "/w/next.html"),
+        "{d}"
+    );
+    assert_eq!(d["observed_value"]["pattern"], "**/never*", "{d}");
+    // A pattern that is not one: INVALID_ARGUMENT, not a wait.
+    for bad in ["/(/", " "] {
+        let v = wait(bad, "300");
+        assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{bad}: {v}");
+    }
 }
 
 #[test]

@@ -18,6 +18,8 @@ pub enum WaitKind {
     Condition,
     /// `text` (`browser wait text`, not in the spec)
     Text,
+    /// `url` (`browser wait url`, not in the spec)
+    Url,
 }
 
 /// `browser wait element` / `navigation` / `network-idle` / `condition` data.
