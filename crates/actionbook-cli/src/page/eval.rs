@@ -409,7 +409,7 @@ async fn statements_condition(
     deadline: &Deadline,
     what: &str,
 ) -> Result<Condition> {
-    match run_script(page, None, code, deadline, false).await {
+    match run_script(page, None, "", code, deadline, false).await {
         Ok((value, _, cut)) => Ok(Condition {
             truthy: truthy(&value),
             value,
@@ -484,9 +484,13 @@ pub(crate) struct PreState {
 /// How `browser eval` runs code: in a block of its own (so `let x` twice in two calls works and
 /// nothing it declares with `let`/`const` leaks into the next call), in REPL mode (top-level
 /// `await`; the value of the last statement is the result). The block starts on a line of its
-/// own: line numbers in errors are one more than in the code.
-fn user_script(code: &str) -> String {
-    format!("{{\n{code}\n}}")
+/// own: line numbers in errors are one more than in the code. A `prelude` runs first, on that
+/// wrapper line, the code in a block of its own inside (so it may declare what the prelude does).
+fn user_script_with(prelude: &str, code: &str) -> String {
+    match prelude {
+        "" => format!("{{\n{code}\n}}"),
+        p => format!("{{ {p} {{\n{code}\n}}}}"),
+    }
 }
 
 /// The stack as the user's lines number it: the script runs one line into our wrapper, so each
@@ -533,7 +537,7 @@ pub(crate) struct PageCut {
     pub depth: bool,
 }
 
-/// Runs `browser eval` code (see [`user_script`]): the value (and what of it was cut in the
+/// Runs `browser eval` code (see [`user_script_with`]): the value (and what of it was cut in the
 /// page), or EVAL_FAILED with `details.kind`
 /// `syntax`, `runtime`, `timeout` (the script is terminated, the tab stays usable) or
 /// `not_serializable`, the JavaScript message and line, and the page's state before it ran.
@@ -542,7 +546,7 @@ pub(crate) async fn run_user_script(
     code: &str,
     deadline: &Deadline,
 ) -> Result<(EvalValue, Option<PreState>, PageCut)> {
-    run_script(page, None, code, deadline, true).await
+    run_script(page, None, "", code, deadline, true).await
 }
 
 /// [`run_user_script`] in one execution context of `session` (a frame's document).
@@ -552,7 +556,45 @@ pub(crate) async fn run_user_script_in(
     code: &str,
     deadline: &Deadline,
 ) -> Result<(EvalValue, Option<PreState>, PageCut)> {
-    run_script(session, Some(context), code, deadline, true).await
+    run_script(session, Some(context), "", code, deadline, true).await
+}
+
+/// [`run_user_script`] with an element bound to `el`, in `context`: the element's own document
+/// (any frame). The element is handed over through a hidden global the script takes and deletes
+/// before the user's code runs (a REPL-mode script cannot take arguments).
+pub(crate) async fn run_user_script_on(
+    element: &ObjectHandle,
+    context: cdp_protocol::ExecutionContextId,
+    code: &str,
+    deadline: &Deadline,
+) -> Result<(EvalValue, Option<PreState>, PageCut)> {
+    let key = format!("__actionbook_{}", eval_group().replace('-', "_"));
+    let hand_over = runtime::CallFunctionOn {
+        function_declaration: "function (k) { Object.defineProperty(globalThis, k, \
+                               { value: this, configurable: true }); }"
+            .into(),
+        object_id: Some(element.object_id().clone()),
+        arguments: Some(vec![runtime::CallArgument {
+            value: Some(serde_json::Value::String(key.clone())),
+            ..Default::default()
+        }]),
+        silent: Some(true),
+        ..Default::default()
+    };
+    element
+        .session()
+        .send_timeout(&hand_over, deadline.capped(deadline::QUICK_CALL))
+        .await?;
+    let prelude = format!("const el = globalThis.{key}; delete globalThis.{key};");
+    run_script(
+        element.session(),
+        Some(context),
+        &prelude,
+        code,
+        deadline,
+        true,
+    )
+    .await
 }
 
 /// [`run_user_script`] in `context` (`None`: the session's main document), reading the page's
@@ -560,6 +602,7 @@ pub(crate) async fn run_user_script_in(
 async fn run_script(
     page: &Session,
     context: Option<cdp_protocol::ExecutionContextId>,
+    prelude: &str,
     code: &str,
     deadline: &Deadline,
     pre: bool,
@@ -580,7 +623,7 @@ async fn run_script(
     };
     let group = eval_group();
     let params = runtime::Evaluate {
-        expression: user_script(code),
+        expression: user_script_with(prelude, code),
         context_id: context,
         await_promise: Some(true),
         return_by_value: Some(false),
@@ -955,7 +998,7 @@ fn value_timed_out(deadline: &Deadline) -> CliError {
     }
 }
 
-/// EVAL_FAILED of the exception of the wrapped script (see [`user_script`]). A syntax error the
+/// EVAL_FAILED of the exception of the wrapped script (see [`user_script_with`]). A syntax error the
 /// parser met past the user's last line is where the code ended too early (`1 +`, `f(`, an open
 /// template): the wrapper's closing brace was named ("Unexpected token '}'", line n + 1). The
 /// code alone is then asked of the parser (`Runtime.compileScript`, nothing runs) for its own
@@ -1436,7 +1479,8 @@ mod tests {
         );
         assert_eq!(user_stack("no frames"), "no frames");
         assert_eq!(user_stack("at <anonymous>:x"), "at <anonymous>:x");
-        assert_eq!(user_script("1"), "{\n1\n}");
+        assert_eq!(user_script_with("", "1"), "{\n1\n}");
+        assert_eq!(user_script_with("let a;", "1"), "{ let a; {\n1\n}}");
     }
 
     #[test]

@@ -434,3 +434,58 @@ fn eval_runs_in_the_document_of_a_frame() {
     // Without --frame, the page's own document.
     assert_eq!(value(&env, &t, "document.title"), "Frames");
 }
+
+/// `eval --element`: the code gets the element as `el`, in the element's own document (an
+/// out-of-process frame's too), by any selector; errors keep the user's line numbers, and nothing
+/// of the hand-over is left in the page.
+#[test]
+fn eval_gets_an_element_of_any_frame_as_el() {
+    need_chromium!();
+    let f = site();
+    let env = Env::new();
+    let sid = env.start(&["--open-url", &f.url("/frames.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let eval_on = |el: &str, code: &str| on(&env, &t, &["eval", code, "--element", el]);
+    let v = eval_on("#top", "el.id + ' ' + document.title");
+    assert_eq!(v["data"]["value"], "top Frames", "{v}");
+    // Inside the out-of-process frame: its document, its origin.
+    let remote_origin = f.cross_site_url("/").trim_end_matches('/').to_string();
+    let v = eval_on(
+        "#oop-btn",
+        "await new Promise(r => setTimeout(r, 10)); [el.textContent, location.origin]",
+    );
+    assert_eq!(
+        v["data"]["value"],
+        serde_json::json!(["Remote button", remote_origin]),
+        "{v}"
+    );
+    // By ref, as snapshots give them.
+    let snap = on(&env, &t, &["snapshot"]);
+    let remote_ref = snap["data"]["nodes"]
+        .as_array()
+        .and_then(|ns| ns.iter().find(|n| n["name"] == "Remote button"))
+        .map(|n| format!("@{}", n["ref"].as_str().unwrap_or("")))
+        .unwrap_or_default();
+    let v = eval_on(&remote_ref, "el.tagName");
+    assert_eq!(v["data"]["value"], "BUTTON", "{v}");
+    // The code may name its own `el`; an error's line is the user's.
+    let v = eval_on("#top", "const el = 7;\nel * 6");
+    assert_eq!(v["data"]["value"], 42, "{v}");
+    let v = eval_on("#top", "1;\nel.nope.x");
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert_eq!(v["error"]["details"]["line"], 2, "{v}");
+    // Nothing left behind, in either document.
+    let leftover =
+        "Object.getOwnPropertyNames(globalThis).filter(k => k.startsWith('__actionbook')).length";
+    assert_eq!(value(&env, &t, leftover), 0);
+    let v = on(&env, &t, &["eval", leftover, "--frame", "#oop"]);
+    assert_eq!(v["data"]["value"], 0, "{v}");
+    // No such element; or both --frame and --element.
+    crate::support::assert_failure(&eval_on("#missing", "1"), "ELEMENT_NOT_FOUND", "#missing");
+    let v = on(
+        &env,
+        &t,
+        &["eval", "1", "--element", "#top", "--frame", "#oop"],
+    );
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}

@@ -30,6 +30,14 @@ pub struct Eval {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "IFRAME"))]
     pub frame: Option<String>,
+    /// Give the code this element as `el` (`@eN`, CSS, `role=...` or XPath; any frame), run in
+    /// the element's own document: `eval 'el.getBoundingClientRect().top' --element @e5`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "SELECTOR", conflicts_with = "frame")
+    )]
+    pub element: Option<String>,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -43,6 +51,7 @@ impl Eval {
             code: code.into(),
             file: None,
             frame: None,
+            element: None,
             target,
         }
     }
@@ -96,11 +105,30 @@ impl TabCommand for Eval {
         if self.code.trim().is_empty() {
             return Err(CliError::InvalidArgument("eval needs code".into()));
         }
-        let (v, pre, page_cut) = match &self.frame {
-            None => eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?,
-            Some(frame) => {
+        let (v, pre, page_cut) = match (&self.frame, &self.element) {
+            (Some(_), Some(_)) => {
+                return Err(CliError::InvalidArgument(
+                    "eval takes --frame or --element, not both (the element's document is where \
+                     the code runs)"
+                        .into(),
+                ));
+            }
+            (None, None) => eval::run_user_script(&cx.page, &self.code, &cx.deadline).await?,
+            (Some(frame), None) => {
                 let (session, context) = frame_document(cx, frame).await?;
                 eval::run_user_script_in(&session, context, &self.code, &cx.deadline).await?
+            }
+            (None, Some(selector)) => {
+                cx.load_refs();
+                let page = cx.page.clone();
+                let deadline = cx.deadline.clone();
+                let node = locate::locate(&mut cx.state.frames, &page, selector, &deadline).await?;
+                let graph = cx.state.frames.graph(&page, &deadline).await?;
+                let frame = cdp_protocol::FrameId::from(node.frame_id.as_str());
+                let context = graph
+                    .execution_context_for(&frame, deadline.capped(crate::deadline::PROBE))
+                    .await?;
+                eval::run_user_script_on(&node.handle, context, &self.code, &deadline).await?
             }
         };
         // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
