@@ -1890,7 +1890,8 @@ fn ends_with_word(v: &serde_json::Value, word: &str) -> bool {
 }
 
 /// Playwright's role selector (`role=button[name="..."]`) in the commands that act on one element:
-/// by role and accessible name (a substring, case aside; `s` for the exact name), in every frame
+/// by role and accessible name (a substring, case aside; `s` for the exact name) and state, in
+/// every frame
 /// (an out-of-process one too), hidden elements never, the first of several used and said.
 #[test]
 fn role_selectors_find_by_role_and_name_in_every_frame() {
@@ -1910,6 +1911,8 @@ fn role_selectors_find_by_role_and_name_in_every_frame() {
 <button onclick="window.hits += 'd'">Save   draft</button><button onclick="window.hits += 's'">Save</button>
 <button style="display:none">Secret</button>
 <label>Email <input id="email"></label>
+<label><input type="checkbox" id="alpha" checked> Alpha</label><label><input type="checkbox" id="beta"> Beta</label>
+<button disabled>Send</button>
 <iframe id="oop" title="Remote" src="{remote}"></iframe>
 <script>window.hits = '';</script></body></html>"#
         ),
@@ -1946,6 +1949,14 @@ fn role_selectors_find_by_role_and_name_in_every_frame() {
     assert_eq!(v["ok"], true, "{v}");
     let v = act(&["text", "role=button[name=\"remote clicked\"]"]);
     assert_eq!(v["data"]["value"], "Remote clicked", "{v}");
+    // By state: the unchecked checkbox; then none is left unchecked.
+    let v = act(&["click", "role=checkbox[checked=false]"]);
+    assert_eq!(warnings(&v), Vec::<String>::new(), "{v}");
+    assert_eq!(eval("document.getElementById('beta').checked"), true);
+    let v = act(&["text", "role=checkbox[checked=false]"]);
+    assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
+    let v = act(&["text", "role=button[disabled]"]);
+    assert_eq!(v["data"]["value"], "Send", "{v}");
     // A hidden element is no match: not found.
     let v = act(&["text", "role=button[name=Secret]"]);
     assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
@@ -1961,11 +1972,11 @@ fn role_selectors_find_by_role_and_name_in_every_frame() {
     ]);
     assert_eq!(v["ok"], true, "{v}");
     // What it does not take, said plainly.
-    let v = act(&["click", "role=button[pressed]"]);
+    let v = act(&["click", "role=heading[level=2]"]);
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
     let msg = v["error"]["message"].as_str().unwrap_or("");
     assert!(
-        msg.contains("only [name=\"...\"]") && !msg.contains("Playwright"),
+        msg.contains("[level] is not supported") && !msg.contains("Playwright"),
         "{msg}"
     );
     let v = act(&["query", "all", "role=button"]);
