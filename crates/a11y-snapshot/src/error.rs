@@ -60,6 +60,15 @@ pub enum SnapshotError {
         /// Why it is considered stale.
         reason: String,
     },
+    /// A child frame did not answer a search that had to hear from every frame
+    /// ([`crate::resolve::ResolveOptions::require_every_frame`]).
+    #[error("frame {frame} did not answer: {reason}")]
+    FrameUnanswered {
+        /// The frame index.
+        frame: String,
+        /// Why (its error).
+        reason: String,
+    },
     /// The frame the node lives in is not (or no longer) part of the page.
     #[error("frame {frame} not found")]
     FrameNotFound {

@@ -6,7 +6,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use cdp_protocol::{BackendNodeId, CdpError, Command, RemoteObjectId, Session, dom, runtime};
+use cdp_protocol::{
+    BackendNodeId, CdpError, Command, ErrorKind, RemoteObjectId, Session, dom, runtime,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::SnapshotError;
@@ -98,6 +100,10 @@ pub struct ResolveOptions {
     pub search_frames: bool,
     /// Deadline per CDP call.
     pub timeout: Duration,
+    /// A selector found in no frame is [`SnapshotError::FrameUnanswered`], not `NotFound`, when a
+    /// child frame did not answer (a timeout, a context being replaced): for a caller waiting for
+    /// an element to be gone, which an unanswered frame cannot confirm.
+    pub require_every_frame: bool,
 }
 
 impl Default for ResolveOptions {
@@ -105,6 +111,7 @@ impl Default for ResolveOptions {
         ResolveOptions {
             search_frames: false,
             timeout: Duration::from_secs(10),
+            require_every_frame: false,
         }
     }
 }
@@ -587,6 +594,7 @@ async fn by_query<P: PageFrames>(
     } else {
         all.into_iter().take(1).collect()
     };
+    let mut unanswered = None;
     for f in searched {
         match eval_in_frame(frames, &f, sel, q, opts).await {
             Ok(Some(found)) => {
@@ -607,12 +615,27 @@ async fn by_query<P: PageFrames>(
                 return Err(e);
             }
             Err(e) if f.frame_index == 0 => return Err(e),
-            Err(_) => {} // a child frame that went away or has no context yet
+            // A child frame that went away holds nothing.
+            Err(SnapshotError::FrameNotFound { .. }) => {}
+            Err(SnapshotError::Cdp(c)) if c.is_closed() || c.kind() == ErrorKind::NoTarget => {}
+            // One with no context yet, or slow to answer: nothing found there, unless the caller
+            // needs every frame's answer.
+            Err(e) => {
+                if unanswered.is_none() {
+                    unanswered = Some(SnapshotError::FrameUnanswered {
+                        frame: f.frame_index.to_string(),
+                        reason: e.to_string(),
+                    });
+                }
+            }
         }
     }
-    Err(SnapshotError::NotFound {
-        selector: sel.to_string(),
-    })
+    match unanswered {
+        Some(e) if opts.require_every_frame => Err(e),
+        _ => Err(SnapshotError::NotFound {
+            selector: sel.to_string(),
+        }),
+    }
 }
 
 /// The first match of a CSS selector in a document: in its light DOM, else in its open shadow

@@ -920,7 +920,11 @@ impl CliError {
                 let msg = e.to_string();
                 invalid_selector(selector, msg.lines().next().unwrap_or_default())
             }
-            SnapshotError::FrameNotFound { .. } => CliError::FrameNotFound(e.to_string()),
+            // Unanswered comes only to callers that asked every frame (`locate::presence`), which
+            // take it as no answer; anyone else would be told which frame.
+            SnapshotError::FrameNotFound { .. } | SnapshotError::FrameUnanswered { .. } => {
+                CliError::FrameNotFound(e.to_string())
+            }
             SnapshotError::Cdp(c) => CliError::on_node(c, selector),
             SnapshotError::FrameGraph(FrameGraphError::Cdp(c)) => CliError::on_node(c, selector),
             SnapshotError::FrameGraph(g) => g.into(),

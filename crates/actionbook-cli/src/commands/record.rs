@@ -226,6 +226,7 @@ async fn matches_only(
     let opts = ResolveOptions {
         search_frames: true,
         timeout,
+        require_every_frame: false,
     };
     let Ok(found) = a11y_snapshot::resolve(graph, target, Known::default(), &opts).await else {
         return false;

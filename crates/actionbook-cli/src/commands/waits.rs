@@ -244,8 +244,15 @@ async fn look(
     deadline: &Deadline,
 ) -> Result<Option<Seen>> {
     let page = cx.page.clone();
-    let node = match locate::locate(&mut cx.state.frames, &page, selector, deadline).await {
-        Ok(node) => node,
+    let absent = Some(Seen {
+        found: false,
+        visible: None,
+    });
+    let node = match locate::presence(&mut cx.state.frames, &page, selector, deadline).await {
+        Ok(locate::Presence::Found(node)) => node,
+        Ok(locate::Presence::Absent) => return Ok(absent),
+        // A frame that did not answer may hold it: no answer this time.
+        Ok(locate::Presence::Unanswered) => return Ok(None),
         Err(CliError::ElementNotFound { .. }) if selector.starts_with('@') => {
             // A ref names one node of a snapshot: one the table never had cannot appear.
             let known = cx.state.frames.refs.as_ref().is_some_and(|t| {
@@ -255,20 +262,14 @@ async fn look(
                     .is_ok_and(|n| n < t.next_number())
             });
             if known {
-                return Ok(Some(Seen {
-                    found: false,
-                    visible: None,
-                }));
+                return Ok(absent);
             }
             return Err(CliError::ElementNotFound {
                 selector: selector.to_string(),
             });
         }
         Err(CliError::ElementNotFound { .. } | CliError::Stale(_) | CliError::FrameNotFound(_)) => {
-            return Ok(Some(Seen {
-                found: false,
-                visible: None,
-            }));
+            return Ok(absent);
         }
         Err(CliError::Cdp(e)) if !e.is_closed() && e.kind() != cdp_protocol::ErrorKind::Timeout => {
             // A context torn down by a navigation mid-look: no answer, look again.

@@ -52,6 +52,44 @@ pub(crate) async fn locate(
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Located> {
+    match find(frames, page, selector, deadline, false).await? {
+        Presence::Found(node) => Ok(node),
+        // Not asked for every frame's answer: a search that found nothing is not found.
+        Presence::Absent | Presence::Unanswered => Err(CliError::ElementNotFound {
+            selector: selector.to_string(),
+        }),
+    }
+}
+
+/// Whether an element is in the page, as a wait for it to appear or to go needs to know.
+#[derive(Debug)]
+pub(crate) enum Presence {
+    /// Found (the first match).
+    Found(Located),
+    /// In no frame: every frame answered.
+    Absent,
+    /// Not found, but a frame did not answer (slow, or between documents): no answer yet.
+    Unanswered,
+}
+
+/// [`locate`] for a wait: a selector found nowhere is [`Presence::Absent`] only when every frame
+/// answered, so an element in a frame that was slow to answer is never taken for gone.
+pub(crate) async fn presence(
+    frames: &mut TabFrames,
+    page: &Session,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Presence> {
+    find(frames, page, selector, deadline, true).await
+}
+
+async fn find(
+    frames: &mut TabFrames,
+    page: &Session,
+    selector: &str,
+    deadline: &Deadline,
+    require_every_frame: bool,
+) -> Result<Presence> {
     let g = frames.graph(page, deadline).await?;
     let target = target(selector)?;
     let known = Known {
@@ -61,6 +99,7 @@ pub(crate) async fn locate(
     let opts = ResolveOptions {
         search_frames: true,
         timeout: deadline.capped(deadline::RESOLVE),
+        require_every_frame,
     };
     let node = match a11y_snapshot::resolve(&g, &target, known, &opts).await {
         Ok(n) => n,
@@ -75,14 +114,18 @@ pub(crate) async fn locate(
                 selector,
             ));
         }
+        Err(a11y_snapshot::SnapshotError::NotFound { .. }) => return Ok(Presence::Absent),
+        Err(a11y_snapshot::SnapshotError::FrameUnanswered { .. }) => {
+            return Ok(Presence::Unanswered);
+        }
         Err(e) => return Err(CliError::on_selector(e, selector)),
     };
     frames.note_matches(selector, node.matches);
-    Ok(Located {
+    Ok(Presence::Found(Located {
         encoded: node.encoded_id(),
         frame_id: node.frame_id,
         handle: ObjectHandle::new(node.session, node.object_id),
-    })
+    }))
 }
 
 /// The document inside a frame element: the session owning it and its default execution context.

@@ -333,7 +333,7 @@ fn wait_text_until_a_frame_shows_it_or_nothing_does() {
         "document.body.insertAdjacentHTML('beforeend', '<div style=\"display:none\"><span>Secret note</span></div><template><p>Template note</p></template>'), 1",
     );
     for text in ["secret note", "template note", "Waits Waits"] {
-        let d = timed_out(&wait(&[text], "300")).clone();
+        let d = timed_out(&wait(&[text], "1500")).clone();
         assert_eq!(d["observed_value"]["found"], false, "{text}: {d}");
         assert_eq!(d["observed_value"]["text"], text, "{d}");
     }
@@ -368,7 +368,7 @@ fn wait_text_until_a_frame_shows_it_or_nothing_does() {
     );
     // Gone already: at once; shown still: TIMEOUT, having found it.
     ok(&wait(&["secret note", "--gone"], "5000"));
-    let d = timed_out(&wait(&["oop late", "--gone"], "300")).clone();
+    let d = timed_out(&wait(&["oop late", "--gone"], "1500")).clone();
     assert_eq!(d["observed_value"]["found"], true, "{d}");
     // No text: INVALID_ARGUMENT, not a wait for anything.
     let v = wait(&["  "], "300");
