@@ -119,16 +119,11 @@ impl TabCommand for Eval {
                 eval::run_user_script_in(&session, context, &self.code, &cx.deadline).await?
             }
             (None, Some(selector)) => {
-                cx.load_refs();
-                let page = cx.page.clone();
-                let deadline = cx.deadline.clone();
-                let node = locate::locate(&mut cx.state.frames, &page, selector, &deadline).await?;
-                let graph = cx.state.frames.graph(&page, &deadline).await?;
+                let (node, graph) = located(cx, selector).await?;
                 let frame = cdp_protocol::FrameId::from(node.frame_id.as_str());
-                let context = graph
-                    .execution_context_for(&frame, deadline.capped(crate::deadline::PROBE))
-                    .await?;
-                eval::run_user_script_on(&node.handle, context, &self.code, &deadline).await?
+                let probe = cx.deadline.capped(crate::deadline::PROBE);
+                let context = graph.execution_context_for(&frame, probe).await?;
+                eval::run_user_script_on(&node.handle, context, &self.code, &cx.deadline).await?
             }
         };
         // A huge value is cut (and said so), not sent whole: it would outgrow the reply frame.
@@ -147,16 +142,26 @@ impl TabCommand for Eval {
     }
 }
 
-/// The session and execution context of the document the `<iframe>` named by `selector` shows.
-async fn frame_document(
+/// The element `selector` names (any frame), with the tab's frame graph.
+async fn located(
     cx: &mut TabCx<'_>,
     selector: &str,
-) -> Result<(cdp_protocol::Session, cdp_protocol::ExecutionContextId)> {
+) -> Result<(locate::Located, frame_graph::FrameGraph)> {
     cx.load_refs();
     let page = cx.page.clone();
     let deadline = cx.deadline.clone();
     let node = locate::locate(&mut cx.state.frames, &page, selector, &deadline).await?;
     let graph = cx.state.frames.graph(&page, &deadline).await?;
+    Ok((node, graph))
+}
+
+/// The session and execution context of the document the `<iframe>` named by `selector` shows.
+async fn frame_document(
+    cx: &mut TabCx<'_>,
+    selector: &str,
+) -> Result<(cdp_protocol::Session, cdp_protocol::ExecutionContextId)> {
+    let deadline = cx.deadline.clone();
+    let (node, graph) = located(cx, selector).await?;
     let parent = cdp_protocol::FrameId::from(node.frame_id.as_str());
     let owner = cdp_protocol::BackendNodeId::from(node.encoded.backend_node_id);
     let frame = graph.frame_by_owner(&parent, owner).ok_or_else(|| {
