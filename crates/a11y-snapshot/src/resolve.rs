@@ -695,6 +695,9 @@ async fn eval_in_frame<P: PageFrames>(
             expression: expression.clone(),
             context_id: Some(ctx),
             silent: Some(true),
+            // A selector that runs away (an extension over a huge page) is stopped in the page,
+            // not left holding the tab's main thread after the call gave up on it.
+            timeout: Some(opts.timeout.as_secs_f64() * 1000.0),
             ..Default::default()
         };
         match f.session.send_timeout(&eval, opts.timeout).await {

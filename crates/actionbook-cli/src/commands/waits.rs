@@ -88,13 +88,51 @@ pub struct WaitText {
     pub target: TabTarget,
 }
 
-/// The selector of the element that shows `text`: the innermost one whose text has it (case and
-/// runs of whitespace aside), and visible. An ancestor holding a hidden one does not count, so
-/// text in a closed menu, a `<template>` or the title is not shown text.
-fn shown_text_selector(text: &str) -> String {
-    let quoted = format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
-    // Not the root: its text joins the head's (the title) to the body's.
-    format!("*:not(html):has-text({quoted}):not(:has(*:has-text({quoted}))):visible")
+/// Finds, in a frame's document, the element that shows a text: the innermost one whose text
+/// has it (case and runs of whitespace aside), and visible; `null` when none. It descends only
+/// into children whose text has it (so it costs about one pass over the page's text, where a
+/// selector saying the same is quadratic), in the document's body and in each open shadow root
+/// (text split across a shadow boundary is not found). A hidden element holding it (a closed
+/// menu, a `<script>`) does not show it; nor do `<template>` contents or the title.
+const SHOWN_TEXT_JS: &str = r#"((want, H) => {
+  const fold = (t) => t.replace(/\s+/g, ' ').trim().toLowerCase();
+  want = fold(want);
+  const has = (el) => fold(el.textContent || '').includes(want);
+  const innermost = (children) => {
+    for (const c of children) {
+      if (!has(c)) continue;
+      const inner = [...c.children].filter(has);
+      if (inner.length === 0) {
+        if (H.isVisible(c)) return c;
+        continue;
+      }
+      const r = innermost(inner);
+      if (r) return r;
+    }
+    return null;
+  };
+  const roots = [document.body ? [document.body] : []];
+  const walk = document.createTreeWalker(document, NodeFilter.SHOW_ELEMENT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.shadowRoot) roots.push([...n.shadowRoot.children]);
+  }
+  for (const r of roots) {
+    const found = innermost(r);
+    if (found) return found;
+  }
+  return null;
+})"#;
+
+/// The finder of the element that shows `text` ([`SHOWN_TEXT_JS`]), with `label` for messages.
+fn shown_text(text: &str) -> a11y_snapshot::Target {
+    let want = serde_json::Value::String(text.to_string());
+    a11y_snapshot::Target::Finder {
+        selector: format!("text {want}"),
+        expression: format!(
+            "({SHOWN_TEXT_JS})({want}, {})",
+            crate::page::query::HELPERS_JS
+        ),
+    }
 }
 
 /// `browser wait url <pattern>` (beyond the spec, as agent-browser's `wait --url` and
@@ -240,6 +278,7 @@ impl Seen {
 async fn look(
     cx: &mut TabCx<'_>,
     selector: &str,
+    finder: Option<&a11y_snapshot::Target>,
     state: ElementState,
     deadline: &Deadline,
 ) -> Result<Option<Seen>> {
@@ -248,7 +287,12 @@ async fn look(
         found: false,
         visible: None,
     });
-    let node = match locate::presence(&mut cx.state.frames, &page, selector, deadline).await {
+    let frames = &mut cx.state.frames;
+    let present = match finder {
+        Some(f) => locate::presence_of(frames, &page, f.clone(), selector, deadline).await,
+        None => locate::presence(frames, &page, selector, deadline).await,
+    };
+    let node = match present {
         Ok(locate::Presence::Found(node)) => node,
         Ok(locate::Presence::Absent) => return Ok(absent),
         // A frame that did not answer may hold it: no answer this time.
@@ -317,7 +361,7 @@ impl TabCommand for WaitElement {
             return Err(CliError::InvalidArgument("the selector is empty".into()));
         }
         let looked_for = json!({ "selector": selector });
-        wait_for_element(cx, &selector, state, WaitKind::Element, looked_for).await
+        wait_for_element(cx, &selector, None, state, WaitKind::Element, looked_for).await
     }
 }
 
@@ -333,17 +377,23 @@ impl TabCommand for WaitText {
         if self.text.trim().is_empty() {
             return Err(CliError::InvalidArgument("the text is empty".into()));
         }
-        let selector = shown_text_selector(&self.text);
+        let finder = shown_text(&self.text);
+        let selector = finder.to_string();
         let state = if self.gone {
             ElementState::Detached
         } else {
             ElementState::Attached
         };
         let looked_for = json!({ "text": self.text, "gone": self.gone });
-        let waited = wait_for_element(cx, &selector, state, WaitKind::Text, looked_for).await;
-        // Several elements showing the text is no ambiguity here (and the selector is ours).
-        let _ = cx.state.frames.take_match_warnings();
-        waited
+        wait_for_element(
+            cx,
+            &selector,
+            Some(&finder),
+            state,
+            WaitKind::Text,
+            looked_for,
+        )
+        .await
     }
 }
 
@@ -352,6 +402,7 @@ impl TabCommand for WaitText {
 async fn wait_for_element(
     cx: &mut TabCx<'_>,
     selector: &str,
+    finder: Option<&a11y_snapshot::Target>,
     state: ElementState,
     kind: WaitKind,
     looked_for: Value,
@@ -366,9 +417,8 @@ async fn wait_for_element(
         // A look cut short by the deadline is no answer (the last complete one is reported).
         let bound = look_bound(&deadline, looks);
         looks += 1;
-        let seen = match tokio::time::timeout(bound.remaining(), look(cx, selector, state, &bound))
-            .await
-        {
+        let looked = look(cx, selector, finder, state, &bound);
+        let seen = match tokio::time::timeout(bound.remaining(), looked).await {
             Ok(Ok(seen)) => seen,
             Ok(Err(e)) if e.code() != envelope::ErrorCode::Timeout => return Err(e),
             _ => None,

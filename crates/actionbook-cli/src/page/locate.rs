@@ -52,7 +52,7 @@ pub(crate) async fn locate(
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Located> {
-    match find(frames, page, selector, deadline, false).await? {
+    match find(frames, page, target(selector)?, selector, deadline, false).await? {
         Presence::Found(node) => Ok(node),
         // Not asked for every frame's answer: a search that found nothing is not found.
         Presence::Absent | Presence::Unanswered => Err(CliError::ElementNotFound {
@@ -80,18 +80,29 @@ pub(crate) async fn presence(
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Presence> {
-    find(frames, page, selector, deadline, true).await
+    find(frames, page, target(selector)?, selector, deadline, true).await
+}
+
+/// [`presence`] of a target the caller built (a finder of its own), `label` naming it.
+pub(crate) async fn presence_of(
+    frames: &mut TabFrames,
+    page: &Session,
+    target: Target,
+    label: &str,
+    deadline: &Deadline,
+) -> Result<Presence> {
+    find(frames, page, target, label, deadline, true).await
 }
 
 async fn find(
     frames: &mut TabFrames,
     page: &Session,
+    target: Target,
     selector: &str,
     deadline: &Deadline,
     require_every_frame: bool,
 ) -> Result<Presence> {
     let g = frames.graph(page, deadline).await?;
-    let target = target(selector)?;
     let known = Known {
         refs: frames.refs.as_ref(),
         snapshot: None,

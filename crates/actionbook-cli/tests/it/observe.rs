@@ -1982,3 +1982,43 @@ fn role_selectors_find_by_role_and_name_in_every_frame() {
     let v = act(&["query", "all", "role=button"]);
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
 }
+
+/// A selector that runs away in the page (an extension quadratic over a big page) is stopped
+/// there when its command gives up: the tab answers the next command at once instead of staying
+/// busy with it. `wait text` on that page answers.
+#[test]
+fn a_runaway_selector_does_not_hold_the_tab() {
+    need_chromium!();
+    let env = Env::new();
+    let f = Fixture::start();
+    f.html(
+        "/big.html",
+        r#"<!doctype html><html><head><title>Big</title></head><body><main id="m"></main>
+<script>
+  const m = document.getElementById('m');
+  for (let i = 0; i < 4000; i++) { const d = document.createElement('div'); d.innerHTML = '<p><span>row ' + i + ' needle</span></p>'; m.appendChild(d); }
+</script></body></html>"#,
+    );
+    let sid = env.start(&["--open-url", &f.url("/big.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let slow = "*:has-text(needle):not(:has(*:has-text(needle))):not(:has(*:has-text(row)))";
+    let v = tab_json(&env, &["browser", "text", slow, "--timeout", "1500"], &t);
+    assert_eq!(v["ok"], false, "{v}");
+    let v = tab_json(&env, &["browser", "title", "--timeout", "5000"], &t);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["value"], "Big", "{v}");
+    // `wait text` says the same as that selector without its cost: one pass over the page's text.
+    let v = tab_json(
+        &env,
+        &[
+            "browser",
+            "wait",
+            "text",
+            "ROW 3999 needle",
+            "--timeout",
+            "10000",
+        ],
+        &t,
+    );
+    assert_eq!(v["ok"], true, "{v}");
+}
