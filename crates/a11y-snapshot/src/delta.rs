@@ -68,6 +68,13 @@ impl Delta {
 
 /// The diff from `old` to `new`.
 pub fn diff(old: &Outline, new: &Outline) -> Delta {
+    diff_with(old, new, true)
+}
+
+/// The diff from `old` to `new`, a row that moved under another parent counting as changed only
+/// when `parents` (outlines built with other filters place rows under other ancestors: there a
+/// row is changed only when its own line is).
+pub fn diff_with(old: &Outline, new: &Outline, parents: bool) -> Delta {
     let old_rows = old.rows();
     let new_rows = new.rows();
     let mut by_key: FastMap<u64, u32> = FastMap::default();
@@ -85,7 +92,8 @@ pub fn diff(old: &Outline, new: &Outline) -> Delta {
                 new_of[o as usize] = i as u32;
                 let same = old.line(o) == new.line(i as u32)
                     && old.url(o) == new.url(i as u32)
-                    && key_of(old, old_rows[o as usize].parent) == key_of(new, r.parent);
+                    && (!parents
+                        || key_of(old, old_rows[o as usize].parent) == key_of(new, r.parent));
                 if same {
                     change.push(Change::Context);
                 } else {

@@ -61,7 +61,7 @@ pub mod xpath;
 
 pub use ax_input::ComputedTree;
 pub use capture::{AxSource, CaptureOptions, capture, capture_boxes, take_snapshot};
-pub use delta::{Change, Delta, diff, render_delta};
+pub use delta::{Change, Delta, diff, diff_with, render_delta};
 pub use error::SnapshotError;
 pub use frames::{FrameHandle, PageFrames, SessionFrames};
 pub use ids::{EncodedId, Ref};

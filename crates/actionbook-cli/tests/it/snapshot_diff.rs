@@ -249,6 +249,23 @@ fn diffs_show_exactly_what_changed_and_navigation_makes_them_full() {
         "unchanged since then: {body}"
     );
 
+    // Across filters (a full snapshot, then an interactive diff) with nothing changed: rows sit
+    // under other ancestors, which is no change; what the filter hides is removed, said in a warning.
+    assert_eq!(on(&env, &t, &["snapshot"])["ok"], true);
+    let across = on(&env, &t, &["snapshot", "--interactive", "--diff"]);
+    assert_eq!(across["data"]["changed"], 0, "{across}");
+    assert_eq!(across["data"]["added"], 0, "{across}");
+    assert!(
+        across["data"]["removed"].as_u64().is_some_and(|n| n > 0),
+        "{across}"
+    );
+    assert!(
+        across["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("other filters")),
+        "{across}"
+    );
+
     // A navigation: the diff is a full snapshot.
     assert_eq!(on(&env, &t, &["goto", &f.url("/other.html")])["ok"], true);
     let d = on(&env, &t, &["snapshot", "--diff"]);

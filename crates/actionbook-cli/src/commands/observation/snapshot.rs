@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use a11y_snapshot::{
-    Outline, Paging, SnapshotOptions, diff, node_list, outline::NO_ROW, paginate, render_delta,
+    Outline, Paging, SnapshotOptions, diff_with, node_list, outline::NO_ROW, paginate, render_delta,
 };
 use envelope::{Pagination, SnapshotData, SnapshotDiff, SnapshotNode, SnapshotStats};
 use serde::{Deserialize, Serialize};
@@ -538,8 +538,9 @@ impl TabCommand for Snapshot {
         } else {
             None
         };
+        let same_lens = base.is_none_or(|b| b.lens == lens);
         if let Some(b) = base
-            && b.lens != lens
+            && !same_lens
         {
             warnings.push(format!(
                 "revision {} was taken with other filters (--interactive/--compact/--depth/--selector): lines they hide or show differ",
@@ -552,7 +553,8 @@ impl TabCommand for Snapshot {
             match base {
                 Some(b) => {
                     let old = rescoped(&b.outline, scope);
-                    let d = diff(&old, &view);
+                    // Across filters, rows sit under other ancestors: only their own lines count.
+                    let d = diff_with(&old, &view, same_lens);
                     let text = render_delta(&d, &old, &view, b.number);
                     let touched: std::collections::HashSet<u32> = d.touched_new_rows().collect();
                     let (nodes, stats) = summaries_of(&view, |r| touched.contains(&r));
