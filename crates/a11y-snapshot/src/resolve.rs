@@ -322,7 +322,14 @@ async fn by_role<P: PageFrames>(
     let found = selector.find(&snap);
     let label = selector.to_string();
     let Some(node) = found.first().and_then(|&i| snap.nodes.get(i as usize)) else {
-        return Err(SnapshotError::NotFound { selector: label });
+        // A frame the capture could not take (its only warnings) may hold it.
+        return Err(match snap.warnings.first() {
+            Some(w) if opts.require_every_frame => SnapshotError::FrameUnanswered {
+                frame: "?".into(),
+                reason: w.clone(),
+            },
+            _ => SnapshotError::NotFound { selector: label },
+        });
     };
     let frame = snap
         .frame(node.frame_index)

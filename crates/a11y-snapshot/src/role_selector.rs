@@ -100,8 +100,9 @@ fn fold(s: &str) -> String {
 }
 
 impl RoleSelector {
-    /// Parses `role=<role>` with an optional `[name=<"quoted"|bare>( i| s)?]`; `None` when `s` is
-    /// no role selector at all (it does not start with `role=`).
+    /// Parses `role=<role>` with an optional `[name=<"quoted"|bare>( i| s)?]` and states
+    /// (`[checked]`, `[expanded=false]`, ...); `None` when `s` is no role selector at all (it does
+    /// not start with `role=`).
     pub fn parse(s: &str) -> Option<Result<RoleSelector, SnapshotError>> {
         let rest = s.trim().strip_prefix("role=")?;
         let bad = |reason: &str| SnapshotError::InvalidSelector {
@@ -154,7 +155,7 @@ impl RoleSelector {
                 return Some(Err(bad(&format!("expected ] after [{key}"))));
             };
             let wanted = match inner[key_end..close].trim() {
-                "" | "=true" | "= true" => StateValue::True,
+                "" => StateValue::True,
                 v => match v.trim_start_matches('=').trim() {
                     "true" => StateValue::True,
                     "false" => StateValue::False,

@@ -586,7 +586,7 @@ pub(crate) async fn run_user_script_on(
         .send_timeout(&hand_over, deadline.capped(deadline::QUICK_CALL))
         .await?;
     let prelude = format!("const el = globalThis.{key}; delete globalThis.{key};");
-    run_script(
+    let ran = run_script(
         element.session(),
         Some(context),
         &prelude,
@@ -594,7 +594,21 @@ pub(crate) async fn run_user_script_on(
         deadline,
         true,
     )
-    .await
+    .await;
+    if ran.is_err() {
+        // Code that does not parse never ran the prelude that takes the element back.
+        let clean = runtime::Evaluate {
+            expression: format!("delete globalThis.{key}"),
+            context_id: Some(context),
+            silent: Some(true),
+            ..Default::default()
+        };
+        let _ = element
+            .session()
+            .send_timeout(&clean, deadline.capped(deadline::QUICK_CALL))
+            .await;
+    }
+    ran
 }
 
 /// [`run_user_script`] in `context` (`None`: the session's main document), reading the page's

@@ -52,7 +52,7 @@ pub(crate) async fn locate(
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Located> {
-    match find(frames, page, target(selector)?, selector, deadline, false).await? {
+    match find(frames, page, &target(selector)?, selector, deadline, false).await? {
         Presence::Found(node) => Ok(node),
         // Not asked for every frame's answer: a search that found nothing is not found.
         Presence::Absent | Presence::Unanswered => Err(CliError::ElementNotFound {
@@ -80,14 +80,14 @@ pub(crate) async fn presence(
     selector: &str,
     deadline: &Deadline,
 ) -> Result<Presence> {
-    find(frames, page, target(selector)?, selector, deadline, true).await
+    find(frames, page, &target(selector)?, selector, deadline, true).await
 }
 
 /// [`presence`] of a target the caller built (a finder of its own), `label` naming it.
 pub(crate) async fn presence_of(
     frames: &mut TabFrames,
     page: &Session,
-    target: Target,
+    target: &Target,
     label: &str,
     deadline: &Deadline,
 ) -> Result<Presence> {
@@ -97,7 +97,7 @@ pub(crate) async fn presence_of(
 async fn find(
     frames: &mut TabFrames,
     page: &Session,
-    target: Target,
+    target: &Target,
     selector: &str,
     deadline: &Deadline,
     require_every_frame: bool,
@@ -112,10 +112,10 @@ async fn find(
         timeout: deadline.capped(deadline::RESOLVE),
         require_every_frame,
     };
-    let node = match a11y_snapshot::resolve(&g, &target, known, &opts).await {
+    let node = match a11y_snapshot::resolve(&g, target, known, &opts).await {
         Ok(n) => n,
         Err(a11y_snapshot::SnapshotError::RefNotFound { .. }) => {
-            let number = match &target {
+            let number = match target {
                 Target::Ref(r) => r.number(),
                 _ => 0,
             };

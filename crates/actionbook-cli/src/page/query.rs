@@ -400,7 +400,7 @@ fn parse_complex(s: &str, relative: bool) -> Result<Complex> {
 }
 
 /// In-page helpers as an expression that evaluates to an object: `isVisible(el)`,
-/// `isEnabled(el)`, `preview(el)` (its text, whitespace collapsed, at most 300 characters) and
+/// `isEnabled(el)`, `fold(text)` (case and runs of whitespace aside), `preview(el)` (its text, whitespace collapsed, at most 300 characters) and
 /// `selectorOf(el)` (a selector that matches exactly `el` in the main document, or an XPath of
 /// this crate's dialect for an element inside shadow roots).
 pub(crate) const HELPERS_JS: &str = r#"(() => {
@@ -418,6 +418,8 @@ pub(crate) const HELPERS_JS: &str = r#"(() => {
     try { if (el.matches(':disabled')) return false; } catch (e) {}
     return el.getAttribute('aria-disabled') !== 'true';
   };
+  // Text as Playwright's text matching compares it: case and runs of whitespace aside.
+  const fold = (t) => t.replace(/\s+/g, ' ').trim().toLowerCase();
   const preview = (el) => {
     const t = (typeof el.innerText === 'string' ? el.innerText : el.textContent) || '';
     const c = t.replace(/\s+/g, ' ').trim();
@@ -475,7 +477,7 @@ pub(crate) const HELPERS_JS: &str = r#"(() => {
     }
     return xpathOf(el);
   };
-  return { isVisible, isEnabled, preview, selectorOf, xpathOf };
+  return { isVisible, isEnabled, fold, preview, selectorOf, xpathOf };
 })()"#;
 
 /// The in-page engine: `(plan, want)` → `{count, items, samples}`. `plan` is `{native}`,
@@ -494,7 +496,7 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     if (f === 'visible') return H.isVisible(el);
     if (f === 'hidden') return !H.isVisible(el);
     if (f.contains !== undefined) return (el.textContent || '').includes(f.contains);
-    if (f.has_text !== undefined) return fold(el.textContent || '').includes(fold(f.has_text));
+    if (f.has_text !== undefined) return H.fold(el.textContent || '').includes(H.fold(f.has_text));
     if (f.has !== undefined) return f.has.some(cx => complexIn(cx, root, new Set([el])).length > 0);
     if (f.not !== undefined) {
       // The excluded set, computed once per filter and root.
@@ -506,7 +508,6 @@ const QUERY_JS: &str = r#"function (plan, want, H, RESOLVE) {
     }
     return false;
   };
-  const fold = (t) => t.replace(/\s+/g, ' ').trim().toLowerCase();
   const excluded = new Map();
   const complexIn = (cx, root, scope) => {
     let cur = null;

@@ -474,6 +474,9 @@ fn eval_gets_an_element_of_any_frame_as_el() {
     let v = eval_on("#top", "1;\nel.nope.x");
     assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
     assert_eq!(v["error"]["details"]["line"], 2, "{v}");
+    // Code that does not parse (the hand-over never taken back by the script itself).
+    let v = eval_on("#top", "el.(");
+    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
     // Nothing left behind, in either document.
     let leftover =
         "Object.getOwnPropertyNames(globalThis).filter(k => k.startsWith('__actionbook')).length";

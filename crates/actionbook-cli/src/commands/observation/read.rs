@@ -363,7 +363,8 @@ impl TabCommand for State {
         if s.mixed {
             // The spec's `checked` is a boolean; the third state is said beside it.
             done.warnings.push(format!(
-                "the element is in the mixed state (an indeterminate checkbox, aria-checked=mixed): \
+                "the element is in the mixed state (an indeterminate checkbox, aria-checked or \
+                 aria-pressed mixed): \
                  neither checked nor unchecked; `checked: {}` is its underlying value",
                 s.checked
             ));
