@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use actionbook_cli::bench_support::{RecorderProbe, network_enable};
-use actionbook_cli::commands::network::Requests;
-use actionbook_cli::commands::observation::Title;
-use actionbook_cli::{Request, TabTarget};
+use actionbook::bench_support::{RecorderProbe, network_enable};
+use actionbook::commands::network::Requests;
+use actionbook::commands::observation::Title;
+use actionbook::{Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser, open_blank_page};
 use cdp_protocol::{EventFilter, SessionFilter, fetch, network, page, runtime, target};
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -7,8 +7,8 @@
 //!
 //! Read them as ratios. Run with `cargo bench -p actionbook-workspace --bench observe_round_trip`.
 
-use actionbook_cli::commands::observation::{Query, QueryMode, Screenshot, Text, Title};
-use actionbook_cli::{Request, TabTarget};
+use actionbook::commands::observation::{Query, QueryMode, Screenshot, Text, Title};
+use actionbook::{Request, TabTarget};
 use base64::Engine as _;
 use cdp_protocol::testing::FixtureServer;
 use cdp_protocol::{TargetId, page};

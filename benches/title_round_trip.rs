@@ -5,8 +5,8 @@
 //! The daemon round trip (CLI process + IPC) is measured by
 //! `cargo run --release -p actionbook-cli --example cli_bench`.
 
-use actionbook_cli::commands::observation::Title;
-use actionbook_cli::{Request, TabTarget};
+use actionbook::commands::observation::Title;
+use actionbook::{Request, TabTarget};
 use cdp_protocol::testing::{FixtureServer, launch_test_browser};
 use cdp_protocol::{page, runtime, target};
 use criterion::{Criterion, criterion_group, criterion_main};

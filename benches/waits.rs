@@ -6,10 +6,10 @@
 //!
 //! Run with `cargo bench -p actionbook-workspace --bench waits`.
 
-use actionbook_cli::commands::interaction::Eval;
-use actionbook_cli::commands::observation::Title;
-use actionbook_cli::commands::waits::WaitElement;
-use actionbook_cli::{Request, TabTarget};
+use actionbook::commands::interaction::Eval;
+use actionbook::commands::observation::Title;
+use actionbook::commands::waits::WaitElement;
+use actionbook::{Request, TabTarget};
 use cdp_protocol::testing::FixtureServer;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

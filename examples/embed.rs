@@ -1,17 +1,17 @@
 //! Embedding actionbook in a Rust program: the CLI's engine in-process, no daemon, no subprocess,
 //! no argument parsing.
 //!
-//! Typed commands (the request types of `actionbook_cli::commands`, the same ones the daemon's
+//! Typed commands (the request types of `actionbook::commands`, the same ones the daemon's
 //! wire carries and an MCP server describes with their JSON Schema), each answered with an
 //! [`envelope`] value that renders to the contract's text or JSON. Runs a short session against
 //! the bundled demo page and closes it.
 //!
 //! Run with `cargo run --release --example embed`.
 
-use actionbook_cli::commands::interaction::{Click, Eval, Fill};
-use actionbook_cli::commands::lifecycle::{Close, Start};
-use actionbook_cli::commands::observation::{Snapshot, SnapshotFilters, Title};
-use actionbook_cli::{
+use actionbook::commands::interaction::{Click, Eval, Fill};
+use actionbook::commands::lifecycle::{Close, Start};
+use actionbook::commands::observation::{Snapshot, SnapshotFilters, Title};
+use actionbook::{
     ClientEnv, Command, Engine, EngineConfig, Home, Request, SessionTarget, TabTarget,
 };
 use std::error::Error;
@@ -23,7 +23,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         home: Home::at(home.path().join("actionbook")),
     })?;
     let page = format!(
-        "file://{}/crates/actionbook-cli/demo/index.html",
+        "file://{}/crates/actionbook/demo/index.html",
         env!("CARGO_MANIFEST_DIR")
     );
     let tab = || TabTarget::new("embed", "t1");

@@ -2,9 +2,9 @@
 //! (no daemon) over a real headless Chromium, on a page served here with an out-of-process iframe;
 //! and the tab's network recorder on its own, recording or (a ring of 0) not.
 
-use actionbook_cli::bench_support::RecorderProbe;
-use actionbook_cli::commands::observation::Title;
-use actionbook_cli::{Engine, EngineConfig, Home, Request, TabTarget};
+use actionbook::bench_support::RecorderProbe;
+use actionbook::commands::observation::Title;
+use actionbook::{Engine, EngineConfig, Home, Request, TabTarget};
 use cdp_protocol::page;
 use cdp_protocol::testing::{
     FixtureServer, chromium_available, launch_test_browser, open_blank_page,
@@ -29,7 +29,7 @@ const CHILD: &str = r#"<!doctype html><html><body>
 
 /// Runs one command through the engine and returns its envelope as JSON.
 async fn run(engine: &Engine, words: &[&str], executable: &Path) -> Value {
-    let mut request = match Request::from_args(words.iter().copied()) {
+    let mut request = match actionbook_cli::cli::request_from_args(words.iter().copied()) {
         Ok(r) => r,
         Err(e) => panic!("{words:?} should parse: {e}"),
     };
@@ -197,8 +197,8 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
 
         // A typed request is checked as the CLI checks its words: a JPEG quality past 100 (the
         // schema's bound, which serde does not enforce) is refused, not passed to Chromium.
-        let shot = actionbook_cli::Command::from_json(
-            actionbook_cli::CommandName::BrowserScreenshot,
+        let shot = actionbook::Command::from_json(
+            actionbook::CommandName::BrowserScreenshot,
             serde_json::json!({
                 "path": dir.path().join("q.jpg").to_string_lossy(),
                 "session": "emb",
@@ -213,7 +213,7 @@ async fn embedded_engine_drives_a_page_across_an_out_of_process_iframe() {
 
         // Bad input answers with an envelope and the right code; the session stays usable.
         assert!(
-            Request::from_args(["browser", "goto"]).is_err(),
+            actionbook_cli::cli::request_from_args(["browser", "goto"]).is_err(),
             "a missing URL is a usage error"
         );
         let v = run(

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use actionbook_cli::{Engine, EngineConfig, Home, Request};
+use actionbook::{Engine, EngineConfig, Home, Request};
 
 /// The session id every bench starts.
 pub const SESSION: &str = "bench";
@@ -21,7 +21,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 
 /// A request from CLI words (`["browser", "title", ...]`).
 pub fn request(words: &[&str]) -> Request {
-    match Request::from_args(words.iter().copied()) {
+    match actionbook_cli::cli::request_from_args(words.iter().copied()) {
         Ok(r) => r,
         Err(e) => panic!("{words:?}: {e}"),
     }

@@ -18,9 +18,9 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use actionbook_cli::commands::observation;
-use actionbook_cli::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
-use actionbook_cli::{Request, TabTarget};
+use actionbook::commands::observation;
+use actionbook::daemon::wire::{self, ClientFrame, DaemonFrame, PROTOCOL_VERSION};
+use actionbook::{Request, TabTarget};
 use common::{actionbook_bin, median, ms};
 use serde_json::{Value, json};
 

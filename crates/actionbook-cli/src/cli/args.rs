@@ -4,7 +4,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::commands::Command;
+use actionbook::commands::Command;
 
 /// `actionbook`: drive a real Chromium from the shell.
 #[derive(Debug, Parser)]
@@ -38,7 +38,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         value_name = "MS",
-        value_parser = clap::value_parser!(u64).range(0..=crate::deadline::MAX_TIMEOUT_MS)
+        value_parser = clap::value_parser!(u64).range(0..=actionbook::deadline::MAX_TIMEOUT_MS)
     )]
     pub timeout: Option<u64>,
 }
@@ -54,7 +54,7 @@ pub enum TopCommand {
     #[command(
         after_help = "Example (an MCP client's server entry):\n  {\"command\": \"actionbook\", \"args\": [\"mcp\"]}"
     )]
-    Mcp(crate::mcp::McpOptions),
+    Mcp(actionbook::mcp::McpOptions),
     /// Run commands from a file or stdin, one per line (CLI words or JSON), in order.
     #[command(
         after_help = "Example:\n  printf 'browser title --session s1 --tab t1\\n' | actionbook batch --json"

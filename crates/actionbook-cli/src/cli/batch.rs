@@ -17,14 +17,14 @@ use serde::Deserialize;
 use super::args::GlobalArgs;
 use super::lower::{lower, parse_words};
 use super::print::{guess_command, write_out};
-use crate::commands::{Command, CommandSpec};
-use crate::daemon::client;
-use crate::engine::Request;
-use crate::error::CliError;
-use crate::mcp::tools;
-use crate::model::ClientEnv;
-use crate::reply;
-use crate::store::Home;
+use actionbook::commands::{Command, CommandSpec};
+use actionbook::daemon::client;
+use actionbook::engine::Request;
+use actionbook::error::CliError;
+use actionbook::mcp::tools;
+use actionbook::model::ClientEnv;
+use actionbook::reply;
+use actionbook::store::Home;
 
 /// `actionbook batch` arguments.
 #[derive(Debug, Clone, Args)]

@@ -9,10 +9,10 @@ use envelope::{CommandName, RenderText, TextBody};
 use serde::Serialize;
 
 use super::print::print;
-use crate::daemon::client::{self, DaemonState};
-use crate::error::Result;
-use crate::reply;
-use crate::store::Home;
+use actionbook::daemon::client::{self, DaemonState};
+use actionbook::error::Result;
+use actionbook::reply;
+use actionbook::store::Home;
 
 /// `actionbook daemon ...`.
 #[derive(Debug, Clone, Args)]
@@ -79,7 +79,11 @@ pub(super) fn run(args: &DaemonArgs, json: bool) -> ExitCode {
     let env = match Home::from_env().and_then(|home| act(args.action, &home)) {
         Ok((data, warnings)) => match envelope::Document::new(&data) {
             Ok(doc) => reply::success(name, None, doc, warnings),
-            Err(e) => reply::failure(name, None, &crate::error::CliError::internal(e.to_string())),
+            Err(e) => reply::failure(
+                name,
+                None,
+                &actionbook::error::CliError::internal(e.to_string()),
+            ),
         },
         Err(e) => reply::failure(name, None, &e),
     };

@@ -1,6 +1,6 @@
 //! The `help` text (also `data` of `help --json`), from the command table.
 
-use crate::commands::{COMMANDS, CommandSpec};
+use actionbook::commands::{COMMANDS, CommandSpec};
 
 /// The `help` text.
 pub fn help_text() -> String {

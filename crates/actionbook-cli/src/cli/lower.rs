@@ -6,10 +6,10 @@ use std::ffi::OsString;
 use clap::Parser as _;
 
 use crate::cli::args::{Cli, GlobalArgs, TopCommand};
-use crate::commands::Command;
-use crate::engine::Request;
-use crate::error::CliError;
-use crate::model::ClientEnv;
+use actionbook::commands::Command;
+use actionbook::engine::Request;
+use actionbook::error::CliError;
+use actionbook::model::ClientEnv;
 
 /// The request of a parsed `browser` command, with this process's environment. What only the
 /// client can do happens here: `eval --file` and `eval -` are read, upload paths are made absolute
@@ -19,7 +19,7 @@ pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Result<Request, Cl
     let command = match command {
         Command::BrowserEval(e) => Command::BrowserEval(e.read_code(env.cwd.as_deref())?),
         Command::BrowserUpload(mut u) => {
-            u.files = crate::commands::interaction::form::resolve_files(&env, &u.files)?;
+            u.files = actionbook::commands::interaction::form::resolve_files(&env, &u.files)?;
             Command::BrowserUpload(u)
         }
         other => other,
@@ -31,19 +31,17 @@ pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Result<Request, Cl
     })
 }
 
-impl Request {
-    /// Parses the words after `actionbook` (`["browser", "goto", URL, "--session", "s1", ...]`)
-    /// into a request, exactly as the binary does (its lowering included: the environment is this
-    /// process's); `--timeout` is honoured, `--json` ignored. For CLI parity in programs that
-    /// drive the [`Engine`](crate::Engine) in-process; typed requests ([`Request::new`]) need no
-    /// parsing. Needs the `cli` feature.
-    pub fn from_args<I, S>(args: I) -> Result<Request, CliError>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        request_from_words(args)
-    }
+/// Parses the words after `actionbook` (`["browser", "goto", URL, "--session", "s1", ...]`) into
+/// a request, exactly as the binary does (its lowering included: the environment is this
+/// process's); `--timeout` is honoured, `--json` ignored. For CLI parity in programs that drive
+/// the [`Engine`](actionbook::Engine) in-process; typed requests ([`Request::new`]) need no
+/// parsing.
+pub fn request_from_args<I, S>(args: I) -> Result<Request, CliError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    request_from_words(args)
 }
 
 /// Parses the words after `actionbook` into a request.

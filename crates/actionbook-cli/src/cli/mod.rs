@@ -9,15 +9,16 @@ use envelope::CommandName;
 
 use crate::cli::args::{Cli, TopCommand};
 use crate::cli::help::help_text;
-use crate::daemon::{client, server};
-use crate::reply;
-use crate::store::Home;
+use actionbook::daemon::{client, server};
+use actionbook::reply;
+use actionbook::store::Home;
 
 pub mod args;
 pub mod batch;
 pub mod daemon;
 pub mod help;
 pub(crate) mod lower;
+pub use lower::request_from_args;
 mod print;
 mod setup;
 
@@ -60,7 +61,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
                 }
             };
         }
-        Some(TopCommand::Table(crate::commands::Command::Setup(s))) => {
+        Some(TopCommand::Table(actionbook::commands::Command::Setup(s))) => {
             return match Home::from_env() {
                 Ok(home) => setup::run(s, &home, cli.global.json),
                 Err(e) => print(
@@ -72,7 +73,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         }
         Some(TopCommand::Mcp(options)) => {
             return match Home::from_env() {
-                Ok(home) => crate::mcp::run(home, &options, cli.global.timeout),
+                Ok(home) => actionbook::mcp::run(home, &options, cli.global.timeout),
                 Err(e) => {
                     eprintln!("actionbook mcp: {e}");
                     ExitCode::FAILURE
@@ -115,7 +116,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
 mod tests {
     use super::print::guess_command;
     use super::*;
-    use crate::commands::{COMMANDS, subcommand_name};
+    use actionbook::commands::{COMMANDS, subcommand_name};
 
     fn argv(s: &[&str]) -> Vec<OsString> {
         s.iter().map(OsString::from).collect()
@@ -198,7 +199,7 @@ mod tests {
             CommandName::BrowserWaitNavigation,
             CommandName::Search,
         ] {
-            m = crate::commands::cli_tree_insert_for_test(m, name);
+            m = actionbook::commands::cli_tree_insert_for_test(m, name);
         }
         let wait = m
             .find_subcommand("browser")
@@ -209,10 +210,10 @@ mod tests {
             .clone()
             .try_get_matches_from(["t", "browser", "wait", "element"])
             .unwrap_or_default();
-        let taken = crate::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
+        let taken = actionbook::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
         assert_eq!(taken.ok(), Some(CommandName::BrowserWaitElement));
         let mut parsed = m.try_get_matches_from(["t", "search"]).unwrap_or_default();
-        let taken = crate::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
+        let taken = actionbook::commands::cli_tree_take_for_test(&mut parsed).map(|(n, _)| n);
         assert_eq!(taken.ok(), Some(CommandName::Search));
     }
 
@@ -238,7 +239,7 @@ mod tests {
         assert!(matches!(
             r.map(|c| c.command),
             Ok(Some(TopCommand::Table(
-                crate::commands::Command::BrowserNewTab(_)
+                actionbook::commands::Command::BrowserNewTab(_)
             )))
         ));
     }
@@ -261,7 +262,7 @@ mod tests {
                 };
                 req.timeout_ms = t;
                 let s = serde_json::to_string(&req).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
-                let back: crate::engine::Request = serde_json::from_str(&s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                let back: actionbook::engine::Request = serde_json::from_str(&s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
                 proptest::prop_assert_eq!(serde_json::to_string(&back).ok(), Some(s));
             }
         }
@@ -296,7 +297,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let s = serde_json::to_string(&req).unwrap_or_default();
-        let back: crate::engine::Request =
+        let back: actionbook::engine::Request =
             serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}"));
         assert_eq!(back.command.name(), CommandName::BrowserFill);
         assert_eq!(back.timeout_ms, Some(5));

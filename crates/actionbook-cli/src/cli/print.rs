@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use envelope::{CommandName, Envelope, ErrorCode};
 
-use crate::error::CliError;
-use crate::reply;
+use actionbook::error::CliError;
+use actionbook::reply;
 
 /// Exit code of usage errors.
 const USAGE_EXIT: u8 = 2;

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use envelope::CommandName;
 
 use super::print::print;
-use crate::commands::manuals::{Setup, SetupEnv};
-use crate::manuals::setup::Terminal;
-use crate::reply;
-use crate::store::Home;
+use actionbook::commands::manuals::{Setup, SetupEnv};
+use actionbook::manuals::setup::Terminal;
+use actionbook::reply;
+use actionbook::store::Home;
 
 /// Stdin and stdout of a terminal; echo is switched with termios on stdin.
 struct Tty {

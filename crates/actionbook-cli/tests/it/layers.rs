@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 // `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
 const LAYERS: &[&str] = &[
     "files", "manuals", "error", "fault", "model", "deadline", "reply", "store", "page", "session",
-    "tab", "commands", "engine", "daemon", "mcp", "cli",
+    "tab", "commands", "engine", "daemon", "mcp",
 ];
 
 /// Files that may import every layer (the crate root and the binary).
@@ -206,7 +206,8 @@ fn sibling_cycles(sources: &[Source]) -> Vec<String> {
 
 #[test]
 fn imports_run_down_the_layers_and_siblings_have_no_cycles() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The engine crate's modules (the CLI crate above it imports it only by its public paths).
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../actionbook/src");
     let all = sources(&src);
     assert!(all.len() > 20, "found only {} source files", all.len());
     let tops: BTreeSet<&str> = all.iter().map(|s| s.module[0].as_str()).collect();

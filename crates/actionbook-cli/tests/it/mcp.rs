@@ -208,7 +208,7 @@ fn an_mcp_client_lists_tools_and_drives_a_page_through_the_daemon() {
 
     // Every command of the table is a tool, four to a page.
     let (tools, pages) = c.list_all();
-    assert_eq!(tools.len(), actionbook_cli::COMMANDS.len());
+    assert_eq!(tools.len(), actionbook::COMMANDS.len());
     assert_eq!(pages, tools.len().div_ceil(4));
     let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     tools.iter().for_each(assert_valid_tool);

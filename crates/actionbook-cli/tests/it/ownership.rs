@@ -74,12 +74,12 @@ fn an_in_process_engine_on_a_home_with_a_live_daemon_is_refused_naming_the_daemo
     let v = env.json(&["browser", "list-sessions"]);
     assert_eq!(v["ok"], true, "{v}");
     let daemon = env.daemon_pid().expect("daemon pid");
-    let err = actionbook_cli::Engine::new(actionbook_cli::EngineConfig {
-        home: actionbook_cli::Home::at(&env.home),
+    let err = actionbook::Engine::new(actionbook::EngineConfig {
+        home: actionbook::Home::at(&env.home),
     })
     .expect_err("a second engine on a served home");
     assert!(
-        matches!(err, actionbook_cli::CliError::HomeInUse { holder: Some(p), .. } if p == daemon),
+        matches!(err, actionbook::CliError::HomeInUse { holder: Some(p), .. } if p == daemon),
         "{err:?}"
     );
     assert!(err.to_string().contains(&daemon.to_string()), "{err}");

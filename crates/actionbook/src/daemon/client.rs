@@ -75,7 +75,7 @@ impl HangUp {
 /// command is lowered into its request): its context as addressed, `retryable` only when
 /// retrying is safe for it, the time the client waited.
 #[derive(Debug, Clone)]
-pub(crate) struct Unanswered {
+pub struct Unanswered {
     name: envelope::CommandName,
     traits: crate::model::CommandTraits,
     context: Option<envelope::Context>,
@@ -84,7 +84,7 @@ pub(crate) struct Unanswered {
 
 impl Unanswered {
     /// The command about to be sent, now.
-    pub(crate) fn of(command: &crate::commands::Command) -> Unanswered {
+    pub fn of(command: &crate::commands::Command) -> Unanswered {
         Unanswered {
             name: command.name(),
             traits: command.spec().traits,
@@ -94,7 +94,7 @@ impl Unanswered {
     }
 
     /// The envelope of the command failing with `err` (not reached, or gone while it ran).
-    pub(crate) fn envelope(&self, err: &CliError) -> envelope::Envelope {
+    pub fn envelope(&self, err: &CliError) -> envelope::Envelope {
         let ms = u64::try_from(self.at.elapsed().as_millis()).unwrap_or(u64::MAX);
         crate::reply::failure_of(self.name, self.traits, self.context.clone(), err)
             .with_duration_ms(ms)

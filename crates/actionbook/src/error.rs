@@ -856,7 +856,7 @@ impl CliError {
     }
 
     /// Shorthand for an internal error.
-    pub(crate) fn internal(msg: impl Into<String>) -> Self {
+    pub fn internal(msg: impl Into<String>) -> Self {
         CliError::Internal(msg.into())
     }
 }

@@ -51,7 +51,7 @@ pub(crate) fn document<T: serde::Serialize + envelope::RenderText + ?Sized>(
 }
 
 /// A successful envelope.
-pub(crate) fn success(
+pub fn success(
     name: CommandName,
     context: Option<Context>,
     data: impl Into<Data>,
@@ -63,7 +63,7 @@ pub(crate) fn success(
 }
 
 /// A failed envelope.
-pub(crate) fn failure(name: CommandName, context: Option<Context>, err: &CliError) -> Envelope {
+pub fn failure(name: CommandName, context: Option<Context>, err: &CliError) -> Envelope {
     Envelope::failure(name, context, err.to_info())
 }
 

@@ -11,53 +11,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use envelope::Envelope;
-use serde::{Deserialize, Serialize};
 
-use crate::commands::{Command, Cx};
+use crate::commands::Cx;
+pub use crate::commands::Request;
+use crate::commands::extension::{self, CommandRunner, ExtendedCommand, ExtensionCall};
 use crate::deadline::Deadline;
+use crate::error::CliError;
 use crate::error::Result;
 use crate::model::ClientEnv;
 use crate::store::Home;
 use crate::tab::Sessions;
-
-/// One command sent to the engine: the typed command, its timeout and the caller's environment.
-/// This is also what the daemon's wire carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Request {
-    /// The command and its request.
-    pub command: Command,
-    /// `--timeout` in milliseconds (default [`crate::deadline::DEFAULT_TIMEOUT_MS`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    /// The caller's environment (filled by the CLI from its own process).
-    #[serde(default)]
-    pub env: ClientEnv,
-}
-
-impl Request {
-    /// A request for `command` with the default timeout and no client environment.
-    pub fn new(command: impl Into<Command>) -> Request {
-        Request {
-            command: command.into(),
-            timeout_ms: None,
-            env: ClientEnv::default(),
-        }
-    }
-
-    /// The same request with `--timeout` set.
-    #[must_use]
-    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Request {
-        self.timeout_ms = Some(timeout_ms);
-        self
-    }
-
-    /// The same request with this client environment.
-    #[must_use]
-    pub fn with_env(mut self, env: ClientEnv) -> Request {
-        self.env = env;
-        self
-    }
-}
 
 /// Configuration of an engine.
 #[derive(Debug, Clone)]
@@ -95,6 +58,10 @@ impl Engine {
         let started = Instant::now();
         self.recover().await;
         let deadline = Deadline::new(request.timeout_ms);
+        if let crate::commands::Command::Extended(call) = request.command {
+            let env = self.run_extension(call, &deadline, &request.env).await;
+            return env.with_duration_ms(started.elapsed().as_millis() as u64);
+        }
         let cx = Cx {
             sessions: &self.sessions,
             deadline: &deadline,
@@ -102,6 +69,27 @@ impl Engine {
         };
         let env = request.command.dispatch(&cx).await;
         env.with_duration_ms(started.elapsed().as_millis() as u64)
+    }
+
+    /// Runs a registered extension's command, handing it this engine to run its commands on.
+    async fn run_extension(
+        &self,
+        call: ExtendedCommand,
+        deadline: &Deadline,
+        env: &ClientEnv,
+    ) -> Envelope {
+        let Some(extension) = extension::extension(call.name) else {
+            let e = CliError::internal(format!("{} is not registered in this engine", call.name));
+            return crate::reply::failure(call.name, None, &e);
+        };
+        // Boxed: an agent loop's future is large.
+        Box::pin(extension.run(ExtensionCall {
+            runner: self,
+            args: call.args,
+            deadline,
+            env,
+        }))
+        .await
     }
 
     /// Settles what structural commands of an earlier engine that died midway left behind
@@ -135,6 +123,13 @@ impl Engine {
     /// Forgets every live connection without closing any browser (daemon shutdown).
     pub fn detach_all(&self) {
         self.sessions.detach_all();
+    }
+}
+
+#[async_trait::async_trait]
+impl CommandRunner for Engine {
+    async fn run(&self, request: Request) -> Envelope {
+        self.execute(request).await
     }
 }
 

@@ -28,7 +28,7 @@ pub(super) fn insert(
     about: &'static str,
     example: &'static str,
     alias: Option<&'static str>,
-    augment: fn(clap::Command) -> clap::Command,
+    augment: impl FnOnce(clap::Command) -> clap::Command,
 ) -> clap::Command {
     let words: Vec<&'static str> = name.as_str().split(' ').collect();
     let Some((leaf_word, groups)) = words.split_last() else {

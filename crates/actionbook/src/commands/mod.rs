@@ -48,12 +48,16 @@ use crate::tab::{BrowserSession, Sessions};
 
 #[cfg(feature = "cli")]
 mod cli_tree;
-#[cfg(all(test, feature = "cli"))]
-pub(crate) fn cli_tree_insert_for_test(cmd: clap::Command, name: CommandName) -> clap::Command {
+/// Inserts `name` into a clap tree as the table does (the CLI crate's tests of the tree).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn cli_tree_insert_for_test(cmd: clap::Command, name: CommandName) -> clap::Command {
     cli_tree::insert(cmd, name, "about", "example", None, |c| c)
 }
-#[cfg(all(test, feature = "cli"))]
-pub(crate) fn cli_tree_take_for_test(
+/// Takes the command out of parsed matches as the table does (the CLI crate's tests).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn cli_tree_take_for_test(
     m: &mut clap::ArgMatches,
 ) -> std::result::Result<(CommandName, clap::ArgMatches), clap::Error> {
     cli_tree::take_command(m)
@@ -62,6 +66,7 @@ pub mod batched;
 pub mod cookies;
 pub mod dialog;
 pub mod downloads;
+pub mod extension;
 pub mod interaction;
 pub mod lifecycle;
 pub mod manuals;
@@ -69,9 +74,12 @@ pub mod navigation;
 pub mod network;
 pub mod observation;
 pub mod record;
+mod request;
 pub mod storage;
 pub mod tabs;
 pub mod waits;
+
+pub use request::Request;
 
 /// What every handler gets besides its request.
 #[derive(Debug)]
@@ -169,7 +177,10 @@ impl CommandSpec {
 
     /// The row of `name`, if the command is implemented.
     pub fn of(name: CommandName) -> Option<&'static CommandSpec> {
-        COMMANDS.iter().find(|c| c.name == name)
+        COMMANDS
+            .iter()
+            .find(|c| c.name == name)
+            .or_else(|| extension::extension(name).map(|e| e.spec()))
     }
 
     /// The subcommand word(s) after `browser` (`goto` for `browser goto`, `wait element` for
@@ -185,7 +196,7 @@ impl CommandSpec {
 }
 
 /// The words after `browser` of a command name.
-pub(crate) fn subcommand_name(name: CommandName) -> &'static str {
+pub fn subcommand_name(name: CommandName) -> &'static str {
     let s = name.as_str();
     s.strip_prefix("browser ").unwrap_or(s)
 }
@@ -216,6 +227,8 @@ macro_rules! command_table {
                 #[doc = $about]
                 $name($req),
             )*
+            /// A command of a registered [`extension`] (the agent layer's, say).
+            Extended(extension::ExtendedCommand),
         }
 
         // The clap side: every row becomes a subcommand at the path its name spells
@@ -234,6 +247,10 @@ macro_rules! command_table {
                         <$req as clap::Args>::augment_args,
                     );
                 )*
+                for ext in extension::extensions() {
+                    let spec = ext.spec();
+                    cmd = cli_tree::insert(cmd, spec.name, spec.about, spec.example, spec.alias, |c| ext.augment_args(c));
+                }
                 cmd
             }
 
@@ -242,7 +259,7 @@ macro_rules! command_table {
             }
 
             fn has_subcommand(name: &str) -> bool {
-                COMMANDS.iter().any(|c| c.words().first() == Some(&name))
+                extension::all_commands().iter().any(|c| c.words().first() == Some(&name))
             }
         }
 
@@ -256,7 +273,10 @@ macro_rules! command_table {
                 let (name, mut leaf) = cli_tree::take_command(m)?;
                 match name {
                     $( CommandName::$name => <$req as clap::FromArgMatches>::from_arg_matches_mut(&mut leaf).map(Command::$name), )*
-                    other => Err(cli_tree::not_a_command(other.as_str())),
+                    other => match extension::extension(other) {
+                        Some(ext) => ext.args_from_matches(&mut leaf).map(|args| Command::Extended(extension::ExtendedCommand { name: other, args })),
+                        None => Err(cli_tree::not_a_command(other.as_str())),
+                    },
                 }
             }
 
@@ -296,13 +316,12 @@ macro_rules! command_table {
         impl Command {
             /// The command's normalised name.
             pub fn name(&self) -> CommandName {
-                match self { $( Command::$name(_) => CommandName::$name, )* }
+                match self { $( Command::$name(_) => CommandName::$name, )* Command::Extended(e) => e.name }
             }
 
             /// The command's row in the table.
             pub fn spec(&self) -> &'static CommandSpec {
-                let name = self.name();
-                COMMANDS.iter().find(|c| c.name == name).unwrap_or(&COMMANDS[0])
+                CommandSpec::of(self.name()).unwrap_or(&COMMANDS[0])
             }
 
             /// The session and tab the command names (`--session`, `--tab`), as the context of
@@ -318,19 +337,20 @@ macro_rules! command_table {
 
             /// The request as JSON (the `args` of the wire form).
             pub fn args_json(&self) -> serde_json::Result<serde_json::Value> {
-                match self { $( Command::$name(r) => serde_json::to_value(r), )* }
+                match self { $( Command::$name(r) => serde_json::to_value(r), )* Command::Extended(e) => Ok(e.args.clone()) }
             }
 
             /// The command `name` with its request decoded from `args`.
             pub fn from_json(name: CommandName, args: serde_json::Value) -> serde_json::Result<Command> {
                 match name {
                     $( CommandName::$name => serde_json::from_value(args).map(Command::$name), )*
+                    _ if extension::extension(name).is_some() => Ok(Command::Extended(extension::ExtendedCommand { name, args })),
                     _ => Err(serde_json::Error::custom(format!("{name} is not implemented"))),
                 }
             }
 
             fn serialize_args<M: serde::ser::SerializeStruct>(&self, m: &mut M) -> std::result::Result<(), M::Error> {
-                match self { $( Command::$name(r) => m.serialize_field("args", r), )* }
+                match self { $( Command::$name(r) => m.serialize_field("args", r), )* Command::Extended(e) => m.serialize_field("args", &e.args) }
             }
 
             /// Runs the command through its stage.
@@ -339,6 +359,8 @@ macro_rules! command_table {
                 // largest command.
                 match self {
                     $( Command::$name(r) => Box::pin(command_table!(@stage $stage, $name, $traits, r, cx)).await, )*
+                    // Extensions run through `Engine::execute`, which hands them a runner.
+                    Command::Extended(e) => failure(e.name, None, &CliError::internal(format!("{} runs only through Engine::execute", e.name))),
                 }
             }
         }

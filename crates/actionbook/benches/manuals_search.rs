@@ -13,9 +13,9 @@
 
 use std::hint::black_box;
 
-use actionbook_cli::manuals::store::{Origin, StoreOptions};
-use actionbook_cli::manuals::time::Timestamp;
-use actionbook_cli::manuals::{Area, SearchQuery, Store};
+use actionbook::manuals::store::{Origin, StoreOptions};
+use actionbook::manuals::time::Timestamp;
+use actionbook::manuals::{Area, SearchQuery, Store};
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use envelope::AreaElement;

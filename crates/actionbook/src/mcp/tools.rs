@@ -287,7 +287,7 @@ fn eval_schema(schema: &mut Value) {
 
 /// Whether `command` is `eval -`: its code would be read from the stdin of the process that
 /// lowers it (the CLI's shorthand), which neither a batch line nor an MCP call can offer.
-pub(crate) fn code_from_stdin(command: &Command) -> bool {
+pub fn code_from_stdin(command: &Command) -> bool {
     matches!(command, Command::BrowserEval(e) if e.file.is_none() && e.code == "-")
 }
 
@@ -296,7 +296,7 @@ pub(crate) fn code_from_stdin(command: &Command) -> bool {
 /// within `minItems`/`maxItems`, strings at least `minLength`. Types are left to the request's
 /// deserialisation. Shared by MCP calls and `batch`'s JSON lines, so both refuse alike and what
 /// the schema says is what is checked. The error names the argument.
-pub(crate) fn check_arguments(schema: &Value, args: &Map<String, Value>) -> Result<(), String> {
+pub fn check_arguments(schema: &Value, args: &Map<String, Value>) -> Result<(), String> {
     let empty = Map::new();
     let properties = schema["properties"].as_object().unwrap_or(&empty);
     if let Some(unknown) = args.keys().find(|k| !properties.contains_key(*k)) {
@@ -344,7 +344,7 @@ pub(crate) fn check_arguments(schema: &Value, args: &Map<String, Value>) -> Resu
 
 /// The request's JSON Schema as a tool's `inputSchema`: an object schema, self-contained (`$ref`s
 /// to `$defs` inlined, which some clients do not follow), without the Rust type's title.
-pub(crate) fn input_schema(spec: &CommandSpec) -> Value {
+pub fn input_schema(spec: &CommandSpec) -> Value {
     let mut schema = (spec.schema)().to_value();
     let defs = schema
         .as_object_mut()
