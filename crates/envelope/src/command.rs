@@ -245,6 +245,18 @@ commands! {
     BrowserWaitDownload => "browser wait download", Tab, Document;
     /// `browser dialog` (not in the spec)
     BrowserDialog => "browser dialog", Tab, Document;
+    /// `browser perform`: one instruction, one model call, one action (the agent layer; not in the spec)
+    BrowserPerform => "browser perform", Tab, Document;
+    /// `browser ai`: a task run as a loop of model calls and actions (the agent layer; not in the spec)
+    BrowserAi => "browser ai", Tab, Document;
+    /// `browser extract`: structured data out of the page by a model (the agent layer; not in the spec)
+    BrowserExtract => "browser extract", Tab, Document;
+    /// `ai`: a task in a headless session of its own, closed after (the agent layer; not in the spec)
+    Ai => "ai", NonBrowser, Document;
+    /// `ai-cache list`: the agent layer's cached actions (not in the spec)
+    AiCacheList => "ai-cache list", NonBrowser, Document;
+    /// `ai-cache clear`: forget the agent layer's cached actions (not in the spec)
+    AiCacheClear => "ai-cache clear", NonBrowser, Document;
 }
 
 impl CommandName {
@@ -303,8 +315,9 @@ mod tests {
         // more are ours: `manual`, `areas record|import|export|list|delete`, the seven `network`
         // commands, `downloads`, `wait download|text|url`, `dialog`, and the reference CLI's
         // batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
-        // status|stop|restart`.
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 4 + 1 + 3 + 3);
+        // status|stop|restart`; the agent layer's `perform`, `ai`, `extract`, one-shot `ai`,
+        // `ai-cache list|clear`.
+        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3);
     }
 
     #[test]
