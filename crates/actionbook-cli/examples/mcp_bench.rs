@@ -73,6 +73,7 @@ fn main() {
             target: TabTarget::new(sid.as_str(), "t1"),
         }),
         text: false,
+        progress: false,
     };
     let socket = home.join("daemon.sock");
     let direct = || {

@@ -14,7 +14,7 @@ use envelope::Envelope;
 
 use crate::commands::Cx;
 pub use crate::commands::Request;
-use crate::commands::extension::{self, CommandRunner, ExtendedCommand, ExtensionCall};
+use crate::commands::extension::{self, Asker, CommandRunner, ExtendedCommand, ExtensionCall};
 use crate::deadline::Deadline;
 use crate::error::CliError;
 use crate::error::Result;
@@ -55,11 +55,20 @@ impl Engine {
     /// Runs one command and returns its envelope (never panics on bad input; errors become
     /// envelopes).
     pub async fn execute(&self, request: Request) -> Envelope {
+        self.execute_for(request, &Asker::default()).await
+    }
+
+    /// [`Engine::execute`] for `asker`: a command that [stops when
+    /// asked](crate::CommandTraits::stops_when_asked) stops at its next safe point once the asker
+    /// asks, and reports its progress to it.
+    pub async fn execute_for(&self, request: Request, asker: &Asker) -> Envelope {
         let started = Instant::now();
         self.recover().await;
         let deadline = Deadline::new(request.timeout_ms);
         if let crate::commands::Command::Extended(call) = request.command {
-            let env = self.run_extension(call, &deadline, &request.env).await;
+            let env = self
+                .run_extension(call, &deadline, &request.env, asker)
+                .await;
             return env.with_duration_ms(started.elapsed().as_millis() as u64);
         }
         let cx = Cx {
@@ -77,6 +86,7 @@ impl Engine {
         call: ExtendedCommand,
         deadline: &Deadline,
         env: &ClientEnv,
+        asker: &Asker,
     ) -> Envelope {
         let Some(extension) = extension::extension(call.name) else {
             let e = CliError::internal(format!("{} is not registered in this engine", call.name));
@@ -88,8 +98,28 @@ impl Engine {
             args: call.args,
             deadline,
             env,
+            home: self.home(),
+            asker,
         }))
         .await
+    }
+
+    /// [`Engine::execute_for`] until `gone` resolves (the caller hung up): then a command that
+    /// stops when asked is asked to, and its answer (what it did up to there) still returned;
+    /// other commands run to their end.
+    pub async fn execute_until_gone(
+        &self,
+        request: Request,
+        asker: &Asker,
+        gone: impl Future<Output = ()>,
+    ) -> Envelope {
+        let run = self.execute_for(request, asker);
+        tokio::pin!(run);
+        tokio::select! {
+            env = &mut run => return env,
+            () = gone => asker.ask_stop(),
+        }
+        run.await
     }
 
     /// Settles what structural commands of an earlier engine that died midway left behind

@@ -182,6 +182,9 @@ pub struct CommandTraits {
     pub idempotent: bool,
     /// The caller must give `--timeout` (the spec's waits): how long is the caller's to decide.
     pub needs_timeout: bool,
+    /// Stops at its next safe point when its caller is gone or asks (an agent loop: between
+    /// actions), answering what it did so far; others run to their end or are dropped whole.
+    pub stops_when_asked: bool,
 }
 
 impl CommandTraits {
@@ -192,6 +195,7 @@ impl CommandTraits {
         destructive: false,
         idempotent: true,
         needs_timeout: false,
+        stops_when_asked: false,
     };
     /// Changes something, adds rather than destroys, and is not safe to repeat.
     pub const CHANGES: CommandTraits = CommandTraits {
@@ -200,6 +204,7 @@ impl CommandTraits {
         destructive: false,
         idempotent: false,
         needs_timeout: false,
+        stops_when_asked: false,
     };
 
     /// These traits, plus "loads a page".
@@ -222,6 +227,14 @@ impl CommandTraits {
     pub const fn needs_timeout(self) -> CommandTraits {
         CommandTraits {
             needs_timeout: true,
+            ..self
+        }
+    }
+
+    /// These traits, plus "stops at its next safe point when asked".
+    pub const fn stops_when_asked(self) -> CommandTraits {
+        CommandTraits {
+            stops_when_asked: true,
             ..self
         }
     }
@@ -303,6 +316,10 @@ pub struct ClientEnv {
     /// API (`search`, `get`, `manual`), over `config.toml`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub api: std::collections::BTreeMap<String, String>,
+    /// The agent layer's model settings ([`LLM_ENV`]: `ACTIONBOOK_LLM_*` and the providers' API
+    /// keys), over `config.toml`'s `[llm]`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub llm: std::collections::BTreeMap<String, String>,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
     /// engine's process abort ([`crate::fault`]); ignored by release builds.
     #[doc(hidden)]
@@ -316,6 +333,21 @@ pub const API_ENV: &[&str] = &[
     crate::manuals::config::ENV_API_URL,
     crate::manuals::config::ENV_API_KEY,
     crate::manuals::config::ENV_API_TIMEOUT,
+];
+
+/// The environment variables of the agent layer's model that a request carries
+/// ([`ClientEnv::llm`]).
+pub const LLM_ENV: &[&str] = &[
+    "ACTIONBOOK_LLM_PROVIDER",
+    "ACTIONBOOK_LLM_BASE_URL",
+    "ACTIONBOOK_LLM_MODEL",
+    "ACTIONBOOK_LLM_API_KEY",
+    "ACTIONBOOK_LLM_TIMEOUT_MS",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "DEEPSEEK_API_KEY",
 ];
 
 /// Environment variable: the default of `browser start --headless`.
@@ -336,6 +368,10 @@ impl ClientEnv {
                 .iter()
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
+            llm: LLM_ENV
+                .iter()
+                .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
+                .collect(),
             abort_at: crate::fault::requested(),
         }
     }
@@ -349,7 +385,7 @@ impl ClientEnv {
                 .browser_executable
                 .as_ref()
                 .map(|p| p.display().to_string()),
-            _ => self.api.get(name).cloned(),
+            _ => self.api.get(name).or_else(|| self.llm.get(name)).cloned(),
         }
     }
 

@@ -16,6 +16,7 @@ fn group_about(path: &str) -> &'static str {
         "browser session-storage" => "Read and change the page's sessionStorage",
         "browser logs" => "Read the tab's console messages and errors",
         "browser network" => "Inspect, record and route the tab's network requests",
+        "ai-cache" => "List and clear the agent layer's cached actions (perform's replays)",
         "areas" => "Record, import, export, list and delete the stored areas (action manuals)",
         _ => "Subcommands",
     }

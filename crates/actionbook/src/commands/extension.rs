@@ -20,12 +20,68 @@ use serde::{Deserialize, Serialize};
 use super::{COMMANDS, CommandSpec, Request};
 use crate::deadline::Deadline;
 use crate::model::ClientEnv;
+use crate::store::Home;
 
 /// Runs the engine's commands for an extension's handler (the engine implements it).
 #[async_trait::async_trait]
 pub trait CommandRunner: Send + Sync {
     /// Runs one command and answers its envelope, as [`crate::Engine::execute`].
     async fn run(&self, request: Request) -> Envelope;
+}
+
+/// The asker's side of a running extension command: a wish to stop it, and where its progress
+/// lines go. Cheap to clone; a default one never stops and drops its progress.
+#[derive(Clone, Default)]
+pub struct Asker {
+    stop: Arc<tokio::sync::watch::Sender<bool>>,
+    progress: Option<Arc<ProgressSink>>,
+}
+
+/// Where a command's progress lines go.
+type ProgressSink = dyn Fn(&str) + Send + Sync;
+
+impl fmt::Debug for Asker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Asker")
+            .field("stop_asked", &self.stop_asked())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl Asker {
+    /// An asker whose progress lines go to `progress`.
+    pub fn with_progress(progress: impl Fn(&str) + Send + Sync + 'static) -> Asker {
+        Asker {
+            progress: Some(Arc::new(progress)),
+            ..Asker::default()
+        }
+    }
+
+    /// Asks the command to stop at its next safe point (an agent loop: between actions, or its
+    /// model call dropped); it answers what it did up to there.
+    pub fn ask_stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// Whether a stop was asked.
+    pub fn stop_asked(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Resolves once a stop is asked (at once if it was).
+    pub async fn stopped(&self) {
+        let mut rx = self.stop.subscribe();
+        // An error: the sender is gone, which cannot be while `self` holds it.
+        let _ = rx.wait_for(|asked| *asked).await;
+    }
+
+    /// Reports one line of progress (a step of an agent loop) to whoever asked.
+    pub fn progress(&self, line: &str) {
+        if let Some(p) = &self.progress {
+            p(line);
+        }
+    }
 }
 
 /// What an extension's handler gets: the runner, its request's JSON, its deadline and the
@@ -39,6 +95,10 @@ pub struct ExtensionCall<'a> {
     pub deadline: &'a Deadline,
     /// The caller's environment.
     pub env: &'a ClientEnv,
+    /// The engine's home (`$ACTIONBOOK_HOME`: `config.toml`, caches).
+    pub home: &'a Home,
+    /// Whoever asked: a stop, progress.
+    pub asker: &'a Asker,
 }
 
 impl fmt::Debug for ExtensionCall<'_> {

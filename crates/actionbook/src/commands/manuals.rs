@@ -354,8 +354,8 @@ impl SetupEnv {
 
 /// The command table as the guide lists it.
 fn command_infos() -> Vec<CommandInfo> {
-    super::COMMANDS
-        .iter()
+    super::extension::all_commands()
+        .into_iter()
         .map(|c| CommandInfo {
             name: c.name.as_str().to_string(),
             summary: c.about.to_string(),

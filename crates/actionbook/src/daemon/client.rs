@@ -114,6 +114,18 @@ pub fn send_cancellable(
     text: bool,
     hang_up: &HangUp,
 ) -> Result<Reply> {
+    send_with_progress(home, request, text, hang_up, None)
+}
+
+/// [`send_cancellable`], handing the command's progress lines (an agent loop's steps) to
+/// `progress` as they come.
+pub fn send_with_progress(
+    home: &Home,
+    request: Request,
+    text: bool,
+    hang_up: &HangUp,
+    progress: Option<&dyn Fn(&str)>,
+) -> Result<Reply> {
     let hung_up = || CliError::DaemonLost {
         detail: "the call was hung up".to_string(),
     };
@@ -125,6 +137,7 @@ pub fn send_cancellable(
         build: build.clone(),
         request,
         text,
+        progress: progress.is_some(),
     };
     let mut restarts = 0;
     let mut resets = 0;
@@ -140,7 +153,18 @@ pub fn send_cancellable(
         // A daemon that dies while we connect (its last thread still holding the socket) resets the
         // connection without having read the request: retrying cannot run the command twice.
         let sent = wire::write_frame(&mut stream, &frame);
-        let answer = sent.and_then(|()| wire::read_frame::<DaemonFrame>(&mut stream));
+        let answer = sent.and_then(|()| {
+            loop {
+                match wire::read_frame::<DaemonFrame>(&mut stream) {
+                    Ok(DaemonFrame::Progress { line }) => {
+                        if let Some(p) = progress {
+                            p(&line);
+                        }
+                    }
+                    other => break other,
+                }
+            }
+        });
         if answer.is_err() && hang_up.is_hung_up() {
             return Err(hung_up());
         }
@@ -179,6 +203,12 @@ pub fn send_cancellable(
                     ok,
                     exit_code,
                 });
+            }
+            // Read past above: never here (and never a reason to send the command again).
+            DaemonFrame::Progress { .. } => {
+                return Err(CliError::Daemon(
+                    "a progress line in place of the reply".into(),
+                ));
             }
             DaemonFrame::Restart {
                 build: theirs,
@@ -248,7 +278,7 @@ pub fn stop(home: &Home) -> Result<DaemonState> {
             wire::write_frame(&mut stream, &frame)?;
             match wire::read_frame::<DaemonFrame>(&mut stream) {
                 Ok(DaemonFrame::Restart { drain_ms, .. }) => drain_ms,
-                Ok(DaemonFrame::Reply { .. }) => {
+                Ok(DaemonFrame::Reply { .. } | DaemonFrame::Progress { .. }) => {
                     return Err(CliError::Daemon(
                         "the daemon answered a stop with a command's reply".into(),
                     ));

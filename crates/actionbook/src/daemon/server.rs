@@ -23,6 +23,7 @@ use envelope::CommandName;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Notify;
 
+use crate::commands::extension::Asker;
 use crate::daemon::wire::{self, ClientFrame, Control, DaemonFrame, FrameHeader, RequestName};
 use crate::deadline::DEFAULT_TIMEOUT_MS;
 use crate::engine::{Engine, EngineConfig};
@@ -373,17 +374,16 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
     // other commands finish, bounded by their --timeout.
     let cancellable = crate::commands::CommandSpec::of(frame.request.command.name())
         .is_some_and(crate::commands::CommandSpec::stops_without_its_caller);
-    let run = engine.execute(frame.request);
     let env = if cancellable {
         tokio::select! {
-            env = run => env,
+            env = engine.execute(frame.request) => env,
             () = client_gone(&stream) => {
                 drop(in_flight);
                 return Ok(());
             }
         }
     } else {
-        run.await
+        run_for_client(&mut stream, engine, frame.request, frame.progress).await
     };
     // Never a dropped connection: a reply too large for one frame is answered as a failure.
     let written = match wire::encode_reply(&env, frame.text) {
@@ -400,6 +400,62 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
     drop(in_flight);
     written?;
     Ok(())
+}
+
+/// Runs a command that finishes whatever its client does (one that stops when asked is asked
+/// once the client is gone, and stops at its next safe point), sending its progress lines to
+/// the client as they come when it asked for them.
+async fn run_for_client(
+    stream: &mut UnixStream,
+    engine: &Engine,
+    request: crate::engine::Request,
+    progress: bool,
+) -> envelope::Envelope {
+    use tokio::io::AsyncWriteExt;
+    let (tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let asker = match progress {
+        true => Asker::with_progress(move |line| {
+            let _ = tx.send(line.to_string());
+        }),
+        false => Asker::default(),
+    };
+    let (reader, mut writer) = stream.split();
+    let run = engine.execute_until_gone(request, &asker, reader_gone(reader));
+    tokio::pin!(run);
+    // Progress is best effort: a client that cannot take a line loses it, never the reply.
+    let send = |line: String| {
+        let frame = DaemonFrame::Progress { line };
+        wire::encode(&frame).ok()
+    };
+    loop {
+        tokio::select! {
+            env = &mut run => {
+                while let Ok(line) = lines.try_recv() {
+                    if let Some(bytes) = send(line) {
+                        let _ = writer.write_all(&bytes).await;
+                    }
+                }
+                return env;
+            }
+            Some(line) = lines.recv() => {
+                if let Some(bytes) = send(line) {
+                    let _ = writer.write_all(&bytes).await;
+                }
+            }
+        }
+    }
+}
+
+/// Resolves when the client closed its end of `reader` (it sends nothing after its request).
+async fn reader_gone(mut reader: tokio::net::unix::ReadHalf<'_>) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 64];
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {} // stray bytes: not a close
+        }
+    }
 }
 
 /// Resolves when the client closed its end (it sends nothing after its request).

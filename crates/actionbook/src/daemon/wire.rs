@@ -48,6 +48,9 @@ pub struct ClientFrame {
     /// reply as it is and never parses it (a 20k-element snapshot's node list is megabytes).
     #[serde(default)]
     pub text: bool,
+    /// Send the command's progress lines ([`DaemonFrame::Progress`]) before its reply.
+    #[serde(default)]
+    pub progress: bool,
 }
 
 /// What a client of the daemon's own build may ask of the daemon itself, in place of a request.
@@ -124,6 +127,12 @@ pub enum DaemonFrame {
         ok: bool,
         /// The process exit status.
         exit_code: u8,
+    },
+    /// A line of the command's progress (an agent loop's step), before its reply; only to a
+    /// client that asked for them.
+    Progress {
+        /// The line, without its newline.
+        line: String,
     },
     /// The daemon is of another build (or protocol), or draining for a restart: it runs no new
     /// command and exits once the commands in flight are done. Wait and retry.

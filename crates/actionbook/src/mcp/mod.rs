@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use envelope::Envelope;
 
+use crate::commands::extension::Asker;
 use crate::daemon::client;
 use crate::engine::{Engine, EngineConfig, Request};
 use crate::error::CliError;
@@ -90,18 +91,7 @@ impl Backend {
                 })
                 .await;
                 guard.disarm();
-                let parsed = match sent {
-                    Ok(Ok(reply)) => Envelope::from_json(&reply.body)
-                        .map(|env| (env, reply.body))
-                        .map_err(|e| CliError::Internal(format!("unreadable reply: {e}"))),
-                    Ok(Err(e)) => Err(e),
-                    Err(e) => Err(CliError::Internal(format!("the daemon call failed: {e}"))),
-                };
-                parsed.unwrap_or_else(|e| {
-                    let env = sent_request.envelope(&e);
-                    let json = env.to_json();
-                    (env, json)
-                })
+                answered(sent, &sent_request)
             }
         }
     }
@@ -119,6 +109,71 @@ impl Backend {
             () = cancelled => None,
         }
     }
+}
+
+impl Backend {
+    /// Runs a command that [stops when asked](crate::CommandTraits::stops_when_asked) for
+    /// `asker` (its progress lines go there): once `cancelled` resolves it is asked to stop (in
+    /// process: through the asker; through the daemon: the call is hung up, and the daemon asks),
+    /// and there is no envelope.
+    pub async fn execute_asked(
+        &self,
+        request: Request,
+        asker: &Asker,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<(Envelope, String)> {
+        match self {
+            Backend::InProcess(engine) => {
+                let was_cancelled = std::sync::atomic::AtomicBool::new(false);
+                let gone = async {
+                    cancelled.await;
+                    was_cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+                };
+                let env = engine.execute_until_gone(request, asker, gone).await;
+                if was_cancelled.load(std::sync::atomic::Ordering::Relaxed) {
+                    return None;
+                }
+                let json = env.to_json();
+                Some((env, json))
+            }
+            Backend::Daemon(home) => {
+                let sent_request = client::Unanswered::of(&request.command);
+                let (home, asker) = (home.clone(), asker.clone());
+                let call = client::HangUp::default();
+                let guard = HangUpOnDrop(Some(call.clone()));
+                let sent = tokio::task::spawn_blocking(move || {
+                    let progress = |line: &str| asker.progress(line);
+                    client::send_with_progress(&home, request, false, &call, Some(&progress))
+                });
+                let sent = tokio::select! {
+                    sent = sent => sent,
+                    // The guard hangs up: the daemon asks the command to stop.
+                    () = cancelled => return None,
+                };
+                guard.disarm();
+                Some(answered(sent, &sent_request))
+            }
+        }
+    }
+}
+
+/// The envelope of a daemon call's reply (and its JSON), or of its failure.
+fn answered(
+    sent: std::result::Result<crate::error::Result<client::Reply>, tokio::task::JoinError>,
+    sent_request: &client::Unanswered,
+) -> (Envelope, String) {
+    let parsed = match sent {
+        Ok(Ok(reply)) => Envelope::from_json(&reply.body)
+            .map(|env| (env, reply.body))
+            .map_err(|e| CliError::Internal(format!("unreadable reply: {e}"))),
+        Ok(Err(e)) => Err(e),
+        Err(e) => Err(CliError::Internal(format!("the daemon call failed: {e}"))),
+    };
+    parsed.unwrap_or_else(|e| {
+        let env = sent_request.envelope(&e);
+        let json = env.to_json();
+        (env, json)
+    })
 }
 
 /// Hangs up a daemon call when dropped before [`HangUpOnDrop::disarm`]: the call's future was

@@ -24,6 +24,7 @@ use super::Backend;
 use super::result::{ToolResult, tool_result};
 use super::rpc::{self, INVALID_PARAMS, Incoming, METHOD_NOT_FOUND, RpcError};
 use super::tools::Catalogue;
+use crate::commands::extension::Asker;
 use crate::reply;
 
 /// The protocol revisions this server speaks, newest first.
@@ -91,7 +92,7 @@ impl Server {
                     calls.spawn(async move {
                         // A bug must not leave the client waiting for an answer that never comes.
                         let handled =
-                            AssertUnwindSafe(server.handle(&id, &method, params, cancelled))
+                            AssertUnwindSafe(server.handle(&id, &method, params, cancelled, &tx))
                                 .catch_unwind()
                                 .await;
                         lock(&cancels).remove(&key);
@@ -140,6 +141,7 @@ impl Server {
         method: &str,
         params: Value,
         cancelled: oneshot::Receiver<()>,
+        out: &mpsc::UnboundedSender<String>,
     ) -> Option<String> {
         let result = match method {
             "initialize" => Ok(initialize(&params)),
@@ -152,7 +154,7 @@ impl Server {
                         std::future::pending::<()>().await;
                     }
                 };
-                return Some(match self.call(params, cancelled).await? {
+                return Some(match self.call(params, cancelled, out).await? {
                     Ok(result) => rpc::success_line(id, result),
                     Err(e) => rpc::error_line(id, &e),
                 });
@@ -199,6 +201,7 @@ impl Server {
         &self,
         params: Value,
         cancelled: impl Future<Output = ()>,
+        out: &mpsc::UnboundedSender<String>,
     ) -> Option<Result<ToolResult, RpcError>> {
         let name = params.get("name").and_then(Value::as_str);
         let Some(name) = name else {
@@ -218,6 +221,14 @@ impl Server {
             Ok(request) if tool.spec.stops_without_its_caller() => {
                 self.backend.execute_until(request, cancelled).await?
             }
+            // An agent loop: asked to stop at its next safe point; its steps as progress
+            // notifications when the client gave a progress token.
+            Ok(request) if tool.spec.traits.stops_when_asked => {
+                let asker = progress_asker(&params, out);
+                self.backend
+                    .execute_asked(request, &asker, cancelled)
+                    .await?
+            }
             Ok(request) => self.backend.execute(request).await,
             Err(e) => {
                 let env = reply::failure(tool.spec.name, None, &e);
@@ -227,6 +238,29 @@ impl Server {
         };
         Some(Ok(tool_result(&envelope, json)))
     }
+}
+
+/// The asker of a call: its progress lines become `notifications/progress` for the call's
+/// `_meta.progressToken`, when it has one.
+fn progress_asker(params: &Value, out: &mpsc::UnboundedSender<String>) -> Asker {
+    let Some(token) = params
+        .pointer("/_meta/progressToken")
+        .filter(|t| t.is_string() || t.is_number())
+        .cloned()
+    else {
+        return Asker::default();
+    };
+    let out = out.clone();
+    let count = std::sync::atomic::AtomicU64::new(0);
+    Asker::with_progress(move |line| {
+        let progress = count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let note = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": { "progressToken": token, "progress": progress, "message": line },
+        });
+        let _ = out.send(note.to_string());
+    })
 }
 
 /// The map's lock; a panic elsewhere while holding it leaves the map usable.

@@ -5,7 +5,8 @@
 use envelope::{AddressingLevel, CommandName};
 use serde_json::{Map, Value, json};
 
-use crate::commands::{COMMANDS, Command, CommandSpec};
+use crate::commands::extension::all_commands;
+use crate::commands::{Command, CommandSpec};
 use crate::engine::Request;
 use crate::error::CliError;
 use crate::model::{ClientEnv, SessionId};
@@ -53,13 +54,13 @@ pub fn select(tools: &str) -> Result<Vec<&'static CommandSpec>, CliError> {
     };
     for item in tools.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match item {
-            "all" => COMMANDS.iter().for_each(&mut add),
+            "all" => all_commands().into_iter().for_each(&mut add),
             "core" => CORE
                 .iter()
                 .filter_map(|n| CommandSpec::of(*n))
                 .for_each(&mut add),
             _ => {
-                let spec = COMMANDS.iter().find(|c| {
+                let spec = all_commands().into_iter().find(|c| {
                     tool_name(c.name) == item
                         || c.name.as_str() == item
                         || c.subcommand() == item
@@ -82,7 +83,8 @@ pub fn select(tools: &str) -> Result<Vec<&'static CommandSpec>, CliError> {
         ));
     }
     // The table's order, whatever the order of the list.
-    picked.sort_by_key(|p| COMMANDS.iter().position(|c| c.name == p.name));
+    let order = all_commands();
+    picked.sort_by_key(|p| order.iter().position(|c| c.name == p.name));
     Ok(picked)
 }
 
@@ -424,7 +426,7 @@ mod tests {
     #[test]
     fn every_row_is_a_tool_with_an_object_schema_and_annotations() {
         let all = catalogue("all", None);
-        assert_eq!(all.tools().len(), COMMANDS.len());
+        assert_eq!(all.tools().len(), crate::commands::COMMANDS.len());
         for t in all.tools() {
             let d = &t.definition;
             assert_eq!(d["name"], t.name.as_str());
