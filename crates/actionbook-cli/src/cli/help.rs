@@ -1,6 +1,7 @@
 //! The `help` text (also `data` of `help --json`), from the command table.
 
-use actionbook::commands::{COMMANDS, CommandSpec};
+use actionbook::commands::CommandSpec;
+use actionbook::commands::extension::all_commands;
 
 /// The `help` text.
 pub fn help_text() -> String {
@@ -10,19 +11,20 @@ pub fn help_text() -> String {
          Usage: actionbook <command> [options]\n\n\
          actionbook browser <subcommand>\n\n",
     );
-    let browser = |c: &&CommandSpec| c.name.as_str().starts_with("browser ");
-    let width = COMMANDS
+    let commands = all_commands();
+    let browser = |c: &&&CommandSpec| c.name.as_str().starts_with("browser ");
+    let width = commands
         .iter()
         .filter(browser)
         .map(|c| c.subcommand().len())
         .max()
         .unwrap_or(0);
-    for c in COMMANDS.iter().filter(browser) {
+    for c in commands.iter().filter(browser) {
         let sub = c.subcommand();
         s.push_str(&format!("{sub:<width$}  {}\n", c.about));
     }
     s.push_str("\nOther commands:\n");
-    let others: Vec<(&str, &str)> = COMMANDS
+    let others: Vec<(&str, &str)> = commands
         .iter()
         .filter(|c| !browser(c))
         .map(|c| (c.subcommand(), c.about))

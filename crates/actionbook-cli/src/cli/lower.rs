@@ -41,6 +41,7 @@ where
     I: IntoIterator<Item = S>,
     S: Into<OsString>,
 {
+    actionbook_agent::register();
     request_from_words(args)
 }
 

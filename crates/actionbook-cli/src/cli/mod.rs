@@ -32,6 +32,8 @@ pub fn main() -> ExitCode {
 
 /// Runs the CLI with explicit arguments (`argv[0]` included).
 pub fn run(argv: Vec<OsString>) -> ExitCode {
+    // The agent layer's commands join the table before anything reads it (parser, daemon, MCP).
+    actionbook_agent::register();
     let json = argv.iter().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
@@ -101,7 +103,13 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         Err(e) => return print(&reply::failure(name, context, &e), None, json),
     };
     // The daemon renders the reply as this client prints it: the client never parses it.
-    match Home::from_env().and_then(|home| client::send(&home, request, !json)) {
+    // Progress lines (an agent loop's steps) go to stderr as they come, in text mode.
+    let progress = |line: &str| eprintln!("{line}");
+    let progress: Option<&dyn Fn(&str)> = (!json).then_some(&progress);
+    let hang_up = client::HangUp::default();
+    let sent_to =
+        |home: Home| client::send_with_progress(&home, request, !json, &hang_up, progress);
+    match Home::from_env().and_then(sent_to) {
         Ok(reply) => {
             if let Err(e) = write_out(&reply.body, !json && !reply.ok) {
                 let _ = write_out(&format!("actionbook: cannot write output: {e}"), true);

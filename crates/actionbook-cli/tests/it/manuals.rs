@@ -520,7 +520,8 @@ fn setup_target_claude_writes_a_guide_naming_every_command() {
     assert_eq!(r["data"]["path"], path.display().to_string().as_str());
     let text = std::fs::read_to_string(&path).expect("guide");
     assert!(text.starts_with("---\nname: actionbook\n"), "{text}");
-    for c in actionbook::commands::COMMANDS {
+    actionbook_agent::register();
+    for c in actionbook::commands::extension::all_commands() {
         assert!(
             text.contains(&format!("actionbook {}", c.name)),
             "{} missing from the guide",

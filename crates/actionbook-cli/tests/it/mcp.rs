@@ -206,9 +206,12 @@ fn an_mcp_client_lists_tools_and_drives_a_page_through_the_daemon() {
     assert_eq!(init["serverInfo"]["name"], "actionbook");
     assert_eq!(c.ok("ping", json!({})), json!({}));
 
-    // Every command of the table is a tool, four to a page.
+    // Every command of the table is a tool, four to a page: the engine's own and the agent layer's.
     let (tools, pages) = c.list_all();
-    assert_eq!(tools.len(), actionbook::COMMANDS.len());
+    assert_eq!(tools.len(), actionbook::COMMANDS.len() + 3);
+    for agent in ["browser_perform", "browser_ai", "browser_extract"] {
+        assert!(tools.iter().any(|t| t["name"] == agent), "{agent} missing");
+    }
     assert_eq!(pages, tools.len().div_ceil(4));
     let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     tools.iter().for_each(assert_valid_tool);

@@ -1,0 +1,297 @@
+//! `browser ai "<task>"`: the loop. Each step sends the page (the full snapshot first, then only
+//! what changed since the last step: the engine's `--diff`, full again after a navigation), the
+//! model answers one or more actions (run in order; a failed one ends the step and its error goes
+//! back to the model) or `done` / `fail`. No fixed sleeps between actions: the engine's
+//! auto-wait decides. Bounded by `--max-steps` and `--timeout`.
+
+use actionbook::TabTarget;
+use actionbook::commands::extension::ExtensionCall;
+use serde::{Deserialize, Serialize};
+
+use crate::actions::{self, Decision, Outcome};
+use crate::ask;
+use crate::error::AgentError;
+use crate::model::{Message, ModelSlot, Usage};
+use crate::page::{self, PageView};
+use crate::perform::describe;
+use crate::variables::Variables;
+
+/// The default `--max-steps`.
+pub const DEFAULT_MAX_STEPS: u32 = 10;
+
+/// One step of the loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// 1-based.
+    pub step: u32,
+    /// The URL the step saw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Whether the model was sent only what changed since the step before.
+    pub diff: bool,
+    /// What ran, in order.
+    pub actions: Vec<Outcome>,
+    /// How the model ended the loop in this step (`done` or `fail`), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    /// The error that ended the step early, as the model was told it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tokens of this step.
+    pub usage: Usage,
+}
+
+/// What `ai` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AiAnswer {
+    /// The model's result (`done`).
+    pub result: String,
+    /// Every step.
+    pub steps: Vec<Step>,
+    /// Tokens of every step.
+    pub usage: Usage,
+    /// The model asked.
+    pub model: String,
+}
+
+impl envelope::RenderText for AiAnswer {
+    fn is_action(&self) -> bool {
+        true
+    }
+
+    fn render_body(&self, body: &mut envelope::TextBody<'_>) {
+        for line in step_lines(&self.steps) {
+            body.line(line);
+        }
+        body.line(format!("result: {}", self.result));
+        body.line(format!(
+            "tokens: {} in, {} out",
+            self.usage.input_tokens, self.usage.output_tokens
+        ));
+    }
+}
+
+/// `step 1: fill @e3 textbox "From", click @e9 button "Search"`.
+pub fn step_lines(steps: &[Step]) -> Vec<String> {
+    steps
+        .iter()
+        .map(|s| {
+            let mut did: Vec<String> = s.actions.iter().map(describe).collect();
+            did.extend(s.end.clone());
+            let mut line = format!("step {}: {}", s.step, did.join(", "));
+            if let Some(e) = &s.error {
+                line.push_str(&format!(" (failed: {e})"));
+            }
+            line
+        })
+        .collect()
+}
+
+/// A loop that ended without `done`: the error and the steps it took.
+#[derive(Debug)]
+pub struct Unfinished {
+    /// Why it ended.
+    pub error: AgentError,
+    /// The steps taken.
+    pub steps: Vec<Step>,
+}
+
+const SYSTEM: &str = "You operate a web page to complete a task for a user. Each turn you get the page's accessibility \
+snapshot: one element a line, `- role \"name\" [states] [ref=eN]`, frames nested under their iframe; after the first turn only \
+the lines that changed (+ added, - removed, ~ changed, under their unmarked ancestors) unless the page was replaced. \
+Answer with tool calls: one or more actions, run in order (a failed one stops the rest; you are told), or done with the result \
+when the task is complete, or fail with the reason when it cannot be. `<<name>>` stands for a secret variable: pass it as \
+written. Do not repeat an action that already succeeded.";
+
+/// Merges a step's view into what the loop knows of the page: a full snapshot replaces it, a
+/// diff adds and updates its nodes.
+fn merge(known: &mut Option<PageView>, view: PageView) {
+    match known {
+        Some(k) if view.is_diff => {
+            for n in view.nodes {
+                match k.nodes.iter_mut().find(|o| o.ref_id == n.ref_id) {
+                    Some(o) => *o = n,
+                    None => k.nodes.push(n),
+                }
+            }
+            k.text = view.text;
+            k.context = view.context;
+            k.is_diff = true;
+        }
+        _ => *known = Some(view),
+    }
+}
+
+/// Runs `ai`.
+pub async fn ai(
+    call: &ExtensionCall<'_>,
+    model: &ModelSlot,
+    target: &TabTarget,
+    task: &str,
+    vars: &Variables,
+    max_steps: u32,
+) -> std::result::Result<AiAnswer, Unfinished> {
+    let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
+    if task.trim().is_empty() {
+        let e = AgentError::BadArguments("ai needs a task".into());
+        return Err(unfinished(e, vec![]));
+    }
+    if max_steps == 0 {
+        let e = AgentError::BadArguments("--max-steps must be at least 1".into());
+        return Err(unfinished(e, vec![]));
+    }
+    let model = match model.as_deref() {
+        Ok(m) => m,
+        Err(e) => return Err(unfinished(AgentError::Model(e.clone()), vec![])),
+    };
+    let mut tools = actions::action_tools();
+    tools.extend(actions::end_tools());
+    let mut intro = format!("Task: {task}\n");
+    if !vars.is_empty() {
+        let names: Vec<String> = vars.names().map(|n| format!("<<{n}>>")).collect();
+        intro.push_str(&format!("Variables: {}\n", names.join(", ")));
+    }
+    let mut messages = vec![Message::system(SYSTEM)];
+    let mut steps: Vec<Step> = Vec::new();
+    let mut total = Usage::default();
+    let mut known: Option<PageView> = None;
+    for n in 1..=max_steps {
+        if call.asker.stop_asked() {
+            return Err(unfinished(AgentError::Stopped, steps));
+        }
+        let view = match page::look(call, target, known.is_some()).await {
+            Ok(v) => v,
+            Err(e) => return Err(unfinished(e, steps)),
+        };
+        let diff = view.is_diff;
+        let header = if diff {
+            "Page changes since the last step"
+        } else {
+            "Page"
+        };
+        let page_text = format!(
+            "{header}: {}\n{}",
+            view.url().unwrap_or("(unknown URL)"),
+            if view.text.trim().is_empty() {
+                "(no change)"
+            } else {
+                view.text.as_str()
+            }
+        );
+        let text = if n == 1 {
+            format!("{intro}\n{page_text}")
+        } else {
+            page_text
+        };
+        merge(&mut known, view);
+        let Some(view) = known.as_ref() else {
+            continue;
+        };
+        messages.push(Message::user(text));
+        let mut usage = Usage::default();
+        let asked = ask::decide(model, &mut messages, &tools, view, call, &mut usage).await;
+        total.add(usage);
+        let decisions = match asked {
+            Ok(d) => d,
+            Err(e) => return Err(unfinished(e, steps)),
+        };
+        let calls: Vec<String> = messages
+            .last()
+            .map(|m| m.tool_calls.iter().map(|c| c.id.clone()).collect())
+            .unwrap_or_default();
+        let mut step = Step {
+            step: n,
+            url: view.url().map(str::to_string),
+            diff,
+            actions: vec![],
+            end: None,
+            error: None,
+            usage,
+        };
+        let mut results = Vec::new();
+        let mut end = None;
+        let mut stopped = false;
+        for decision in decisions {
+            if step.error.is_some() || end.is_some() || stopped {
+                results.push("not run: an earlier call of this turn ended it".to_string());
+                continue;
+            }
+            // Asked to stop: the action under way finished, the next does not start.
+            if call.asker.stop_asked() {
+                stopped = true;
+                continue;
+            }
+            match decision {
+                Decision::Act(action) => {
+                    match actions::run(call, target, view, vars, &action).await {
+                        Ok(outcome) => {
+                            results.push(format!("ok: {}", describe(&outcome)));
+                            step.actions.push(outcome);
+                        }
+                        Err(e @ AgentError::Timeout { .. }) => {
+                            steps.push(step);
+                            return Err(unfinished(e, steps));
+                        }
+                        Err(e) => {
+                            let said = vars.mask(&e.to_string());
+                            results.push(format!("failed: {said}"));
+                            step.error = Some(said);
+                        }
+                    }
+                }
+                Decision::Custom { name, input } => {
+                    match actions::run_custom(call, target, vars, &name, &input).await {
+                        Ok(outcome) => {
+                            let said = outcome.result.clone().unwrap_or_default();
+                            results.push(format!("ok: {said}"));
+                            step.actions.push(outcome);
+                        }
+                        Err(e) => {
+                            let said = vars.mask(&e.to_string());
+                            results.push(format!("failed: {said}"));
+                            step.error = Some(said);
+                        }
+                    }
+                }
+                Decision::Done { result } => {
+                    results.push("done".to_string());
+                    step.end = Some("done".into());
+                    end = Some(Ok(vars.mask(&result)));
+                }
+                Decision::Fail { reason } => {
+                    results.push("ended".to_string());
+                    step.end = Some("fail".into());
+                    end = Some(Err(vars.mask(&reason)));
+                }
+                Decision::NotPossible { reason, .. } => {
+                    results.push("ended".to_string());
+                    step.end = Some("fail".into());
+                    end = Some(Err(vars.mask(&reason)));
+                }
+            }
+        }
+        for (id, result) in calls.iter().zip(results) {
+            messages.push(Message::tool_result(id, result));
+        }
+        for line in step_lines(std::slice::from_ref(&step)) {
+            call.asker.progress(&line);
+        }
+        steps.push(step);
+        if stopped {
+            return Err(unfinished(AgentError::Stopped, steps));
+        }
+        match end {
+            Some(Ok(result)) => {
+                return Ok(AiAnswer {
+                    result,
+                    steps,
+                    usage: total,
+                    model: model.name().to_string(),
+                });
+            }
+            Some(Err(reason)) => return Err(unfinished(AgentError::GaveUp { reason }, steps)),
+            None => {}
+        }
+    }
+    Err(unfinished(AgentError::OutOfSteps { max_steps }, steps))
+}

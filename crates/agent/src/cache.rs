@@ -1,0 +1,196 @@
+//! The action cache: what a successful `perform` (or `ai` step) did, keyed by the instruction
+//! and the page it acted on, so the same instruction on the same page runs again with no model
+//! call. An entry replays only when its element is found again in a fresh snapshot (same role
+//! and accessible name, exactly one such element); otherwise the model is asked and the entry
+//! replaced. Stored in `$ACTIONBOOK_HOME/agent-cache.json`; values of variables are never in it
+//! (actions keep their `<<name>>`s, names are masked).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::actions::Action;
+use crate::error::{AgentError, Result};
+use crate::page::PageView;
+
+/// The cache file's name under the home.
+pub const FILE: &str = "agent-cache.json";
+/// Entries kept (the oldest go first).
+const MAX_ENTRIES: usize = 1000;
+
+/// One cached action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The instruction as given (with `<<name>>`s, never values).
+    pub instruction: String,
+    /// The page: its URL without query and fragment.
+    pub page: String,
+    /// The action as the model gave it.
+    pub action: Action,
+    /// The element's role, when the action has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The element's accessible name (masked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The element's XPath in its document when it was recorded (for reading the cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xpath: Option<String>,
+    /// How often it replayed.
+    #[serde(default)]
+    pub hits: u64,
+}
+
+/// The cache file's content.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Cache {
+    /// Entries, oldest first.
+    pub entries: Vec<Entry>,
+}
+
+/// The page part of a key: the URL without query and fragment (a search's terms or a session
+/// token in the URL do not make another page).
+pub fn page_key(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => url.to_string(),
+    }
+}
+
+/// The cache file of `home`.
+pub fn path(home: &Path) -> PathBuf {
+    home.join(FILE)
+}
+
+fn file_error(path: &Path, source: std::io::Error) -> AgentError {
+    AgentError::File {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+impl Cache {
+    /// Reads the cache (none yet: empty; a file that does not decode: empty, it is rewritten on
+    /// the next record).
+    pub async fn load(path: &Path) -> Result<Cache> {
+        match tokio::fs::read(path).await {
+            Ok(bytes) => Ok(serde_json::from_slice(&bytes).unwrap_or_default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Cache::default()),
+            Err(e) => Err(file_error(path, e)),
+        }
+    }
+
+    /// Writes the cache whole (a temporary file beside it, then a rename).
+    pub async fn save(&self, path: &Path) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(|e| file_error(path, e.into()))?;
+        if let Some(dir) = path.parent() {
+            tokio::fs::create_dir_all(dir)
+                .await
+                .map_err(|e| file_error(dir, e))?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        tokio::fs::write(&tmp, bytes)
+            .await
+            .map_err(|e| file_error(&tmp, e))?;
+        tokio::fs::rename(&tmp, path)
+            .await
+            .map_err(|e| file_error(path, e))
+    }
+
+    /// The entry of `instruction` on `page`.
+    pub fn find(&self, instruction: &str, page: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.instruction == instruction && e.page == page)
+    }
+
+    /// Records `entry`, replacing the one of its key.
+    pub fn record(&mut self, entry: Entry) {
+        self.entries
+            .retain(|e| !(e.instruction == entry.instruction && e.page == entry.page));
+        self.entries.push(entry);
+        if self.entries.len() > MAX_ENTRIES {
+            let extra = self.entries.len() - MAX_ENTRIES;
+            self.entries.drain(..extra);
+        }
+    }
+
+    /// Counts a replay of the entry of this key.
+    pub fn hit(&mut self, instruction: &str, page: &str) {
+        if let Some(e) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.instruction == instruction && e.page == page)
+        {
+            e.hits += 1;
+        }
+    }
+}
+
+impl Entry {
+    /// The action to replay on `view`: on the one element with the entry's role and name (its
+    /// ref may have changed), or the action as it was when it names no element. `None` when
+    /// the element is gone or is no longer the only one.
+    pub fn replay_on(&self, view: &PageView, mask: impl Fn(&str) -> String) -> Option<Action> {
+        let Some(old_ref) = self.action.reference() else {
+            return Some(self.action.clone());
+        };
+        let (role, name) = (self.role.as_deref()?, self.name.as_deref()?);
+        let fits: Vec<&str> = view
+            .nodes
+            .iter()
+            .filter(|n| n.role == role && mask(&n.name) == name)
+            .map(|n| n.ref_id.as_str())
+            .collect();
+        match fits.as_slice() {
+            [one] => Some(self.action.clone().on(one)),
+            // Several alike: the same ref, if it is one of them, is the same element.
+            many if many.contains(&old_ref) => Some(self.action.clone()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_key_leaves_query_and_fragment_out() {
+        assert_eq!(
+            page_key("http://127.0.0.1:8000/login?next=/a#top"),
+            "http://127.0.0.1:8000/login"
+        );
+    }
+
+    #[test]
+    fn a_record_replaces_its_key_and_the_oldest_go() {
+        let entry = |i: usize| Entry {
+            instruction: format!("click {i}"),
+            page: "p".into(),
+            action: Action::Click {
+                reference: "e1".into(),
+            },
+            role: Some("button".into()),
+            name: Some("Go".into()),
+            xpath: None,
+            hits: 0,
+        };
+        let mut cache = Cache::default();
+        for i in 0..MAX_ENTRIES + 5 {
+            cache.record(entry(i));
+        }
+        cache.record(entry(MAX_ENTRIES + 4));
+        assert_eq!(cache.entries.len(), MAX_ENTRIES);
+        assert!(cache.find("click 0", "p").is_none());
+        assert!(cache.find("click 5", "p").is_some());
+        assert_eq!(
+            cache.entries.last().map(|e| e.instruction.as_str()),
+            Some(format!("click {}", MAX_ENTRIES + 4).as_str())
+        );
+    }
+}

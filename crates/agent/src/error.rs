@@ -1,0 +1,147 @@
+//! The agent layer's one error type, and its mapping to envelope error codes (here, once).
+
+use envelope::{ErrorCode, ErrorInfo};
+
+use crate::model::ModelError;
+
+/// What went wrong in `perform`, `ai` or `extract`.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The request's arguments do not fit (an empty instruction, a bad `--var`).
+    #[error("{0}")]
+    BadArguments(String),
+    /// The model could not be configured or called.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The model said the page cannot do what was asked.
+    #[error("the page cannot do this: {reason}")]
+    NotOnPage {
+        /// The model's reason.
+        reason: String,
+    },
+    /// The model found several elements equally fit and would not guess.
+    #[error("several elements fit: {}; say which one", refs.iter().map(|r| format!("@{r}")).collect::<Vec<_>>().join(", "))]
+    Ambiguous {
+        /// The model's reason.
+        reason: String,
+        /// The candidates' refs (`e12`).
+        refs: Vec<String>,
+    },
+    /// The model named a ref the snapshot it was sent does not have.
+    #[error("the model chose @{reference}, which is not in the page's snapshot")]
+    UnknownRef {
+        /// The ref as the model wrote it.
+        reference: String,
+    },
+    /// The model answered no usable action (no tool call, an unknown tool, bad arguments), even
+    /// after it was told what was wrong.
+    #[error("the model answered no usable action: {message}")]
+    NoUsableAnswer {
+        /// What was wrong.
+        message: String,
+    },
+    /// `extract`'s answer does not validate against the schema, even after one repair round.
+    #[error("the model's JSON does not match the schema: {}", problems.join("; "))]
+    SchemaMismatch {
+        /// What does not match, one item each.
+        problems: Vec<String>,
+    },
+    /// The schema file could not be read or is no JSON Schema.
+    #[error("--schema {path}: {message}")]
+    BadSchema {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `ai` used its step budget without the model saying done or fail.
+    #[error("the task was not done within {max_steps} steps")]
+    OutOfSteps {
+        /// `--max-steps`.
+        max_steps: u32,
+    },
+    /// The model said the task cannot be done.
+    #[error("the model gave up: {reason}")]
+    GaveUp {
+        /// The model's reason.
+        reason: String,
+    },
+    /// The command's `--timeout` ran out.
+    #[error("the {what} ran out of its {timeout_ms} ms")]
+    Timeout {
+        /// What was under way.
+        what: &'static str,
+        /// `--timeout`.
+        timeout_ms: u64,
+    },
+    /// An action of the embedding program failed.
+    #[error("{action} failed: {reason}")]
+    ActionFailed {
+        /// The action's name.
+        action: String,
+        /// What it said.
+        reason: String,
+    },
+    /// Whoever asked stopped the command (gone, or a cancel) before it finished.
+    #[error("stopped: whoever asked is gone or cancelled it")]
+    Stopped,
+    /// One of the engine's commands failed (its own error, kept whole).
+    #[error("{}", .0.message)]
+    Engine(ErrorInfo),
+    /// A file of the agent layer (cache, trace, config) could not be read or written.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+}
+
+impl AgentError {
+    /// The envelope error of this failure: its code, message, hint and details.
+    pub fn to_info(&self) -> ErrorInfo {
+        let info = |code: ErrorCode| ErrorInfo::new(code, self.to_string());
+        match self {
+            AgentError::BadArguments(_) => info(ErrorCode::InvalidArgument),
+            AgentError::Model(e) => match e {
+                ModelError::NotConfigured { .. } => info(ErrorCode::InvalidArgument).with_hint(
+                    "set ACTIONBOOK_LLM_PROVIDER, ACTIONBOOK_LLM_BASE_URL, ACTIONBOOK_LLM_MODEL and ACTIONBOOK_LLM_API_KEY (or [llm] in config.toml)",
+                ),
+                ModelError::BadKey { .. } => info(ErrorCode::ApiError)
+                    .with_retryable(false)
+                    .with_hint("check ACTIONBOOK_LLM_API_KEY (or the provider's OPENAI_API_KEY / ANTHROPIC_API_KEY)"),
+                ModelError::UnknownModel { .. } => info(ErrorCode::ApiError)
+                    .with_retryable(false)
+                    .with_hint("set ACTIONBOOK_LLM_MODEL to a model the provider serves"),
+                ModelError::Timeout { .. } => info(ErrorCode::Timeout),
+                other => info(ErrorCode::ApiError).with_retryable(other.retryable()),
+            },
+            AgentError::NotOnPage { reason } => info(ErrorCode::ElementNotFound)
+                .with_retryable(false)
+                .with_details(serde_json::json!({ "reason": reason })),
+            AgentError::Ambiguous { reason, refs } => info(ErrorCode::MultipleMatches)
+                .with_details(serde_json::json!({ "reason": reason, "candidates": refs }))
+                .with_hint("name the element more precisely, or act on one of the refs directly"),
+            AgentError::UnknownRef { reference } => info(ErrorCode::ElementNotFound)
+                .with_details(serde_json::json!({ "ref": reference })),
+            AgentError::NoUsableAnswer { .. } | AgentError::SchemaMismatch { .. } => {
+                info(ErrorCode::ApiError).with_retryable(true)
+            }
+            AgentError::BadSchema { .. } => info(ErrorCode::InvalidArgument),
+            AgentError::OutOfSteps { max_steps } => info(ErrorCode::Timeout)
+                .with_retryable(false)
+                .with_details(serde_json::json!({ "max_steps": max_steps }))
+                .with_hint("raise --max-steps, or split the task"),
+            AgentError::GaveUp { .. } => info(ErrorCode::UnsupportedOperation).with_retryable(false),
+            AgentError::Timeout { .. } => info(ErrorCode::Timeout),
+            AgentError::ActionFailed { .. } => info(ErrorCode::UnsupportedOperation),
+            AgentError::Stopped => info(ErrorCode::UnsupportedOperation).with_retryable(true),
+            AgentError::Engine(e) => e.clone(),
+            AgentError::File { .. } => info(ErrorCode::ArtifactWriteFailed),
+        }
+    }
+}
+
+/// The agent layer's results.
+pub type Result<T, E = AgentError> = std::result::Result<T, E>;

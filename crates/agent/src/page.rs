@@ -1,0 +1,88 @@
+//! The tab as the model reads it: the engine's snapshot text (the outline with `[ref=eN]`, every
+//! frame, OOPIFs included), never raw HTML; and running the engine's commands for the agent.
+
+use actionbook::commands::extension::ExtensionCall;
+use actionbook::commands::observation::Snapshot;
+use actionbook::{Command, Request, TabTarget};
+use envelope::{Context, Data, Envelope, ErrorCode, ErrorInfo, SnapshotNode};
+
+use crate::error::{AgentError, Result};
+
+/// The least a command is given of what is left of the agent's deadline.
+const LEAST_MS: u64 = 1;
+
+/// Runs one of the engine's commands within what is left of the call's deadline; a failure is
+/// the command's own error.
+pub async fn run(call: &ExtensionCall<'_>, command: impl Into<Command>) -> Result<Envelope> {
+    let left = call.deadline.remaining().as_millis() as u64;
+    if left == 0 {
+        return Err(AgentError::Timeout {
+            what: "agent command",
+            timeout_ms: call.deadline.timeout_ms(),
+        });
+    }
+    let request = Request::new(command)
+        .with_timeout_ms(left.max(LEAST_MS))
+        .with_env(call.env.clone());
+    let env = call.runner.run(request).await;
+    match env.error() {
+        Some(e) => Err(AgentError::Engine(e.clone())),
+        None => Ok(env),
+    }
+}
+
+/// One snapshot of the tab, as sent to the model.
+#[derive(Debug, Clone)]
+pub struct PageView {
+    /// The snapshot text (full, or the changed lines of a diff).
+    pub text: String,
+    /// The ref'd nodes of that snapshot (every ref of a full snapshot).
+    pub nodes: Vec<SnapshotNode>,
+    /// The tab's context at the snapshot (URL, title).
+    pub context: Option<Context>,
+    /// Whether `text` is a diff against an earlier revision.
+    pub is_diff: bool,
+}
+
+impl PageView {
+    /// The node of `reference` (`e12` or `@e12`).
+    pub fn node(&self, reference: &str) -> Option<&SnapshotNode> {
+        let r = reference.trim().trim_start_matches('@');
+        self.nodes.iter().find(|n| n.ref_id == r)
+    }
+
+    /// The page's URL, as far as the context says.
+    pub fn url(&self) -> Option<&str> {
+        self.context.as_ref().and_then(|c| c.url.as_deref())
+    }
+}
+
+/// Takes a snapshot of the tab; with `diff`, only what changed since the tab's last one (the
+/// engine answers the full snapshot after a navigation, and says so).
+pub async fn look(call: &ExtensionCall<'_>, target: &TabTarget, diff: bool) -> Result<PageView> {
+    let mut snapshot = Snapshot::of(target.clone());
+    snapshot.diff = diff;
+    let env = run(call, snapshot).await?;
+    let Some(Data::Snapshot(data)) = env.data() else {
+        return Err(AgentError::Engine(ErrorInfo::new(
+            ErrorCode::InternalError,
+            "the snapshot answered no snapshot data",
+        )));
+    };
+    let text = tokio::fs::read_to_string(&data.path)
+        .await
+        .map_err(|source| AgentError::File {
+            path: data.path.clone(),
+            source,
+        })?;
+    let is_diff = data
+        .diff
+        .as_ref()
+        .is_some_and(|d| d.base_revision.is_some());
+    Ok(PageView {
+        text,
+        nodes: data.nodes.clone(),
+        context: env.context().cloned(),
+        is_diff,
+    })
+}

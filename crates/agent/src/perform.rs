@@ -1,0 +1,193 @@
+//! `browser perform "<instruction>"`: one model call over the tab's snapshot, one action from
+//! the closed set, run through the engine's command. A page that cannot do it is an error naming
+//! why, never a guess that acts. A cached action for the same instruction on the same page runs
+//! with no model call when its element is found again.
+
+use actionbook::TabTarget;
+use actionbook::commands::extension::ExtensionCall;
+use serde::{Deserialize, Serialize};
+
+use crate::actions::{self, Decision, Outcome};
+use crate::ask;
+use crate::cache::{self, Cache, Entry};
+use crate::error::{AgentError, Result};
+use crate::model::{Message, ModelSlot, Usage};
+use crate::page::{self, PageView};
+use crate::variables::Variables;
+
+/// What `perform` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerformAnswer {
+    /// What ran, on which element.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Whether it came from the action cache (no model call).
+    pub cached: bool,
+    /// Tokens the model used (zero when cached).
+    pub usage: Usage,
+    /// The model asked (absent when cached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl envelope::RenderText for PerformAnswer {
+    fn is_action(&self) -> bool {
+        true
+    }
+
+    fn render_body(&self, body: &mut envelope::TextBody<'_>) {
+        body.line(describe(&self.outcome));
+        if let Some(frame) = &self.outcome.frame {
+            body.field("frame", frame);
+        }
+        if let Some(xpath) = &self.outcome.xpath {
+            body.field("xpath", xpath);
+        }
+        if self.cached {
+            body.line("cached: no model call");
+        } else {
+            body.line(format!(
+                "tokens: {} in, {} out",
+                self.usage.input_tokens, self.usage.output_tokens
+            ));
+        }
+    }
+}
+
+/// `click @e12 button "Sign in"`.
+pub fn describe(o: &Outcome) -> String {
+    let mut s = o.action.clone();
+    if let Some(r) = &o.reference {
+        s.push_str(&format!(" @{r}"));
+    }
+    if let Some(role) = &o.role {
+        s.push_str(&format!(" {role}"));
+    }
+    if let Some(name) = o.name.as_deref().filter(|n| !n.is_empty()) {
+        s.push_str(&format!(" {name:?}"));
+    }
+    s
+}
+
+/// The system prompt of `perform`.
+const SYSTEM: &str = "You operate a web page for a user. You get one instruction and the page's accessibility snapshot: \
+one element a line, `- role \"name\" [states] [ref=eN]`, frames nested under their iframe. \
+Answer with exactly one tool call: the one action that carries out the instruction, on the element whose ref fits best. \
+Write values exactly as given; `<<name>>` stands for a secret variable: pass it as written, never guess its value. \
+If no element fits, or several fit equally well, call not_possible with the reason (and the candidates' refs); never guess.";
+
+/// The user message: the instruction, the variables' names, the page.
+pub fn prompt(instruction: &str, vars: &Variables, view: &PageView) -> String {
+    let mut s = format!("Instruction: {instruction}\n");
+    if !vars.is_empty() {
+        let names: Vec<String> = vars.names().map(|n| format!("<<{n}>>")).collect();
+        s.push_str(&format!("Variables: {}\n", names.join(", ")));
+    }
+    s.push_str(&format!(
+        "\nPage: {}\n{}",
+        view.url().unwrap_or("(unknown URL)"),
+        view.text
+    ));
+    s
+}
+
+/// Runs `perform`.
+pub async fn perform(
+    call: &ExtensionCall<'_>,
+    model: &ModelSlot,
+    target: &TabTarget,
+    instruction: &str,
+    vars: &Variables,
+    use_cache: bool,
+) -> Result<PerformAnswer> {
+    if instruction.trim().is_empty() {
+        return Err(AgentError::BadArguments(
+            "perform needs an instruction".into(),
+        ));
+    }
+    let view = page::look(call, target, false).await?;
+    let cache_file = cache::path(call.home.root());
+    let page_key = cache::page_key(view.url().unwrap_or_default());
+    let mut cache = if use_cache {
+        Cache::load(&cache_file).await?
+    } else {
+        Cache::default()
+    };
+    if let Some(action) = cache
+        .find(instruction, &page_key)
+        .and_then(|e| e.replay_on(&view, |n| vars.mask(n)))
+    {
+        let outcome = actions::run(call, target, &view, vars, &action).await?;
+        cache.hit(instruction, &page_key);
+        cache.save(&cache_file).await?;
+        return Ok(PerformAnswer {
+            outcome,
+            cached: true,
+            usage: Usage::default(),
+            model: None,
+        });
+    }
+    let model = model.as_deref().map_err(|e| AgentError::Model(e.clone()))?;
+    let mut tools = actions::action_tools();
+    tools.push(actions::not_possible_tool());
+    let mut messages = vec![
+        Message::system(SYSTEM),
+        Message::user(prompt(instruction, vars, &view)),
+    ];
+    let mut usage = Usage::default();
+    let decisions = ask::decide(model, &mut messages, &tools, &view, call, &mut usage).await?;
+    let action = match decisions.into_iter().next() {
+        Some(Decision::Act(action)) => action,
+        // The embedding program's action: run, never cached (what it does is its own).
+        Some(Decision::Custom { name, input }) => {
+            if call.asker.stop_asked() {
+                return Err(AgentError::Stopped);
+            }
+            let outcome = actions::run_custom(call, target, vars, &name, &input).await?;
+            return Ok(PerformAnswer {
+                outcome,
+                cached: false,
+                usage,
+                model: Some(model.name().to_string()),
+            });
+        }
+        Some(Decision::NotPossible { reason, candidates }) if candidates.len() > 1 => {
+            return Err(AgentError::Ambiguous {
+                reason: vars.mask(&reason),
+                refs: candidates,
+            });
+        }
+        Some(Decision::NotPossible { reason, .. }) => {
+            return Err(AgentError::NotOnPage {
+                reason: vars.mask(&reason),
+            });
+        }
+        _ => {
+            return Err(AgentError::NoUsableAnswer {
+                message: "perform takes one action, not done or fail".into(),
+            });
+        }
+    };
+    if call.asker.stop_asked() {
+        return Err(AgentError::Stopped);
+    }
+    let outcome = actions::run(call, target, &view, vars, &action).await?;
+    if use_cache {
+        cache.record(Entry {
+            instruction: instruction.to_string(),
+            page: page_key,
+            action,
+            role: outcome.role.clone(),
+            name: outcome.name.clone(),
+            xpath: outcome.xpath.clone(),
+            hits: 0,
+        });
+        cache.save(&cache_file).await?;
+    }
+    Ok(PerformAnswer {
+        outcome,
+        cached: false,
+        usage,
+        model: Some(model.name().to_string()),
+    })
+}
