@@ -31,6 +31,8 @@ pub mod model;
 mod page;
 mod perform;
 mod schema;
+#[cfg(feature = "test-support")]
+pub mod testing;
 mod variables;
 
 pub use commands::{ModelSource, register, register_with};

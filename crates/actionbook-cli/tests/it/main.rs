@@ -3,6 +3,7 @@
 
 mod support;
 
+mod agent;
 mod atomic;
 mod batch;
 mod batched;

@@ -15,7 +15,7 @@ use crate::support::{Env, assert_failure, site};
 const ANSWER: Duration = Duration::from_secs(90);
 
 /// A minimal MCP client: requests with sequential ids, answers matched by id.
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -23,9 +23,15 @@ struct Client {
 }
 
 impl Client {
-    fn spawn(env: &Env, args: &[&str]) -> Client {
-        let mut child = env
-            .command(&[&["mcp"][..], args].concat())
+    pub(crate) fn spawn(env: &Env, args: &[&str]) -> Client {
+        Client::spawn_with(env, args, &[])
+    }
+
+    /// [`Client::spawn`] with these variables in the server's environment.
+    pub(crate) fn spawn_with(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Client {
+        let mut command = env.command(&[&["mcp"][..], args].concat());
+        command.envs(vars.iter().copied());
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -49,20 +55,20 @@ impl Client {
         }
     }
 
-    fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to the server");
         stdin.flush().expect("flush");
     }
 
     /// The next message from the server.
-    fn read(&self) -> Value {
+    pub(crate) fn read(&self) -> Value {
         let line = self.lines.recv_timeout(ANSWER).expect("an answer in time");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
     }
 
     /// Sends a request and returns its whole response (result or error).
-    fn rpc(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn rpc(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send_line(
@@ -75,26 +81,26 @@ impl Client {
     }
 
     /// A request that must succeed: its result.
-    fn ok(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn ok(&mut self, method: &str, params: Value) -> Value {
         let answer = self.rpc(method, params);
         assert!(answer.get("error").is_none(), "{method}: {answer}");
         answer["result"].clone()
     }
 
     /// A tool call: its result (a tool result, failed or not).
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.ok("tools/call", json!({"name": tool, "arguments": arguments}))
     }
 
     /// A tool call that must succeed: the envelope.
-    fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
         let r = self.call(tool, arguments);
         assert_eq!(r["isError"], false, "{tool}: {r}");
         assert_eq!(r["structuredContent"]["ok"], true, "{tool}: {r}");
         r["structuredContent"].clone()
     }
 
-    fn initialize(&mut self) -> Value {
+    pub(crate) fn initialize(&mut self) -> Value {
         let r = self.ok(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {},

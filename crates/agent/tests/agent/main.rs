@@ -6,7 +6,6 @@
 // Test support: its items are documented where they are not obvious.
 #![allow(missing_docs, missing_debug_implementations)]
 
-mod model_server;
 mod scenarios;
 
 use std::path::{Path, PathBuf};

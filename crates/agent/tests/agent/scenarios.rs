@@ -6,7 +6,7 @@ use envelope::CommandName;
 use serde_json::{Value, json};
 
 use crate::Harness;
-use crate::model_server::{
+use actionbook_agent::testing::{
     Answer, ModelServer, all_user_text, content, hold, last_user_text, ref_of, tool_calls,
 };
 

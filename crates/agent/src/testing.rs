@@ -1,6 +1,7 @@
 //! A scripted model: a real HTTP server on 127.0.0.1 speaking OpenAI's chat completions, whose
 //! answers a test computes from each request (as a model reads the page it was sent), recording
-//! every request for the test's assertions.
+//! every request for the test's assertions. Feature `test-support`: for the tests of this crate
+//! and of the crates above it (the binary's).
 
 use std::sync::{Arc, Mutex};
 
@@ -9,9 +10,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The answer a script gives: an HTTP status and a JSON body (and an optional Retry-After).
+#[derive(Debug)]
 pub struct Answer {
+    /// The HTTP status.
     pub status: u16,
+    /// The JSON body.
     pub body: Value,
+    /// A `Retry-After` header, in seconds.
     pub retry_after: Option<u32>,
 }
 
@@ -30,9 +35,12 @@ pub fn hold() -> Answer {
 type Script = dyn Fn(usize, &Value) -> Answer + Send + Sync;
 
 /// The running server.
+#[derive(Debug)]
 pub struct ModelServer {
+    /// Its port on 127.0.0.1.
     pub port: u16,
     requests: Arc<Mutex<Vec<Value>>>,
+    dropped: Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -50,17 +58,22 @@ impl ModelServer {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let script: Arc<Script> = Arc::new(script);
         let seen = requests.clone();
+        let dropped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let gone = dropped.clone();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                let (seen, script) = (seen.clone(), script.clone());
+                let (seen, script, gone) = (seen.clone(), script.clone(), gone.clone());
                 tokio::spawn(async move {
-                    let _ = serve(stream, &seen, &*script).await;
+                    if let Ok(Held) = serve(stream, &seen, &*script).await {
+                        gone.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
                 });
             }
         });
         ModelServer {
             port,
             requests,
+            dropped,
             task,
         }
     }
@@ -74,20 +87,28 @@ impl ModelServer {
     pub fn requests(&self) -> Vec<Value> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
+
+    /// How many held requests ([`hold`]) the client gave up on (closed their connection).
+    pub fn dropped(&self) -> usize {
+        self.dropped.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
+
+/// A connection that ended on a held request its client closed.
+struct Held;
 
 async fn serve(
     mut stream: TcpStream,
     seen: &Mutex<Vec<Value>>,
     script: &Script,
-) -> std::io::Result<()> {
+) -> std::io::Result<Held> {
     loop {
         let mut buf = Vec::new();
         let mut chunk = [0u8; 16384];
         let header_end = loop {
             let n = stream.read(&mut chunk).await?;
             if n == 0 {
-                return Ok(());
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
             }
             buf.extend_from_slice(&chunk[..n]);
             if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -103,7 +124,7 @@ async fn serve(
         while buf.len() < header_end + length {
             let n = stream.read(&mut chunk).await?;
             if n == 0 {
-                return Ok(());
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
             }
             buf.extend_from_slice(&chunk[..n]);
         }
@@ -119,7 +140,7 @@ async fn serve(
             // A model that never answers: the connection stays open until the client drops it.
             let mut rest = [0u8; 1024];
             while stream.read(&mut rest).await? > 0 {}
-            return Ok(());
+            return Ok(Held);
         }
         let text = answer.body.to_string();
         let mut reply = format!(
