@@ -484,6 +484,14 @@ pub async fn run_custom(
     }
 }
 
+/// The tab's context with the variables' values masked in its URL and title (a page may carry
+/// a value in its address).
+fn mask_context(vars: &Variables, mut c: envelope::Context) -> envelope::Context {
+    c.url = c.url.map(|u| vars.mask(&u));
+    c.title = c.title.map(|t| vars.mask(&t));
+    c
+}
+
 /// Runs `action` on the tab through the engine's commands. A ref not in `view` is refused
 /// before anything runs.
 pub async fn run(
@@ -604,6 +612,6 @@ pub async fn run(
         arguments: vars.mask_json(&action.to_json()["arguments"]),
         warnings: warnings.iter().map(|w| vars.mask(w)).collect(),
         result: None,
-        context,
+        context: context.map(|c| mask_context(vars, c)),
     })
 }

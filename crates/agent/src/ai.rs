@@ -14,6 +14,7 @@ use crate::error::AgentError;
 use crate::model::{Message, ModelSlot, Usage};
 use crate::page::{self, PageView};
 use crate::perform::describe;
+use crate::trace::{Trace, TraceStep};
 use crate::variables::Variables;
 
 /// The default `--max-steps`.
@@ -130,6 +131,7 @@ pub async fn ai(
     task: &str,
     vars: &Variables,
     max_steps: u32,
+    trace: Option<&Trace>,
 ) -> std::result::Result<AiAnswer, Unfinished> {
     let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
     if task.trim().is_empty() {
@@ -178,6 +180,8 @@ pub async fn ai(
                 view.text.as_str()
             }
         );
+        // A page that shows a variable's value (echoed back, or in its URL) shows its name.
+        let page_text = vars.mask(&page_text);
         let text = if n == 1 {
             format!("{intro}\n{page_text}")
         } else {
@@ -187,6 +191,7 @@ pub async fn ai(
         let Some(view) = known.as_ref() else {
             continue;
         };
+        let sent_from = messages.len();
         messages.push(Message::user(text));
         let mut usage = Usage::default();
         let asked = ask::decide(model, &mut messages, &tools, view, call, &mut usage).await;
@@ -201,7 +206,7 @@ pub async fn ai(
             .unwrap_or_default();
         let mut step = Step {
             step: n,
-            url: view.url().map(str::to_string),
+            url: view.url().map(|u| vars.mask(u)),
             diff,
             actions: vec![],
             end: None,
@@ -275,6 +280,19 @@ pub async fn ai(
         }
         for line in step_lines(std::slice::from_ref(&step)) {
             call.asker.progress(&line);
+        }
+        if let Some(trace) = trace {
+            let written = TraceStep {
+                step: n,
+                command: "browser ai",
+                messages: &messages[sent_from..],
+                actions: &step.actions,
+                error: step.error.clone(),
+            };
+            if let Err(e) = trace.write(&written, vars).await {
+                steps.push(step);
+                return Err(unfinished(e, steps));
+            }
         }
         steps.push(step);
         if stopped {

@@ -11,7 +11,8 @@
 //! - `actions`: the closed set of actions the model may pick, as tools, and running one through
 //!   the engine's own command (auto-wait and landing guarantee included);
 //! - [`custom`]: actions of a program embedding the engine, offered to the model beside ours;
-//! - `perform`, `extract`, `ai`: the three commands' flows;
+//! - `perform`, `extract`, `ai`: the three commands' flows; `trace`: `--trace <dir>`, each step
+//!   written for debugging;
 //! - [`commands`]: their request types (and the one-shot `ai`, `ai-cache list|clear`) and the
 //!   [`actionbook::commands::extension::Extension`]s that join them to the command table
 //!   ([`register`]).
@@ -33,6 +34,7 @@ mod perform;
 mod schema;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod trace;
 mod variables;
 
 pub use commands::{ModelSource, register, register_with};

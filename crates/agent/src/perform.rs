@@ -83,11 +83,12 @@ pub fn prompt(instruction: &str, vars: &Variables, view: &PageView) -> String {
         let names: Vec<String> = vars.names().map(|n| format!("<<{n}>>")).collect();
         s.push_str(&format!("Variables: {}\n", names.join(", ")));
     }
-    s.push_str(&format!(
+    // A page that shows a variable's value (echoed back, or in its URL) shows the model its name.
+    s.push_str(&vars.mask(&format!(
         "\nPage: {}\n{}",
         view.url().unwrap_or("(unknown URL)"),
         view.text
-    ));
+    )));
     s
 }
 

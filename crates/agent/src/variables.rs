@@ -80,12 +80,23 @@ impl Variables {
 
     /// `text` with every value written back as `<<name>>` (longest values first, so a value
     /// that contains another is masked whole). Empty values are left: they mask nothing.
+    /// A value is masked as written and as a URL carries it (`%20` and `+` encodings), so a page
+    /// that puts it in its address does not leak it through the URL sent with the snapshot.
     pub fn mask(&self, text: &str) -> String {
-        let mut pairs: Vec<(&String, &String)> =
-            self.values.iter().filter(|(_, v)| !v.is_empty()).collect();
-        pairs.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        let mut pairs: Vec<(String, &String)> = self
+            .values
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .flat_map(|(name, v)| {
+                let form: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
+                let mut forms = vec![v.clone(), form.clone(), form.replace('+', "%20")];
+                forms.dedup();
+                forms.into_iter().map(move |f| (f, name))
+            })
+            .collect();
+        pairs.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
         let mut out = text.to_string();
-        for (name, value) in pairs {
+        for (value, name) in pairs {
             out = out.replace(value.as_str(), &format!("<<{name}>>"));
         }
         out
@@ -94,6 +105,14 @@ impl Variables {
     /// `value` (any JSON) with every string masked.
     pub fn mask_json(&self, value: &serde_json::Value) -> serde_json::Value {
         map_strings(value, &|s| self.mask(s))
+    }
+
+    /// An envelope error with the values masked in its message, hint and details.
+    pub fn mask_info(&self, mut info: envelope::ErrorInfo) -> envelope::ErrorInfo {
+        info.message = self.mask(&info.message);
+        info.hint = info.hint.map(|h| self.mask(&h));
+        info.details = info.details.map(|d| self.mask_json(&d));
+        info
     }
 
     /// `value` (any JSON) with every string's `<<name>>`s replaced by their values.
@@ -149,6 +168,16 @@ mod tests {
         assert_eq!(
             vars.mask_json(&json),
             serde_json::json!({"v": ["<<a>>", 1]})
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_value_in_a_url_is_masked_in_its_encodings() -> Result<()> {
+        let vars = Variables::parse(&["city=New Orleans & Co".into()], &[])?;
+        assert_eq!(
+            vars.mask("/r?to=New%20Orleans%20%26%20Co&b=New+Orleans+%26+Co and New Orleans & Co"),
+            "/r?to=<<city>>&b=<<city>> and <<city>>"
         );
         Ok(())
     }

@@ -17,6 +17,7 @@ pub use cache::{CacheClear, CacheList};
 use crate::ai::{self, DEFAULT_MAX_STEPS};
 use crate::error::{AgentError, Result};
 use crate::model::{self, LlmSection, Model, ModelConfig, ModelSlot};
+use crate::trace::Trace;
 use crate::variables::Variables;
 use crate::{extract, perform};
 
@@ -63,6 +64,11 @@ pub struct Ai {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub var_file: Option<PathBuf>,
+    /// Write each step (messages sent, the model's answer, what ran) as `step-N.json` into this
+    /// directory, variables masked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
+    pub trace: Option<PathBuf>,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -95,6 +101,10 @@ pub struct OneShot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub var_file: Option<PathBuf>,
+    /// Write each step as `step-N.json` into this directory, variables masked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
+    pub trace: Option<PathBuf>,
 }
 
 /// `browser extract "<what>"`.
@@ -314,8 +324,9 @@ impl AgentCommand {
         let r: Perform = decode(CommandName::BrowserPerform, call.args.clone())?;
         let vars = variables(call, &r.vars, r.var_file.as_ref()).await?;
         let model = self.models.model(call);
-        let answer =
-            perform::perform(call, &model, &r.target, &r.instruction, &vars, !r.no_cache).await?;
+        let answer = perform::perform(call, &model, &r.target, &r.instruction, &vars, !r.no_cache)
+            .await
+            .map_err(|e| AgentError::Engine(vars.mask_info(e.to_info())))?;
         let context = answer
             .outcome
             .context
@@ -335,11 +346,22 @@ impl AgentCommand {
         let vars = variables(call, &r.vars, r.var_file.as_ref()).await?;
         let model = self.models.model(call);
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-        let done = ai::ai(call, &model, &r.target, &r.task, &vars, max_steps).await;
+        let trace = open_trace(call, r.trace.as_deref()).await?;
+        let done = ai::ai(
+            call,
+            &model,
+            &r.target,
+            &r.task,
+            &vars,
+            max_steps,
+            trace.as_ref(),
+        )
+        .await;
         Ok(ai_envelope(
             CommandName::BrowserAi,
             done,
             Some(tab_context(&r.target)),
+            &vars,
         ))
     }
 
@@ -352,6 +374,7 @@ impl AgentCommand {
         if let Err(e) = &model {
             return Err(AgentError::Model(e.clone()));
         }
+        let trace = open_trace(call, r.trace.as_deref()).await?;
         let mut start = serde_json::json!({ "headless": !r.headed });
         if let Some(url) = &r.url {
             start["open_url"] = serde_json::Value::from(url.as_str());
@@ -367,8 +390,17 @@ impl AgentCommand {
         };
         let target = TabTarget::new(s.session.session_id.as_str(), s.tab.tab_id.as_str());
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-        let done = ai::ai(call, &model, &target, &r.task, &vars, max_steps).await;
-        let mut env = ai_envelope(CommandName::Ai, done, None);
+        let done = ai::ai(
+            call,
+            &model,
+            &target,
+            &r.task,
+            &vars,
+            max_steps,
+            trace.as_ref(),
+        )
+        .await;
+        let mut env = ai_envelope(CommandName::Ai, done, None, &vars);
         // Closed even when the deadline is spent: a one-shot leaves no browser behind.
         let close = actionbook::Command::from_json(
             CommandName::BrowserClose,
@@ -416,6 +448,17 @@ impl AgentCommand {
     }
 }
 
+/// The trace of `--trace <dir>` (relative to the caller's directory).
+async fn open_trace(
+    call: &ExtensionCall<'_>,
+    dir: Option<&std::path::Path>,
+) -> Result<Option<Trace>> {
+    match dir {
+        Some(d) => Ok(Some(Trace::open(&call.env.resolve_path(d)).await?)),
+        None => Ok(None),
+    }
+}
+
 /// How long the one-shot `ai` gives its session to close.
 const CLOSE_TIMEOUT_MS: u64 = 30_000;
 
@@ -425,6 +468,7 @@ fn ai_envelope(
     name: CommandName,
     done: std::result::Result<ai::AiAnswer, ai::Unfinished>,
     fallback: Option<Context>,
+    vars: &Variables,
 ) -> Envelope {
     match done {
         Ok(answer) => {
@@ -439,7 +483,7 @@ fn ai_envelope(
             success(name, context, &answer, vec![])
         }
         Err(unfinished) => {
-            let mut info = unfinished.error.to_info();
+            let mut info = vars.mask_info(unfinished.error.to_info());
             let mut details = match info.details.take() {
                 Some(serde_json::Value::Object(m)) => m,
                 _ => serde_json::Map::new(),

@@ -302,7 +302,7 @@ async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
         ) {
             return tool_calls(&[
                 ("fill", json!({ "ref": from, "value": "Miami" })),
-                ("fill", json!({ "ref": to, "value": "New Orleans" })),
+                ("fill", json!({ "ref": to, "value": "<<city>>" })),
                 ("click", json!({ "ref": go })),
             ]);
         }
@@ -315,10 +315,12 @@ async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
     let Some(h) = Harness::start(&site.url("/search.html"), model.base_url()).await else {
         return;
     };
+    // The destination is a variable: the results page shows it and carries it in its URL.
     let env = h
         .tab_command(
             CommandName::BrowserAi,
-            json!({ "task": "search for flights from Miami to New Orleans", "max_steps": 6 }),
+            json!({ "task": "search for flights from Miami to <<city>>", "max_steps": 6,
+                    "trace": "trace", "var": ["city=New Orleans"] }),
             60_000,
         )
         .await;
@@ -327,8 +329,13 @@ async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
     assert!(
         a["data"]["result"]
             .as_str()
-            .is_some_and(|r| r.contains("$199")),
-        "{a}"
+            .is_some_and(|r| r.contains("Flight Miami to <<city>>: $199")),
+        "the page's echo reached the model masked: {a}"
+    );
+    let answer = a.to_string();
+    assert!(
+        !answer.contains("New Orleans") && !answer.contains("New%20Orleans"),
+        "{answer}"
     );
     let steps = a["data"]["steps"].as_array().cloned().unwrap_or_default();
     assert!(steps.len() >= 2, "{a}");
@@ -343,12 +350,42 @@ async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
     );
     let sent = model.requests();
     assert_eq!(sent.len(), steps.len());
+    let everything = serde_json::to_string(&sent).unwrap_or_default();
+    assert!(
+        !everything.contains("New Orleans") && !everything.contains("New%20Orleans"),
+        "the value reached the model: {everything}"
+    );
+    assert!(everything.contains("to=<<city>>"), "{everything}");
     // The second request carries the first step's outcomes back to the model.
     let second = serde_json::to_string(&sent[1]).unwrap_or_default();
     assert!(second.contains("ok: fill @e"), "{second}");
     assert!(second.contains("ok: click @e"), "{second}");
     // The task is said once, not resent every step.
     assert_eq!(all_user_text(&sent[1]).matches("Task: ").count(), 1);
+    // --trace: a file a step, with what was sent and what ran; the variable's value in none.
+    let dir = h.dir.path().join("trace");
+    let first = std::fs::read_to_string(dir.join("step-1.json")).unwrap_or_default();
+    let first: Value = serde_json::from_str(&first).unwrap_or_default();
+    assert_eq!(first["step"], 1, "{first}");
+    assert!(
+        first["messages"][0]["content"]
+            .as_str()
+            .is_some_and(|t| t.contains("Task: search")),
+        "{first}"
+    );
+    assert_eq!(
+        first["actions"].as_array().map(Vec::len),
+        Some(3),
+        "{first}"
+    );
+    for n in 1..=steps.len() {
+        let text = std::fs::read_to_string(dir.join(format!("step-{n}.json"))).unwrap_or_default();
+        assert!(text.contains("\"step\""), "step {n} not written");
+        assert!(
+            !text.contains("XK-secret-77") && !text.contains("sk-test-key-123"),
+            "{text}"
+        );
+    }
     h.close().await;
 }
 
