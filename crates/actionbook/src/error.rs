@@ -501,6 +501,11 @@ impl CliError {
             CliError::NavigationFailed { .. } | CliError::NavigationIsDownload { .. } => {
                 ErrorCode::NavigationFailed
             }
+            // A script that ran out of its time is TIMEOUT, as every operation that ran out of
+            // time is (agents key their retry on it); its kind stays in the details.
+            CliError::EvalFailed {
+                details: Some(d), ..
+            } if d["kind"] == "timeout" => ErrorCode::Timeout,
             CliError::EvalFailed { .. } => ErrorCode::EvalFailed,
             CliError::ArtifactWrite { .. } => ErrorCode::ArtifactWriteFailed,
             CliError::Unsupported(_)

@@ -1009,7 +1009,7 @@ fn scroll_every_form_and_eval() {
             v["error"]["code"].as_str(),
             v["error"]["details"]["kind"].as_str()
         ),
-        (Some("EVAL_FAILED"), Some("timeout")),
+        (Some("TIMEOUT"), Some("timeout")),
         "{v}"
     );
     assert_eq!(value(&env, &t, "6 * 7"), 42);
