@@ -214,8 +214,18 @@ fn an_mcp_client_lists_tools_and_drives_a_page_through_the_daemon() {
 
     // Every command of the table is a tool, four to a page: the engine's own and the agent layer's.
     let (tools, pages) = c.list_all();
-    assert_eq!(tools.len(), actionbook::COMMANDS.len() + 3);
-    for agent in ["browser_perform", "browser_ai", "browser_extract"] {
+    actionbook_agent::register();
+    let all = actionbook::commands::extension::all_commands();
+    assert_eq!(tools.len(), all.len());
+    assert_eq!(all.len(), actionbook::COMMANDS.len() + 6);
+    for agent in [
+        "browser_perform",
+        "browser_ai",
+        "browser_extract",
+        "ai",
+        "ai_cache_list",
+        "ai_cache_clear",
+    ] {
         assert!(tools.iter().any(|t| t["name"] == agent), "{agent} missing");
     }
     assert_eq!(pages, tools.len().div_ceil(4));

@@ -289,28 +289,39 @@ fn flight_site(server: &FixtureServer) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
-    let site = FixtureServer::start().await;
-    flight_site(&site);
-    let model = ModelServer::start(|_, body| {
+/// The flight site's model: fills From with Miami and To with `to`, searches, waits for the late
+/// result, then answers `found(the result's line)`.
+fn flight_model(
+    to: &'static str,
+    found: fn(&str) -> Answer,
+) -> impl Fn(usize, &Value) -> Answer + Send + Sync + 'static {
+    move |_, body| {
         let text = last_user_text(body);
-        if let (Some(from), Some(to), Some(go)) = (
+        if let (Some(from), Some(field), Some(go)) = (
             ref_of(&text, "textbox \"From\""),
             ref_of(&text, "textbox \"To\""),
             ref_of(&text, "button \"Search\""),
         ) {
             return tool_calls(&[
                 ("fill", json!({ "ref": from, "value": "Miami" })),
-                ("fill", json!({ "ref": to, "value": "<<city>>" })),
+                ("fill", json!({ "ref": field, "value": to })),
                 ("click", json!({ "ref": go })),
             ]);
         }
         match text.lines().find(|l| l.contains("Flight Miami")) {
-            Some(line) => tool_calls(&[("done", json!({ "result": line.trim() }))]),
+            Some(line) => found(line.trim()),
             None => tool_calls(&[("wait", json!({ "text": "Flight" }))]),
         }
-    })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
+    let site = FixtureServer::start().await;
+    flight_site(&site);
+    let model = ModelServer::start(flight_model("<<city>>", |line| {
+        tool_calls(&[("done", json!({ "result": line }))])
+    }))
     .await;
     let Some(h) = Harness::start(&site.url("/search.html"), model.base_url()).await else {
         return;
@@ -679,27 +690,12 @@ async fn one_shot_ai_runs_in_a_session_of_its_own_and_offers_the_programs_action
     }
     assert!(!actionbook_agent::add_action(std::sync::Arc::new(Impostor)));
 
-    let model = ModelServer::start(|_, body| {
-        let text = last_user_text(body);
-        if let (Some(from), Some(to), Some(go)) = (
-            ref_of(&text, "textbox \"From\""),
-            ref_of(&text, "textbox \"To\""),
-            ref_of(&text, "button \"Search\""),
-        ) {
-            return tool_calls(&[
-                ("fill", json!({ "ref": from, "value": "Miami" })),
-                ("fill", json!({ "ref": to, "value": "Boston" })),
-                ("click", json!({ "ref": go })),
-            ]);
-        }
-        match text.lines().find(|l| l.contains("Flight Miami")) {
-            Some(line) => tool_calls(&[
-                ("save_note", json!({ "text": line.trim() })),
-                ("done", json!({ "result": "noted" })),
-            ]),
-            None => tool_calls(&[("wait", json!({ "text": "Flight" }))]),
-        }
-    })
+    let model = ModelServer::start(flight_model("Boston", |line| {
+        tool_calls(&[
+            ("save_note", json!({ "text": line })),
+            ("done", json!({ "result": "noted" })),
+        ])
+    }))
     .await;
     let Some(h) = Harness::start(&site.url("/"), model.base_url()).await else {
         return;
