@@ -915,7 +915,7 @@ fn a_failed_command_reports_the_page_as_it_is_now() {
 
     // A script that never ends is stopped; the context is still read.
     let v = on(&env, &t, &["eval", "while (true) {}", "--timeout", "500"]);
-    assert_eq!(v["error"]["code"], "EVAL_FAILED", "{v}");
+    assert_eq!(v["error"]["code"], "TIMEOUT", "{v}");
     assert!(ends_with(&v["context"]["url"], "/w/stuck.html"), "{v}");
 }
 
