@@ -80,9 +80,41 @@ pub async fn look(call: &ExtensionCall<'_>, target: &TabTarget, diff: bool) -> R
         .as_ref()
         .is_some_and(|d| d.base_revision.is_some());
     Ok(PageView {
-        text,
+        text: for_the_model(&text),
         nodes: data.nodes.clone(),
         context: env.context().cloned(),
         is_diff,
     })
+}
+
+/// The snapshot text as the model gets it: without the links' `/url:` lines (a model acts on
+/// names; they were a fifth of a 5k-element page's text). Every element line and ref stays.
+fn for_the_model(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let is_url = line.find("- /url:").is_some_and(|i| {
+            line[..i]
+                .chars()
+                .all(|c| matches!(c, ' ' | '+' | '~' | '-'))
+        });
+        if !is_url {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_the_model;
+
+    #[test]
+    fn url_lines_go_and_element_lines_stay() {
+        let text = "- link \"Home\" [ref=e1]:\n  - /url: /home\n+   - /url: /new\n- paragraph: a - /url: b\n";
+        assert_eq!(
+            for_the_model(text),
+            "- link \"Home\" [ref=e1]:\n- paragraph: a - /url: b\n"
+        );
+    }
 }
