@@ -123,6 +123,21 @@ fn merge(known: &mut Option<PageView>, view: PageView) {
     }
 }
 
+/// How a loop runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// The most steps (model calls).
+    pub max_steps: u32,
+    /// Where each step is written (`--trace`).
+    pub trace: Option<&'a Trace>,
+    /// Each step also shows the model the annotated viewport (`--visual`).
+    pub visual: bool,
+}
+
+/// What the system prompt adds in visual mode.
+const VISUAL: &str =
+    " Each turn also has a screenshot of the viewport: a label [N] on an element is its ref eN.";
+
 /// Runs `ai`.
 pub async fn ai(
     call: &ExtensionCall<'_>,
@@ -130,9 +145,13 @@ pub async fn ai(
     target: &TabTarget,
     task: &str,
     vars: &Variables,
-    max_steps: u32,
-    trace: Option<&Trace>,
+    options: Options<'_>,
 ) -> std::result::Result<AiAnswer, Unfinished> {
+    let Options {
+        max_steps,
+        trace,
+        visual,
+    } = options;
     let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
     if task.trim().is_empty() {
         let e = AgentError::BadArguments("ai needs a task".into());
@@ -153,7 +172,12 @@ pub async fn ai(
         let names: Vec<String> = vars.names().map(|n| format!("<<{n}>>")).collect();
         intro.push_str(&format!("Variables: {}\n", names.join(", ")));
     }
-    let mut messages = vec![Message::system(SYSTEM)];
+    let system = if visual {
+        format!("{SYSTEM}{VISUAL}")
+    } else {
+        SYSTEM.to_string()
+    };
+    let mut messages = vec![Message::system(system)];
     let mut steps: Vec<Step> = Vec::new();
     let mut total = Usage::default();
     let mut known: Option<PageView> = None;
@@ -192,7 +216,18 @@ pub async fn ai(
             continue;
         };
         let sent_from = messages.len();
-        messages.push(Message::user(text));
+        let mut message = Message::user(text);
+        if visual {
+            match page::annotated_screenshot(call, target).await {
+                Ok(image) => {
+                    // Only the newest screenshot is resent: the older ones are history.
+                    messages.iter_mut().for_each(|m| m.images.clear());
+                    message = message.with_image(image);
+                }
+                Err(e) => return Err(unfinished(e, steps)),
+            }
+        }
+        messages.push(message);
         let mut usage = Usage::default();
         let asked = ask::decide(model, &mut messages, &tools, view, call, &mut usage).await;
         total.add(usage);

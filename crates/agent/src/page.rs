@@ -87,6 +87,48 @@ pub async fn look(call: &ExtensionCall<'_>, target: &TabTarget, diff: bool) -> R
     })
 }
 
+/// The tab's viewport with numbered labels on its interactive elements (`[N]` is ref `eN`), as
+/// JPEG for the model (`--visual`); written under the home, one file a tab, replaced each time.
+pub async fn annotated_screenshot(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+) -> Result<crate::model::Image> {
+    use base64::Engine as _;
+    let path = call.home.root().join("agent-shots").join(format!(
+        "{}-{}.jpg",
+        target.session.as_str(),
+        target.tab.as_str()
+    ));
+    if let Some(dir) = path.parent() {
+        tokio::fs::create_dir_all(dir)
+            .await
+            .map_err(|source| AgentError::File {
+                path: dir.display().to_string(),
+                source,
+            })?;
+    }
+    let shot = actionbook::commands::observation::Screenshot {
+        path: path.display().to_string(),
+        target: target.clone(),
+        full: false,
+        annotate: true,
+        screenshot_quality: Some(70),
+        screenshot_format: None,
+        selector: None,
+    };
+    run(call, shot).await?;
+    let bytes = tokio::fs::read(&path)
+        .await
+        .map_err(|source| AgentError::File {
+            path: path.display().to_string(),
+            source,
+        })?;
+    Ok(crate::model::Image {
+        media_type: "image/jpeg".into(),
+        base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
 /// The snapshot text as the model gets it: without the links' `/url:` lines (a model acts on
 /// names; they were a fifth of a 5k-element page's text). Every element line and ref stays.
 fn for_the_model(text: &str) -> String {

@@ -198,9 +198,35 @@ pub fn last_user_text(body: &Value) -> String {
         .into_iter()
         .flatten()
         .rfind(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
+        .map(|m| text_of(&m["content"]))
         .unwrap_or_default()
-        .to_string()
+}
+
+/// A message's text: the string, or its text parts joined (a message with images).
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The images (`data:` URLs) of every user message of a request, in order.
+pub fn user_images(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter_map(|p| p["image_url"]["url"].as_str())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Every user message's text of a request, joined.
@@ -210,7 +236,7 @@ pub fn all_user_text(body: &Value) -> String {
         .into_iter()
         .flatten()
         .filter(|m| m["role"] == "user")
-        .filter_map(|m| m["content"].as_str())
+        .map(|m| text_of(&m["content"]))
         .collect::<Vec<_>>()
         .join("\n")
 }

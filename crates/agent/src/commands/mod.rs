@@ -69,6 +69,11 @@ pub struct Ai {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub trace: Option<PathBuf>,
+    /// Show the model a screenshot of the viewport each step too, its interactive elements
+    /// labelled `[N]` for ref `eN` (more tokens; for pages whose layout says what text does not).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub visual: bool,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -105,6 +110,10 @@ pub struct OneShot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub trace: Option<PathBuf>,
+    /// Show the model the annotated viewport each step too (as `browser ai --visual`).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub visual: bool,
 }
 
 /// `browser extract "<what>"`.
@@ -347,16 +356,12 @@ impl AgentCommand {
         let model = self.models.model(call);
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
         let trace = open_trace(call, r.trace.as_deref()).await?;
-        let done = ai::ai(
-            call,
-            &model,
-            &r.target,
-            &r.task,
-            &vars,
+        let options = ai::Options {
             max_steps,
-            trace.as_ref(),
-        )
-        .await;
+            trace: trace.as_ref(),
+            visual: r.visual,
+        };
+        let done = ai::ai(call, &model, &r.target, &r.task, &vars, options).await;
         Ok(ai_envelope(
             CommandName::BrowserAi,
             done,
@@ -390,16 +395,12 @@ impl AgentCommand {
         };
         let target = TabTarget::new(s.session.session_id.as_str(), s.tab.tab_id.as_str());
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-        let done = ai::ai(
-            call,
-            &model,
-            &target,
-            &r.task,
-            &vars,
+        let options = ai::Options {
             max_steps,
-            trace.as_ref(),
-        )
-        .await;
+            trace: trace.as_ref(),
+            visual: r.visual,
+        };
+        let done = ai::ai(call, &model, &target, &r.task, &vars, options).await;
         let mut env = ai_envelope(CommandName::Ai, done, None, &vars);
         // Closed even when the deadline is spent: a one-shot leaves no browser behind.
         let close = actionbook::Command::from_json(

@@ -107,7 +107,17 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
         let (role, blocks) = match m.role {
             // Sent in the top-level `system` field instead.
             Role::System => continue,
-            Role::User => ("user", text_block(&m.content).into_iter().collect()),
+            Role::User => {
+                let mut blocks: Vec<Block<'_>> = text_block(&m.content).into_iter().collect();
+                blocks.extend(m.images.iter().map(|i| Block::Image {
+                    source: ImageSource {
+                        kind: "base64",
+                        media_type: &i.media_type,
+                        data: &i.base64,
+                    },
+                }));
+                ("user", blocks)
+            }
             Role::Assistant => {
                 let mut blocks: Vec<Block<'_>> = text_block(&m.content).into_iter().collect();
                 blocks.extend(m.tool_calls.iter().map(|c| Block::ToolUse {
@@ -228,6 +238,17 @@ enum Block<'a> {
         tool_use_id: &'a str,
         content: &'a str,
     },
+    Image {
+        source: ImageSource<'a>,
+    },
+}
+
+#[derive(Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: &'a str,
 }
 
 #[derive(Serialize)]

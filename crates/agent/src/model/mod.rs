@@ -15,7 +15,7 @@ pub use anthropic::Anthropic;
 pub use config::{LlmSection, ModelConfig, Provider, Secret};
 pub use error::ModelError;
 pub use openai::OpenAiCompatible;
-pub use types::{Message, ModelAnswer, ModelRequest, Role, ToolCall, ToolSpec, Usage};
+pub use types::{Image, Message, ModelAnswer, ModelRequest, Role, ToolCall, ToolSpec, Usage};
 
 /// A chat model that answers one request at a time.
 #[async_trait]

@@ -175,8 +175,9 @@ struct ChatRequest<'a> {
 #[derive(Serialize)]
 struct ChatMessage<'a> {
     role: &'static str,
-    // Null only for an assistant turn that is just tool calls, as the API expects.
-    content: Option<&'a str>,
+    // Null only for an assistant turn that is just tool calls, as the API expects; parts (text,
+    // then images) for a user turn with images.
+    content: Option<Content<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<WireToolCall<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,8 +206,18 @@ impl<'a> ChatMessage<'a> {
             .collect::<Vec<_>>();
         let content = if m.content.is_empty() && !tool_calls.is_empty() {
             None
+        } else if m.images.is_empty() {
+            Some(Content::Text(m.content.as_str()))
         } else {
-            Some(m.content.as_str())
+            let mut parts = vec![Part::Text {
+                text: m.content.as_str(),
+            }];
+            parts.extend(m.images.iter().map(|i| Part::ImageUrl {
+                image_url: ImageUrl {
+                    url: format!("data:{};base64,{}", i.media_type, i.base64),
+                },
+            }));
+            Some(Content::Parts(parts))
         };
         Self {
             role,
@@ -215,6 +226,25 @@ impl<'a> ChatMessage<'a> {
             tool_call_id: m.tool_call_id.as_deref(),
         }
     }
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 #[derive(Serialize)]

@@ -31,6 +31,18 @@ pub struct Message {
     /// For a tool result, the id of the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Images a user message shows the model after its text (`--visual`'s screenshot).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// An image for the model, inline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    /// `image/png`, `image/jpeg`.
+    pub media_type: String,
+    /// The bytes, base64 (standard alphabet, padded).
+    pub base64: String,
 }
 
 impl Message {
@@ -71,7 +83,14 @@ impl Message {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            images: Vec::new(),
         }
+    }
+
+    /// This message with `image` shown after its text.
+    pub fn with_image(mut self, image: Image) -> Self {
+        self.images.push(image);
+        self
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::Harness;
 use actionbook_agent::testing::{
     Answer, ModelServer, all_user_text, content, hold, last_user_text, ref_of, tool_calls,
+    user_images,
 };
 
 const HTML: &str = "text/html; charset=utf-8";
@@ -703,7 +704,8 @@ async fn one_shot_ai_runs_in_a_session_of_its_own_and_offers_the_programs_action
     let a = Harness::json(
         &h.run_env(
             CommandName::Ai,
-            json!({ "task": "note the flight from Miami to Boston", "url": site.url("/search.html"), "max_steps": 6 }),
+            json!({ "task": "note the flight from Miami to Boston", "url": site.url("/search.html"),
+                    "max_steps": 6, "visual": true }),
             h.client_env(),
             60_000,
         )
@@ -728,6 +730,24 @@ async fn one_shot_ai_runs_in_a_session_of_its_own_and_offers_the_programs_action
             .map(|n| n.iter().any(|t| t.contains("Flight Miami to Boston")))
             .unwrap_or(false),
         "the action did not run"
+    );
+    // --visual: each step shows the model the annotated viewport, only the newest one resent.
+    let sent = model.requests();
+    for (n, body) in sent.iter().enumerate() {
+        let images = user_images(body);
+        assert_eq!(images.len(), 1, "request {n}: {images:?}");
+        assert!(
+            images[0].starts_with("data:image/jpeg;base64,/9j/") && images[0].len() > 2000,
+            "request {n}: {}",
+            &images[0][..images[0].len().min(80)]
+        );
+    }
+    assert!(
+        sent[0]["messages"][0]["content"]
+            .as_str()
+            .is_some_and(|s| s.contains("label [N]")),
+        "{}",
+        sent[0]["messages"][0]
     );
     // The tool was offered beside ours.
     let offered = serde_json::to_string(&model.requests()[0]["tools"]).unwrap_or_default();

@@ -156,3 +156,33 @@ async fn json_schema_as_forced_tool() {
     assert_eq!(body["tools"][0]["name"], "page_summary");
     assert_eq!(body["tools"][0]["input_schema"], schema);
 }
+
+#[tokio::test]
+async fn an_image_goes_as_a_base64_block_after_the_text() {
+    let server = MockServer::start(vec![Reply::json(
+        200,
+        json!({ "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1} }),
+    )])
+    .await;
+    let model = connect(&test_config(
+        Provider::Anthropic,
+        &server.base_url,
+        Some("k"),
+    ))
+    .expect("connect");
+    let image = actionbook_agent::model::Image {
+        media_type: "image/jpeg".into(),
+        base64: "/9j/AAAA".into(),
+    };
+    let request = ModelRequest::new(vec![Message::user("look").with_image(image)]);
+    model.complete(&request).await.expect("answer");
+    let sent = server.requests();
+    assert_eq!(
+        sent[0].body["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "look"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/AAAA"}}
+        ])
+    );
+}

@@ -202,3 +202,27 @@ async fn arguments_that_do_not_parse_are_bad_answer() {
         other => panic!("expected BadAnswer, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn an_image_goes_as_a_data_url_part_after_the_text() {
+    let server = MockServer::start(vec![final_reply()]).await;
+    let model = connect(&test_config(Provider::OpenAi, &server.base_url, None)).expect("connect");
+    let image = actionbook_agent::model::Image {
+        media_type: "image/jpeg".into(),
+        base64: "/9j/AAAA".into(),
+    };
+    let request = ModelRequest::new(vec![
+        Message::system("s"),
+        Message::user("look").with_image(image),
+    ]);
+    model.complete(&request).await.expect("answer");
+    let sent = server.requests();
+    assert_eq!(sent[0].body["messages"][0]["content"], "s");
+    assert_eq!(
+        sent[0].body["messages"][1]["content"],
+        json!([
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/AAAA"}}
+        ])
+    );
+}
