@@ -132,6 +132,8 @@ pub struct Options<'a> {
     pub trace: Option<&'a Trace>,
     /// Each step also shows the model the annotated viewport (`--visual`).
     pub visual: bool,
+    /// The first step may read the tab's last snapshot (`--dom-cache`).
+    pub dom_cache: bool,
 }
 
 /// What the system prompt adds in visual mode.
@@ -151,6 +153,7 @@ pub async fn ai(
         max_steps,
         trace,
         visual,
+        dom_cache,
     } = options;
     let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
     if task.trim().is_empty() {
@@ -185,10 +188,18 @@ pub async fn ai(
         if call.asker.stop_asked() {
             return Err(unfinished(AgentError::Stopped, steps));
         }
-        let view = match page::look(call, target, known.is_some()).await {
+        let looked = match known {
+            // The first look may be the tab's last snapshot (`--dom-cache`).
+            None => page::look_or_reuse(call, target, dom_cache)
+                .await
+                .map(|(v, _)| v),
+            Some(_) => page::look(call, target, true).await,
+        };
+        let view = match looked {
             Ok(v) => v,
             Err(e) => return Err(unfinished(e, steps)),
         };
+        page::remember(target, &view);
         let diff = view.is_diff;
         let header = if diff {
             "Page changes since the last step"

@@ -87,6 +87,61 @@ pub async fn look(call: &ExtensionCall<'_>, target: &TabTarget, diff: bool) -> R
     })
 }
 
+/// The last full view of each tab, for `--dom-cache` (process-wide: the daemon serves every
+/// caller; a few dozen tabs at most are kept, the oldest go first).
+static LAST_VIEWS: std::sync::Mutex<Vec<(TabTarget, PageView)>> = std::sync::Mutex::new(Vec::new());
+/// Tabs whose last view is kept.
+const KEPT_VIEWS: usize = 32;
+
+fn last_views() -> std::sync::MutexGuard<'static, Vec<(TabTarget, PageView)>> {
+    LAST_VIEWS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Keeps `view` as the tab's last full view.
+pub fn remember(target: &TabTarget, view: &PageView) {
+    if view.is_diff {
+        return;
+    }
+    let mut views = last_views();
+    views.retain(|(t, _)| t != target);
+    views.push((target.clone(), view.clone()));
+    if views.len() > KEPT_VIEWS {
+        views.remove(0);
+    }
+}
+
+/// A full snapshot of the tab, or with `reuse` (`--dom-cache`) the tab's last one when the tab
+/// is still at its URL (one cheap `browser url`, no capture): whether it was reused. Refs stay
+/// the engine's, so an element gone since is the action's clear error, never another element.
+pub async fn look_or_reuse(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    reuse: bool,
+) -> Result<(PageView, bool)> {
+    if reuse {
+        let kept = last_views()
+            .iter()
+            .find(|(t, _)| t == target)
+            .map(|(_, v)| v.clone());
+        if let Some(view) = kept {
+            let url = actionbook::commands::observation::Url {
+                target: target.clone(),
+            };
+            let env = run(call, url).await?;
+            if let Some(Data::PageValue(now)) = env.data()
+                && view.url() == Some(now.value.as_str())
+            {
+                return Ok((view, true));
+            }
+        }
+    }
+    let view = look(call, target, false).await?;
+    remember(target, &view);
+    Ok((view, false))
+}
+
 /// The tab's viewport with numbered labels on its interactive elements (`[N]` is ref `eN`), as
 /// JPEG for the model (`--visual`); written under the home, one file a tab, replaced each time.
 pub async fn annotated_screenshot(

@@ -23,6 +23,8 @@ pub struct PerformAnswer {
     pub outcome: Outcome,
     /// Whether it came from the action cache (no model call).
     pub cached: bool,
+    /// Whether the page was read from the tab's last snapshot (`--dom-cache`), not captured.
+    pub dom_cached: bool,
     /// Tokens the model used (zero when cached).
     pub usage: Usage,
     /// The model asked (absent when cached).
@@ -100,13 +102,14 @@ pub async fn perform(
     instruction: &str,
     vars: &Variables,
     use_cache: bool,
+    dom_cache: bool,
 ) -> Result<PerformAnswer> {
     if instruction.trim().is_empty() {
         return Err(AgentError::BadArguments(
             "perform needs an instruction".into(),
         ));
     }
-    let view = page::look(call, target, false).await?;
+    let (view, dom_cached) = page::look_or_reuse(call, target, dom_cache).await?;
     let cache_file = cache::path(call.home.root());
     let page_key = cache::page_key(view.url().unwrap_or_default());
     let mut cache = if use_cache {
@@ -124,6 +127,7 @@ pub async fn perform(
         return Ok(PerformAnswer {
             outcome,
             cached: true,
+            dom_cached,
             usage: Usage::default(),
             model: None,
         });
@@ -148,6 +152,7 @@ pub async fn perform(
             return Ok(PerformAnswer {
                 outcome,
                 cached: false,
+                dom_cached,
                 usage,
                 model: Some(model.name().to_string()),
             });
@@ -188,6 +193,7 @@ pub async fn perform(
     Ok(PerformAnswer {
         outcome,
         cached: false,
+        dom_cached,
         usage,
         model: Some(model.name().to_string()),
     })

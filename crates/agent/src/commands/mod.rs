@@ -40,6 +40,11 @@ pub struct Perform {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_cache: bool,
+    /// Read the page from the tab's last snapshot when the tab is still at its URL (no new
+    /// capture; HyperAgent's useDomCache): faster on a big page, blind to changes since.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub dom_cache: bool,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -74,6 +79,10 @@ pub struct Ai {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub visual: bool,
+    /// Start from the tab's last snapshot when the tab is still at its URL (no first capture).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub dom_cache: bool,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -333,9 +342,17 @@ impl AgentCommand {
         let r: Perform = decode(CommandName::BrowserPerform, call.args.clone())?;
         let vars = variables(call, &r.vars, r.var_file.as_ref()).await?;
         let model = self.models.model(call);
-        let answer = perform::perform(call, &model, &r.target, &r.instruction, &vars, !r.no_cache)
-            .await
-            .map_err(|e| AgentError::Engine(vars.mask_info(e.to_info())))?;
+        let answer = perform::perform(
+            call,
+            &model,
+            &r.target,
+            &r.instruction,
+            &vars,
+            !r.no_cache,
+            r.dom_cache,
+        )
+        .await
+        .map_err(|e| AgentError::Engine(vars.mask_info(e.to_info())))?;
         let context = answer
             .outcome
             .context
@@ -360,6 +377,7 @@ impl AgentCommand {
             max_steps,
             trace: trace.as_ref(),
             visual: r.visual,
+            dom_cache: r.dom_cache,
         };
         let done = ai::ai(call, &model, &r.target, &r.task, &vars, options).await;
         Ok(ai_envelope(
@@ -399,6 +417,8 @@ impl AgentCommand {
             max_steps,
             trace: trace.as_ref(),
             visual: r.visual,
+            // A session of its own has no earlier snapshot.
+            dom_cache: false,
         };
         let done = ai::ai(call, &model, &target, &r.task, &vars, options).await;
         let mut env = ai_envelope(CommandName::Ai, done, None, &vars);

@@ -269,7 +269,52 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
     // Forgotten: the model is asked again.
     let again = perform(&h, "click the add button", json!({})).await;
     assert_eq!(again["data"]["cached"], false, "{again}");
+    assert_eq!(again["data"]["dom_cached"], false, "{again}");
     assert_eq!(model.requests().len(), 4);
+
+    // --dom-cache: the page is read from the tab's last snapshot while the tab is at its URL (no
+    // capture: a change since is not seen), captured again once the URL moved.
+    let unseen = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "document.querySelector('button').textContent = 'Plus'" }),
+            10_000,
+        )
+        .await;
+    assert!(unseen.ok(), "{}", unseen.to_json());
+    let reused = perform(
+        &h,
+        "click the add button",
+        json!({ "dom_cache": true, "no_cache": true }),
+    )
+    .await;
+    assert_eq!(reused["ok"], true, "{reused}");
+    assert_eq!(reused["data"]["dom_cached"], true, "{reused}");
+    assert!(last_user_text(&model.requests()[4]).contains("button \"Increase\""));
+    let moved = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "history.pushState({}, '', '?moved=1'), 1" }),
+            10_000,
+        )
+        .await;
+    assert!(moved.ok(), "{}", moved.to_json());
+    let fresh = perform(
+        &h,
+        "click the add button",
+        json!({ "dom_cache": true, "no_cache": true }),
+    )
+    .await;
+    assert_eq!(fresh["data"]["dom_cached"], false, "{fresh}");
+    assert!(last_user_text(&model.requests()[5]).contains("button \"Plus\""));
+    let count = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "n.textContent" }),
+            10_000,
+        )
+        .await;
+    assert!(count.to_json().contains("\"7\""), "{}", count.to_json());
     h.close().await;
 }
 
