@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::actions::{self, Decision, Outcome};
 use crate::ask;
+use crate::cache::{self, Cache, StepAction, StepEntry};
 use crate::error::AgentError;
 use crate::model::{Message, ModelSlot, Usage};
 use crate::page::{self, PageView};
@@ -30,6 +31,9 @@ pub struct Step {
     pub url: Option<String>,
     /// Whether the model was sent only what changed since the step before.
     pub diff: bool,
+    /// Whether the step was replayed from the action cache (no model call).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
     /// What ran, in order.
     pub actions: Vec<Outcome>,
     /// How the model ended the loop in this step (`done` or `fail`), if it did.
@@ -80,6 +84,9 @@ pub fn step_lines(steps: &[Step]) -> Vec<String> {
             let mut did: Vec<String> = s.actions.iter().map(describe).collect();
             did.extend(s.end.clone());
             let mut line = format!("step {}: {}", s.step, did.join(", "));
+            if s.cached {
+                line.push_str(" (cached)");
+            }
             if let Some(e) = &s.error {
                 line.push_str(&format!(" (failed: {e})"));
             }
@@ -103,6 +110,39 @@ the lines that changed (+ added, - removed, ~ changed, under their unmarked ance
 Answer with tool calls: one or more actions, run in order (a failed one stops the rest; you are told), or done with the result \
 when the task is complete, or fail with the reason when it cannot be. `<<name>>` stands for a secret variable: pass it as \
 written. Do not repeat an action that already succeeded.";
+
+/// Runs a cached step's actions (each already on its element found again): the step, ended
+/// early by the first that fails.
+async fn replay(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    view: &PageView,
+    vars: &Variables,
+    n: u32,
+    diff: bool,
+    actions: &[actions::Action],
+) -> Step {
+    let mut step = Step {
+        step: n,
+        url: view.url().map(|u| vars.mask(u)),
+        diff,
+        cached: true,
+        actions: vec![],
+        end: None,
+        error: None,
+        usage: Usage::default(),
+    };
+    for action in actions {
+        match actions::run(call, target, view, vars, action).await {
+            Ok(outcome) => step.actions.push(outcome),
+            Err(e) => {
+                step.error = Some(vars.mask(&e.to_string()));
+                break;
+            }
+        }
+    }
+    step
+}
 
 /// Merges a step's view into what the loop knows of the page: a full snapshot replaces it, a
 /// diff adds and updates its nodes.
@@ -134,6 +174,8 @@ pub struct Options<'a> {
     pub visual: bool,
     /// The first step may read the tab's last snapshot (`--dom-cache`).
     pub dom_cache: bool,
+    /// Steps recorded in the action cache replay with no model call; model steps are recorded.
+    pub use_cache: bool,
 }
 
 /// What the system prompt adds in visual mode.
@@ -154,6 +196,7 @@ pub async fn ai(
         trace,
         visual,
         dom_cache,
+        use_cache,
     } = options;
     let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
     if task.trim().is_empty() {
@@ -184,16 +227,29 @@ pub async fn ai(
     let mut steps: Vec<Step> = Vec::new();
     let mut total = Usage::default();
     let mut known: Option<PageView> = None;
+    let cache_file = cache::path(call.home.root());
+    let mut cache = match use_cache {
+        true => match Cache::load(&cache_file).await {
+            Ok(c) => c,
+            Err(e) => return Err(unfinished(e, steps)),
+        },
+        false => Cache::default(),
+    };
+    // Replaying cached steps until one is not in the cache or fails; the model has then seen
+    // no page yet (its first look is a full one) and is told what the replays did.
+    let mut replaying = use_cache;
+    let mut replayed: Vec<String> = Vec::new();
+    let mut model_saw_page = false;
     for n in 1..=max_steps {
         if call.asker.stop_asked() {
             return Err(unfinished(AgentError::Stopped, steps));
         }
-        let looked = match known {
+        let looked = match n {
             // The first look may be the tab's last snapshot (`--dom-cache`).
-            None => page::look_or_reuse(call, target, dom_cache)
+            1 => page::look_or_reuse(call, target, dom_cache)
                 .await
                 .map(|(v, _)| v),
-            Some(_) => page::look(call, target, true).await,
+            _ => page::look(call, target, model_saw_page).await,
         };
         let view = match looked {
             Ok(v) => v,
@@ -217,15 +273,42 @@ pub async fn ai(
         );
         // A page that shows a variable's value (echoed back, or in its URL) shows its name.
         let page_text = vars.mask(&page_text);
-        let text = if n == 1 {
-            format!("{intro}\n{page_text}")
-        } else {
-            page_text
-        };
+        let page_key = cache::page_key(view.url().unwrap_or_default());
         merge(&mut known, view);
         let Some(view) = known.as_ref() else {
             continue;
         };
+        if replaying {
+            let cached = cache
+                .find_step(task, n, &page_key)
+                .and_then(|e| e.replay_on(view, |t| vars.mask(t)));
+            match cached {
+                Some(actions) => {
+                    let step = replay(call, target, view, vars, n, diff, &actions).await;
+                    cache.hit_step(task, n, &page_key);
+                    for line in step_lines(std::slice::from_ref(&step)) {
+                        call.asker.progress(&line);
+                        replayed.push(line);
+                    }
+                    replaying = step.error.is_none();
+                    steps.push(step);
+                    continue;
+                }
+                None => replaying = false,
+            }
+        }
+        let text = if model_saw_page {
+            page_text
+        } else {
+            let mut told = intro.clone();
+            if !replayed.is_empty() {
+                told.push_str("Done so far (replayed from the cache, no model call):\n");
+                told.push_str(&replayed.join("\n"));
+                told.push('\n');
+            }
+            format!("{told}\n{page_text}")
+        };
+        model_saw_page = true;
         let sent_from = messages.len();
         let mut message = Message::user(text);
         if visual {
@@ -254,6 +337,7 @@ pub async fn ai(
             step: n,
             url: view.url().map(|u| vars.mask(u)),
             diff,
+            cached: false,
             actions: vec![],
             end: None,
             error: None,
@@ -262,6 +346,8 @@ pub async fn ai(
         let mut results = Vec::new();
         let mut end = None;
         let mut stopped = false;
+        let mut ran: Vec<StepAction> = Vec::new();
+        let mut only_ours = true;
         for decision in decisions {
             if step.error.is_some() || end.is_some() || stopped {
                 results.push("not run: an earlier call of this turn ended it".to_string());
@@ -277,6 +363,11 @@ pub async fn ai(
                     match actions::run(call, target, view, vars, &action).await {
                         Ok(outcome) => {
                             results.push(format!("ok: {}", describe(&outcome)));
+                            ran.push(StepAction {
+                                action,
+                                role: outcome.role.clone(),
+                                name: outcome.name.clone(),
+                            });
                             step.actions.push(outcome);
                         }
                         Err(e @ AgentError::Timeout { .. }) => {
@@ -291,6 +382,8 @@ pub async fn ai(
                     }
                 }
                 Decision::Custom { name, input } => {
+                    // What a program's action does is its own: such a step is not cached.
+                    only_ours = false;
                     match actions::run_custom(call, target, vars, &name, &input).await {
                         Ok(outcome) => {
                             let said = outcome.result.clone().unwrap_or_default();
@@ -339,6 +432,20 @@ pub async fn ai(
                 steps.push(step);
                 return Err(unfinished(e, steps));
             }
+        }
+        let whole = step.error.is_none() && end.is_none() && !stopped && !ran.is_empty();
+        if use_cache && whole && only_ours {
+            cache.record_step(StepEntry {
+                task: task.to_string(),
+                step: n,
+                page: page_key,
+                actions: ran,
+                hits: 0,
+            });
+        }
+        if use_cache && let Err(e) = cache.save(&cache_file).await {
+            steps.push(step);
+            return Err(unfinished(e, steps));
         }
         steps.push(step);
         if stopped {

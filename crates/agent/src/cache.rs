@@ -41,11 +41,45 @@ pub struct Entry {
     pub hits: u64,
 }
 
+/// One action of a cached `ai` step, with the element it acted on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepAction {
+    /// The action as the model gave it.
+    pub action: Action,
+    /// The element's role, when the action has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The element's accessible name (masked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A step of `ai` a model decided that ran whole without ending the task: on the same task's
+/// same step on the same page, it replays with no model call (the step that says `done` is
+/// always the model's: its result is read from the page).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepEntry {
+    /// The task as given (with `<<name>>`s).
+    pub task: String,
+    /// The step's number (1-based).
+    pub step: u32,
+    /// The page the step saw: its URL without query and fragment.
+    pub page: String,
+    /// Its actions, in order.
+    pub actions: Vec<StepAction>,
+    /// How often it replayed.
+    #[serde(default)]
+    pub hits: u64,
+}
+
 /// The cache file's content.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Cache {
     /// Entries, oldest first.
     pub entries: Vec<Entry>,
+    /// `ai` steps, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepEntry>,
 }
 
 /// The page part of a key: the URL without query and fragment (a search's terms or a session
@@ -119,6 +153,35 @@ impl Cache {
         }
     }
 
+    /// The `ai` step `step` of `task` on `page`.
+    pub fn find_step(&self, task: &str, step: u32, page: &str) -> Option<&StepEntry> {
+        self.steps
+            .iter()
+            .find(|e| e.task == task && e.step == step && e.page == page)
+    }
+
+    /// Records an `ai` step, replacing the one of its key.
+    pub fn record_step(&mut self, entry: StepEntry) {
+        self.steps
+            .retain(|e| !(e.task == entry.task && e.step == entry.step && e.page == entry.page));
+        self.steps.push(entry);
+        if self.steps.len() > MAX_ENTRIES {
+            let extra = self.steps.len() - MAX_ENTRIES;
+            self.steps.drain(..extra);
+        }
+    }
+
+    /// Counts a replay of the `ai` step of this key.
+    pub fn hit_step(&mut self, task: &str, step: u32, page: &str) {
+        if let Some(e) = self
+            .steps
+            .iter_mut()
+            .find(|e| e.task == task && e.step == step && e.page == page)
+        {
+            e.hits += 1;
+        }
+    }
+
     /// Counts a replay of the entry of this key.
     pub fn hit(&mut self, instruction: &str, page: &str) {
         if let Some(e) = self
@@ -136,22 +199,51 @@ impl Entry {
     /// ref may have changed), or the action as it was when it names no element. `None` when
     /// the element is gone or is no longer the only one.
     pub fn replay_on(&self, view: &PageView, mask: impl Fn(&str) -> String) -> Option<Action> {
-        let Some(old_ref) = self.action.reference() else {
-            return Some(self.action.clone());
-        };
-        let (role, name) = (self.role.as_deref()?, self.name.as_deref()?);
-        let fits: Vec<&str> = view
-            .nodes
+        found_again(
+            &self.action,
+            self.role.as_deref(),
+            self.name.as_deref(),
+            view,
+            &mask,
+        )
+    }
+}
+
+impl StepEntry {
+    /// The step's actions to replay on `view`, each on its element found again; `None` when
+    /// one of them is not.
+    pub fn replay_on(&self, view: &PageView, mask: impl Fn(&str) -> String) -> Option<Vec<Action>> {
+        self.actions
             .iter()
-            .filter(|n| n.role == role && mask(&n.name) == name)
-            .map(|n| n.ref_id.as_str())
-            .collect();
-        match fits.as_slice() {
-            [one] => Some(self.action.clone().on(one)),
-            // Several alike: the same ref, if it is one of them, is the same element.
-            many if many.contains(&old_ref) => Some(self.action.clone()),
-            _ => None,
-        }
+            .map(|a| found_again(&a.action, a.role.as_deref(), a.name.as_deref(), view, &mask))
+            .collect()
+    }
+}
+
+/// `action` on the one element of `view` with this role and (masked) name, or as it was when it
+/// names no element.
+fn found_again(
+    action: &Action,
+    role: Option<&str>,
+    name: Option<&str>,
+    view: &PageView,
+    mask: &dyn Fn(&str) -> String,
+) -> Option<Action> {
+    let Some(old_ref) = action.reference() else {
+        return Some(action.clone());
+    };
+    let (role, name) = (role?, name?);
+    let fits: Vec<&str> = view
+        .nodes
+        .iter()
+        .filter(|n| n.role == role && mask(&n.name) == name)
+        .map(|n| n.ref_id.as_str())
+        .collect();
+    match fits.as_slice() {
+        [one] => Some(action.clone().on(one)),
+        // Several alike: the same ref, if it is one of them, is the same element.
+        many if many.contains(&old_ref) => Some(action.clone()),
+        _ => None,
     }
 }
 

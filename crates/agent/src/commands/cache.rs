@@ -7,7 +7,7 @@ use envelope::{CommandName, Envelope};
 use serde::{Deserialize, Serialize};
 
 use super::{decode, success};
-use crate::cache::{self, Cache, Entry};
+use crate::cache::{self, Cache, Entry, StepEntry};
 use crate::error::Result;
 
 /// `ai-cache list`.
@@ -101,6 +101,50 @@ impl From<&Entry> for ListedEntry {
     }
 }
 
+/// One cached `ai` step as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedStep {
+    /// The task (with `<<name>>`s, never values).
+    pub task: String,
+    /// The step's number.
+    pub step: u32,
+    /// The page: its URL without query and fragment.
+    pub page: String,
+    /// Its actions (`fill textbox "From"`), in order.
+    pub actions: Vec<String>,
+    /// How often it replayed.
+    pub hits: u64,
+}
+
+impl From<&StepEntry> for ListedStep {
+    fn from(e: &StepEntry) -> ListedStep {
+        let actions = e
+            .actions
+            .iter()
+            .map(|a| target_words(a.action.name(), a.role.as_deref(), a.name.as_deref()))
+            .collect();
+        ListedStep {
+            task: e.task.clone(),
+            step: e.step,
+            page: e.page.clone(),
+            actions,
+            hits: e.hits,
+        }
+    }
+}
+
+/// `click button "Sign in"`.
+fn target_words(action: &str, role: Option<&str>, name: Option<&str>) -> String {
+    let mut s = action.to_string();
+    if let Some(role) = role {
+        s.push_str(&format!(" {role}"));
+    }
+    if let Some(name) = name.filter(|n| !n.is_empty()) {
+        s.push_str(&format!(" {name:?}"));
+    }
+    s
+}
+
 /// What `ai-cache list` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheListing {
@@ -108,22 +152,29 @@ pub struct CacheListing {
     pub path: String,
     /// Its entries (of `--page` when given), oldest first.
     pub entries: Vec<ListedEntry>,
+    /// Its `ai` steps (of `--page` when given), oldest first.
+    pub ai_steps: Vec<ListedStep>,
 }
 
 impl envelope::RenderText for CacheListing {
     fn render_body(&self, body: &mut envelope::TextBody<'_>) {
         body.count(self.entries.len(), "cached action", "cached actions");
         for e in &self.entries {
-            let mut target = e.action.clone();
-            if let Some(role) = &e.role {
-                target.push_str(&format!(" {role}"));
-            }
-            if let Some(name) = e.name.as_deref().filter(|n| !n.is_empty()) {
-                target.push_str(&format!(" {name:?}"));
-            }
+            let target = target_words(&e.action, e.role.as_deref(), e.name.as_deref());
             body.line(format!(
                 "{:?} on {} -> {target} ({} replays)",
                 e.instruction, e.page, e.hits
+            ));
+        }
+        body.count(self.ai_steps.len(), "cached ai step", "cached ai steps");
+        for s in &self.ai_steps {
+            body.line(format!(
+                "{:?} step {} on {} -> {} ({} replays)",
+                s.task,
+                s.step,
+                s.page,
+                s.actions.join(", "),
+                s.hits
             ));
         }
         body.field("path", &self.path);
@@ -135,7 +186,7 @@ impl envelope::RenderText for CacheListing {
 pub struct CacheCleared {
     /// The cache file.
     pub path: String,
-    /// Entries removed.
+    /// Entries removed (actions and `ai` steps).
     pub removed: usize,
     /// Entries left (of other pages).
     pub left: usize,
@@ -171,9 +222,16 @@ impl CacheCommand {
             .filter(|e| page.as_ref().is_none_or(|p| &e.page == p))
             .map(ListedEntry::from)
             .collect();
+        let ai_steps = cache
+            .steps
+            .iter()
+            .filter(|e| page.as_ref().is_none_or(|p| &e.page == p))
+            .map(ListedStep::from)
+            .collect();
         let listing = CacheListing {
             path: path.display().to_string(),
             entries,
+            ai_steps,
         };
         Ok(success(CommandName::AiCacheList, None, &listing, vec![]))
     }
@@ -182,12 +240,18 @@ impl CacheCommand {
         let r: CacheClear = decode(CommandName::AiCacheClear, call.args.clone())?;
         let path = cache::path(call.home.root());
         let mut cache = Cache::load(&path).await?;
-        let before = cache.entries.len();
+        let before = cache.entries.len() + cache.steps.len();
         match r.page.as_deref().map(cache::page_key) {
-            Some(page) => cache.entries.retain(|e| e.page != page),
-            None => cache.entries.clear(),
+            Some(page) => {
+                cache.entries.retain(|e| e.page != page);
+                cache.steps.retain(|e| e.page != page);
+            }
+            None => {
+                cache.entries.clear();
+                cache.steps.clear();
+            }
         }
-        let left = cache.entries.len();
+        let left = cache.entries.len() + cache.steps.len();
         if left != before {
             cache.save(&path).await?;
         }

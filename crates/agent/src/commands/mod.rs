@@ -83,6 +83,10 @@ pub struct Ai {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub dom_cache: bool,
+    /// Ask the model at every step even when the action cache has the step (and record none).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_cache: bool,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -123,6 +127,10 @@ pub struct OneShot {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
     pub visual: bool,
+    /// Ask the model at every step even when the action cache has the step.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_cache: bool,
 }
 
 /// `browser extract "<what>"`.
@@ -378,6 +386,7 @@ impl AgentCommand {
             trace: trace.as_ref(),
             visual: r.visual,
             dom_cache: r.dom_cache,
+            use_cache: !r.no_cache,
         };
         let done = ai::ai(call, &model, &r.target, &r.task, &vars, options).await;
         Ok(ai_envelope(
@@ -419,6 +428,7 @@ impl AgentCommand {
             visual: r.visual,
             // A session of its own has no earlier snapshot.
             dom_cache: false,
+            use_cache: !r.no_cache,
         };
         let done = ai::ai(call, &model, &target, &r.task, &vars, options).await;
         let mut env = ai_envelope(CommandName::Ai, done, None, &vars);

@@ -447,6 +447,109 @@ async fn ai_runs_a_task_across_two_pages_with_a_late_element() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_run_again_replays_its_cached_steps_and_asks_the_model_only_for_the_rest() {
+    let site = FixtureServer::start().await;
+    flight_site(&site);
+    let model = ModelServer::start(flight_model("Boston", |line| {
+        tool_calls(&[("done", json!({ "result": line }))])
+    }))
+    .await;
+    let Some(h) = Harness::start(&site.url("/search.html"), model.base_url()).await else {
+        return;
+    };
+    let task = json!({ "task": "find a flight from Miami to Boston", "max_steps": 6 });
+    let first = Harness::json(
+        &h.tab_command(CommandName::BrowserAi, task.clone(), 60_000)
+            .await,
+    );
+    assert_eq!(first["ok"], true, "{first}");
+    let asked_first = model.requests().len();
+    let steps = first["data"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(steps.len(), asked_first, "{first}");
+    assert!(steps.iter().all(|s| s.get("cached").is_none()), "{first}");
+
+    // Again, from the search page: step 1 (fill, fill, click) replays with no model call.
+    let back = h
+        .tab_command(
+            CommandName::BrowserGoto,
+            json!({ "url": site.url("/search.html") }),
+            10_000,
+        )
+        .await;
+    assert!(back.ok(), "{}", back.to_json());
+    let again = Harness::json(
+        &h.tab_command(CommandName::BrowserAi, task.clone(), 60_000)
+            .await,
+    );
+    assert_eq!(again["ok"], true, "{again}");
+    assert!(
+        again["data"]["result"]
+            .as_str()
+            .is_some_and(|r| r.contains("Boston: $199")),
+        "{again}"
+    );
+    let steps = again["data"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(steps[0]["cached"], true, "{again}");
+    assert_eq!(
+        steps[0]["actions"].as_array().map(Vec::len),
+        Some(3),
+        "{again}"
+    );
+    assert_eq!(steps[0]["usage"]["input_tokens"], 0, "{again}");
+    let sent = model.requests();
+    assert!(sent.len() < 2 * asked_first, "step 1 asked the model again");
+    // The model's first message of the run says the task, what the replay did, the whole page.
+    let told = last_user_text(&sent[asked_first]);
+    assert!(told.contains("Task: find a flight"), "{told}");
+    assert!(
+        told.contains("replayed from the cache") && told.contains("step 1: fill @e"),
+        "{told}"
+    );
+    assert!(told.contains("Page: "), "{told}");
+
+    // ai-cache list shows the step.
+    let listed = Harness::json(
+        &h.run_env(CommandName::AiCacheList, json!({}), h.client_env(), 10_000)
+            .await,
+    );
+    let cached = &listed["data"]["ai_steps"][0];
+    assert_eq!(
+        cached["task"], "find a flight from Miami to Boston",
+        "{listed}"
+    );
+    assert_eq!(cached["step"], 1, "{listed}");
+    assert_eq!(cached["hits"], 1, "{listed}");
+    assert_eq!(cached["actions"][2], "click button \"Search\"", "{listed}");
+
+    // --no-cache: every step is the model's.
+    let back = h
+        .tab_command(
+            CommandName::BrowserGoto,
+            json!({ "url": site.url("/search.html") }),
+            10_000,
+        )
+        .await;
+    assert!(back.ok(), "{}", back.to_json());
+    let before = model.requests().len();
+    let mut fresh = task.clone();
+    fresh["no_cache"] = json!(true);
+    let fresh = Harness::json(&h.tab_command(CommandName::BrowserAi, fresh, 60_000).await);
+    assert_eq!(fresh["ok"], true, "{fresh}");
+    let steps = fresh["data"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(model.requests().len() - before, steps.len());
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ai_stopped_mid_step_answers_its_steps_and_leaves_the_session_usable() {
     let site = FixtureServer::start().await;
     flight_site(&site);
