@@ -1,5 +1,7 @@
 //! The optional remote manuals API (`ACTIONBOOK_API_URL`, or `api.base_url` in the config): a
-//! short-timeout blocking HTTP client, run by the engine under `spawn_blocking` like the store.
+//! short-timeout HTTP client (the tree's one, reqwest with rustls; `HTTPS_PROXY`/`NO_PROXY`
+//! honoured) whose calls block their thread: the engine runs them under `spawn_blocking` like
+//! the store.
 //!
 //! Endpoints (the reference CLI's, header `X-API-Key` when a key is configured):
 //! - `GET {base}/api/search_actions?query=&domain=&url=&page=&page_size=` → search hits;
@@ -63,7 +65,7 @@ pub struct RemotePage {
 pub struct RemoteApi {
     base_url: String,
     api_key: Option<String>,
-    agent: ureq::Agent,
+    client: reqwest::Client,
 }
 
 impl RemoteApi {
@@ -79,17 +81,20 @@ impl RemoteApi {
                 reason: "expected an http:// or https:// URL".into(),
             });
         }
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .max_redirects(3)
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .redirect(reqwest::redirect::Policy::limited(3))
             .user_agent(concat!("actionbook/", env!("CARGO_PKG_VERSION")))
             .build()
-            .new_agent();
+            .map_err(|e| ManualsError::Remote {
+                url: trimmed.to_string(),
+                reason: format!("the HTTP client could not be set up: {e}"),
+            })?;
         Ok(RemoteApi {
             base_url: trimmed.to_string(),
             api_key: api_key.filter(|k| !k.trim().is_empty()),
-            agent,
+            client,
         })
     }
 
@@ -110,29 +115,40 @@ impl RemoteApi {
             reason,
         };
         let mut req = self
-            .agent
+            .client
             .get(&url)
-            .header("Accept", "application/json, text/plain;q=0.5");
+            .header("Accept", "application/json, text/plain;q=0.5")
+            .query(query);
         if let Some(key) = &self.api_key {
             req = req.header("X-API-Key", key);
         }
-        for (k, v) in query {
-            req = req.query(*k, v);
-        }
-        let mut resp = req.call().map_err(|e| fail(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let content_type = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .read_to_string()
-            .map_err(|e| fail(format!("reading the answer: {e}")))?;
+        let answer = block_on(async {
+            let mut resp = req.send().await.map_err(|e| fail(describe(&e)))?;
+            let status = resp.status().as_u16();
+            let content_type = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let mut bytes = Vec::new();
+            while let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| fail(format!("reading the answer: {}", describe(&e))))?
+            {
+                if (bytes.len() + chunk.len()) as u64 > MAX_BODY {
+                    return Err(fail(format!(
+                        "reading the answer: larger than {MAX_BODY} bytes"
+                    )));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            let body = String::from_utf8(bytes)
+                .map_err(|_| fail("reading the answer: not UTF-8".to_string()))?;
+            Ok((status, content_type, body))
+        });
+        let (status, content_type, body) = answer.map_err(&fail)??;
         match status {
             200..=299 => Ok(Some((content_type, body))),
             404 => Ok(None),
@@ -230,6 +246,35 @@ impl RemoteApi {
             .map(Some)
             .map_err(|e| fail(format!("unexpected answer: {e}")))
     }
+}
+
+/// Runs `future` to its end on this thread: a blocking call, as the store's (the engine calls
+/// it under `spawn_blocking`, whose threads may block on the runtime; without a runtime, as in a
+/// plain program, on one of its own).
+fn block_on<F: std::future::Future>(future: F) -> std::result::Result<F::Output, String> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => Ok(runtime.block_on(future)),
+        Err(_) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map(|runtime| runtime.block_on(future))
+            // No runtime can be made (out of threads or descriptors): nothing was sent.
+            .map_err(|e| format!("no runtime to send it on: {e}")),
+    }
+}
+
+/// What went wrong with a request, its causes included (reqwest's own line is terse).
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return "timeout: no answer within the time allowed".to_string();
+    }
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        s.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    s
 }
 
 /// `{"success": …, "data": X}` / `{"ok": …, "data": X}` → X; anything else as it is.
