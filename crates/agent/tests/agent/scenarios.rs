@@ -916,3 +916,105 @@ async fn one_shot_ai_runs_in_a_session_of_its_own_and_offers_the_programs_action
     assert_eq!(sessions["data"]["total_sessions"], 1, "{sessions}");
     h.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perform_and_extract_speak_anthropic_messages_end_to_end() {
+    let site = FixtureServer::start().await;
+    site.route(
+        "/counter.html",
+        HTML,
+        "<!doctype html><title>Counter</title>\
+         <button onclick=\"n.textContent=+n.textContent+1\">Add</button> <span id=n>41</span>",
+    );
+    // Anthropic's Messages shapes: a tool_use block for perform, the schema's tool for extract.
+    let model = ModelServer::start(|_, body| {
+        let text = last_user_text(body);
+        let block = match body["tool_choice"]["name"].as_str() {
+            Some(tool) => json!({ "type": "tool_use", "id": "toolu_x", "name": tool,
+                                  "input": { "data": { "count": 42 }, "refs": [] } }),
+            None => json!({ "type": "tool_use", "id": "toolu_1", "name": "click",
+                            "input": { "ref": ref_of(&text, "button \"Add\"").unwrap_or_default() } }),
+        };
+        Answer {
+            status: 200,
+            body: json!({ "content": [block], "stop_reason": "tool_use",
+                          "usage": { "input_tokens": 70, "output_tokens": 7 } }),
+            retry_after: None,
+        }
+    })
+    .await;
+    let anthropic_url = format!("http://127.0.0.1:{}", model.port);
+    let Some(h) = Harness::start(&site.url("/counter.html"), anthropic_url.clone()).await else {
+        return;
+    };
+    let mut env = h.client_env();
+    env.llm
+        .insert("ACTIONBOOK_LLM_PROVIDER".into(), "anthropic".into());
+    env.llm
+        .insert("ACTIONBOOK_LLM_MODEL".into(), "claude-scripted".into());
+    let on_tab = |args: Value| {
+        let mut args = args;
+        args["session"] = json!(crate::SID);
+        args["tab"] = json!(h.tab);
+        args
+    };
+    let done = Harness::json(
+        &h.run_env(
+            CommandName::BrowserPerform,
+            on_tab(json!({ "instruction": "click add" })),
+            env.clone(),
+            30_000,
+        )
+        .await,
+    );
+    assert_eq!(done["ok"], true, "{done}");
+    assert_eq!(done["data"]["name"], "Add", "{done}");
+    assert_eq!(done["data"]["usage"]["input_tokens"], 70, "{done}");
+    assert_eq!(done["data"]["model"], "claude-scripted", "{done}");
+    let sent = model.requests();
+    let first = &sent[0];
+    assert_eq!(first["model"], "claude-scripted");
+    assert!(
+        first["system"]
+            .as_str()
+            .is_some_and(|s| s.contains("accessibility snapshot")),
+        "{first}"
+    );
+    assert!(first["max_tokens"].as_u64().is_some(), "{first}");
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        tools.contains(&"click") && tools.contains(&"not_possible"),
+        "{tools:?}"
+    );
+    assert!(first["tools"][0]["input_schema"].is_object(), "{first}");
+    assert!(
+        last_user_text(first).contains("button \"Add\" [ref=e"),
+        "{first}"
+    );
+
+    let read = Harness::json(
+        &h.run_env(
+            CommandName::BrowserExtract,
+            on_tab(json!({ "what": "the counter's value" })),
+            env,
+            30_000,
+        )
+        .await,
+    );
+    assert_eq!(read["ok"], true, "{read}");
+    assert_eq!(read["data"]["value"]["count"], 42, "{read}");
+    let count = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "n.textContent" }),
+            10_000,
+        )
+        .await;
+    assert!(count.to_json().contains("\"42\""), "{}", count.to_json());
+    h.close().await;
+}
