@@ -64,7 +64,7 @@ impl Engine {
     pub async fn execute_for(&self, request: Request, asker: &Asker) -> Envelope {
         let started = Instant::now();
         self.recover().await;
-        let deadline = Deadline::new(request.timeout_ms);
+        let deadline = Deadline::new(request.timeout_or_default());
         if let crate::commands::Command::Extended(call) = request.command {
             let env = self
                 .run_extension(call, &deadline, &request.env, asker)

@@ -132,6 +132,11 @@ pub trait Extension: Send + Sync + fmt::Debug {
         Ok(serde_json::Value::Object(serde_json::Map::new()))
     }
 
+    /// Its timeout when the caller gives none (else the engine's 30 s).
+    fn default_timeout_ms(&self) -> Option<u64> {
+        None
+    }
+
     /// Runs the command.
     async fn run(&self, call: ExtensionCall<'_>) -> Envelope;
 }

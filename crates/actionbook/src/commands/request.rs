@@ -37,6 +37,17 @@ impl Request {
         self
     }
 
+    /// Its timeout: `--timeout`, else the command's own default (an agent loop's is minutes;
+    /// [`super::extension::Extension::default_timeout_ms`]), else none (the engine's default).
+    pub fn timeout_or_default(&self) -> Option<u64> {
+        self.timeout_ms.or_else(|| match &self.command {
+            Command::Extended(call) => {
+                super::extension::extension(call.name).and_then(|e| e.default_timeout_ms())
+            }
+            _ => None,
+        })
+    }
+
     /// The same request with this client environment.
     #[must_use]
     pub fn with_env(mut self, env: ClientEnv) -> Request {

@@ -131,7 +131,7 @@ pub fn send_with_progress(
     };
     home.ensure()?;
     let build = wire::build_id();
-    let timeout_ms = request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout_ms = request.timeout_or_default().unwrap_or(DEFAULT_TIMEOUT_MS);
     let frame = ClientFrame {
         v: PROTOCOL_VERSION,
         build: build.clone(),

@@ -365,7 +365,10 @@ async fn handle(mut stream: UnixStream, engine: &Engine, build: &str, drain: &Dr
             return Ok(());
         }
     };
-    let timeout = frame.request.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout = frame
+        .request
+        .timeout_or_default()
+        .unwrap_or(DEFAULT_TIMEOUT_MS);
     let Some(in_flight) = drain.enter(Instant::now() + Duration::from_millis(timeout)) else {
         let (_, _, left) = drain.status();
         return restart(&mut stream, build, left).await;

@@ -490,6 +490,11 @@ async fn open_trace(
     }
 }
 
+/// `perform`'s and `extract`'s timeout when none is given (one model call and one action).
+pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 120_000;
+/// `ai`'s timeout when none is given (its `--max-steps` steps).
+pub const DEFAULT_LOOP_TIMEOUT_MS: u64 = 600_000;
+
 /// How long the one-shot `ai` gives its session to close.
 const CLOSE_TIMEOUT_MS: u64 = 30_000;
 
@@ -576,6 +581,14 @@ impl Extension for AgentCommand {
                 matches,
             )?)),
         }
+    }
+
+    fn default_timeout_ms(&self) -> Option<u64> {
+        // A model call takes seconds and a loop many of them: the engine's 30 s would cut most.
+        Some(match self.kind {
+            Kind::Perform | Kind::Extract => DEFAULT_CALL_TIMEOUT_MS,
+            Kind::Ai | Kind::OneShot => DEFAULT_LOOP_TIMEOUT_MS,
+        })
     }
 
     async fn run(&self, call: ExtensionCall<'_>) -> Envelope {

@@ -1018,3 +1018,26 @@ async fn perform_and_extract_speak_anthropic_messages_end_to_end() {
     assert!(count.to_json().contains("\"42\""), "{}", count.to_json());
     h.close().await;
 }
+
+#[test]
+fn agent_commands_default_to_minutes_not_the_engines_30_s() {
+    use actionbook::{Command, Request};
+    actionbook_agent::register();
+    let on_tab = |name, args: Value| {
+        let mut args = args;
+        args["session"] = json!("s1");
+        args["tab"] = json!("t1");
+        Request::new(Command::from_json(name, args).expect("decodes"))
+    };
+    let ai = on_tab(CommandName::BrowserAi, json!({ "task": "x" }));
+    assert_eq!(ai.timeout_or_default(), Some(600_000));
+    assert_eq!(ai.with_timeout_ms(5).timeout_or_default(), Some(5));
+    let perform = on_tab(CommandName::BrowserPerform, json!({ "instruction": "x" }));
+    assert_eq!(perform.timeout_or_default(), Some(120_000));
+    let title = on_tab(CommandName::BrowserTitle, json!({}));
+    assert_eq!(
+        title.timeout_or_default(),
+        None,
+        "the engine's own commands keep theirs"
+    );
+}
