@@ -178,12 +178,7 @@ async fn perform_logs_in_through_an_oopif_and_never_shows_the_secret() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
     let site = FixtureServer::start().await;
-    site.route(
-        "/counter.html",
-        HTML,
-        "<!doctype html><title>Counter</title>\
-         <button onclick=\"n.textContent=+n.textContent+1\">Add</button> <span id=n>0</span>",
-    );
+    counter_site(&site, 0);
     let model = ModelServer::start(|_, body| {
         let text = last_user_text(body);
         let r = ref_of(&text, "button \"").unwrap_or_default();
@@ -316,6 +311,18 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
         .await;
     assert!(count.to_json().contains("\"7\""), "{}", count.to_json());
     h.close().await;
+}
+
+/// `/counter.html`: a button `Add` counting up in `#n` from `start`.
+fn counter_site(server: &FixtureServer, start: u32) {
+    server.route(
+        "/counter.html",
+        HTML,
+        format!(
+            "<!doctype html><title>Counter</title>\
+             <button onclick=\"n.textContent=+n.textContent+1\">Add</button> <span id=n>{start}</span>"
+        ),
+    );
 }
 
 fn flight_site(server: &FixtureServer) {
@@ -920,12 +927,7 @@ async fn one_shot_ai_runs_in_a_session_of_its_own_and_offers_the_programs_action
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn perform_and_extract_speak_anthropic_messages_end_to_end() {
     let site = FixtureServer::start().await;
-    site.route(
-        "/counter.html",
-        HTML,
-        "<!doctype html><title>Counter</title>\
-         <button onclick=\"n.textContent=+n.textContent+1\">Add</button> <span id=n>41</span>",
-    );
+    counter_site(&site, 41);
     // Anthropic's Messages shapes: a tool_use block for perform, the schema's tool for extract.
     let model = ModelServer::start(|_, body| {
         let text = last_user_text(body);
