@@ -14,6 +14,14 @@ pub enum CliError {
     /// A bad argument value (bad id, bad URL, unknown mode ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// A wait given no `--timeout` (the spec makes it required).
+    #[error(
+        "{command} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
+    )]
+    TimeoutRequired {
+        /// The command.
+        command: envelope::CommandName,
+    },
     /// No session with this id.
     #[error("session '{0}' not found")]
     SessionNotFound(String),
@@ -473,6 +481,7 @@ impl CliError {
             // element too, as `select` refuses one: TIMEOUT (a covered element's code) would
             // say a wait ran out, which it did not.
             CliError::InvalidArgument(_)
+            | CliError::TimeoutRequired { .. }
             | CliError::NoBox { .. }
             | CliError::CanvasFallback { .. }
             | CliError::ClosedOption { .. }
@@ -748,6 +757,9 @@ impl CliError {
     /// A hint for the user, when there is a useful one.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
+            CliError::TimeoutRequired { .. } => Some(
+                "the spec makes --timeout required for waits; --timeout 30000 waits as the reference CLI's default did",
+            ),
             CliError::PageBusy { .. } => Some(
                 "`browser reload` or `browser goto` stops the page's script and loads a page again",
             ),

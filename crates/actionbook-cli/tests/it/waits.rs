@@ -148,8 +148,23 @@ fn wait_element_in_the_page_and_in_an_oopif_by_css_and_by_ref() {
                 .contains("needs --timeout"),
             "{v}"
         );
+        // The hint names the exact flag an agent can add.
+        assert!(
+            v["error"]["hint"]
+                .as_str()
+                .unwrap_or("")
+                .contains("--timeout 30000"),
+            "{v}"
+        );
         assert_eq!(v["context"]["tab_id"], "t1", "{v}");
     }
+    // And `--help` says it before anyone runs into it.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_actionbook"))
+        .args(["browser", "wait", "element", "--help"])
+        .output()
+        .expect("actionbook --help runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--timeout <ms> is required"), "{help}");
 
     // Added by a timer 1.5 s after the click (absent when the wait begins).
     ok(&on(&env, &t, &["click", "#later"]));

@@ -22,6 +22,10 @@ fn group_about(path: &str) -> &'static str {
     }
 }
 
+/// What the help of a wait says of `--timeout` (the spec makes it required; the reference CLI
+/// 1.6 defaults to 30 s: the spec is the contract here).
+pub(super) const TIMEOUT_REQUIRED: &str = "--timeout <ms> is required: how long to wait is the caller's to say (the reference CLI's default was 30000)";
+
 /// Adds the row `name` (its request's arguments from `augment`) at its path under `parent`.
 pub(super) fn insert(
     parent: clap::Command,
@@ -35,9 +39,14 @@ pub(super) fn insert(
     let Some((leaf_word, groups)) = words.split_last() else {
         return parent;
     };
+    let needs_timeout = super::CommandSpec::of(name).is_some_and(|s| s.traits.needs_timeout);
+    let after = match needs_timeout {
+        true => format!("{TIMEOUT_REQUIRED}\n\nExample:\n  {example}"),
+        false => format!("Example:\n  {example}"),
+    };
     let mut leaf = augment(clap::Command::new(*leaf_word))
         .about(about)
-        .after_help(format!("Example:\n  {example}"));
+        .after_help(after);
     if let Some(alias) = alias {
         leaf = leaf.visible_alias(alias);
     }

@@ -33,9 +33,7 @@ pub(crate) async fn run_tab<C: TabCommand>(
 ) -> Envelope {
     let target = cmd.target().clone();
     if traits.needs_timeout && !deadline.was_given() {
-        let e = CliError::InvalidArgument(format!(
-            "{name} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
-        ));
+        let e = CliError::TimeoutRequired { command: name };
         return failure_of(
             name,
             traits,
