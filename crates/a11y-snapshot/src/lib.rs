@@ -43,6 +43,7 @@ mod doc_view;
 pub mod dom;
 pub mod error;
 pub mod fasthash;
+pub mod frame_path;
 pub mod frames;
 pub mod ids;
 mod indeterminate;

@@ -43,6 +43,15 @@ pub enum Target {
         /// The expression that finds it.
         expression: String,
     },
+    /// An element in an iframe's document: `host` finds the `<iframe>`, `inner` is looked for
+    /// in its frame alone (`iframe#login >> #user`, or an XPath through the frame: see
+    /// [`crate::frame_path`]).
+    InFrame {
+        /// Finds the `<iframe>` element.
+        host: Box<Target>,
+        /// Found in the iframe's document (CSS, an XPath, a finder or another frame step).
+        inner: Box<Target>,
+    },
 }
 
 impl Target {
@@ -50,6 +59,17 @@ impl Target {
     /// [`is_xpath`] says, `role=...` a [`RoleSelector`], anything else CSS.
     pub fn parse(s: &str) -> Result<Target, SnapshotError> {
         let t = s.trim();
+        if let Some(parts) = crate::frame_path::split_css(t) {
+            return Target::chain(t, &parts);
+        }
+        if is_xpath(t)
+            && let Some((host, rest)) = crate::frame_path::split_xpath(t)
+        {
+            return Ok(Target::InFrame {
+                host: Box::new(Target::XPath(host.to_string())),
+                inner: Box::new(Target::parse(&rest)?),
+            });
+        }
         if t.starts_with('@') {
             return t.parse().map(Target::Ref);
         }
@@ -72,6 +92,46 @@ impl Target {
     }
 }
 
+impl Target {
+    /// `a >> b >> c` as nested [`Target::InFrame`]s; each part parsed on its own (a host may
+    /// be any selector that finds an `<iframe>`; what is looked for in a frame is CSS or an
+    /// XPath, a ref or role selector names an element of the whole page and cannot follow).
+    fn chain(written: &str, parts: &[&str]) -> Result<Target, SnapshotError> {
+        let bad = |reason: &str| SnapshotError::InvalidSelector {
+            selector: written.to_string(),
+            reason: reason.to_string(),
+        };
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(bad(
+                "`>>` needs a selector on each side (`iframe#pay >> #card`)",
+            ));
+        }
+        let (last, hosts) = parts.split_last().ok_or_else(|| bad("empty selector"))?;
+        let mut target = Target::parse(last)?;
+        if !target.can_be_in_a_frame() {
+            return Err(bad(
+                "after `>>` comes a CSS selector or an XPath of the frame's document (a ref or a \
+                 role selector already names an element of any frame: use it alone)",
+            ));
+        }
+        for host in hosts.iter().rev() {
+            target = Target::InFrame {
+                host: Box::new(Target::parse(host)?),
+                inner: Box::new(target),
+            };
+        }
+        Ok(target)
+    }
+
+    /// Whether the target can be looked for in one frame's document.
+    fn can_be_in_a_frame(&self) -> bool {
+        matches!(
+            self,
+            Target::Css(_) | Target::XPath(_) | Target::Finder { .. } | Target::InFrame { .. }
+        )
+    }
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -80,6 +140,15 @@ impl fmt::Display for Target {
             Target::Css(s) | Target::XPath(s) => f.write_str(s),
             Target::Role(r) => write!(f, "{r}"),
             Target::Finder { selector, .. } => f.write_str(selector),
+            // An XPath through a frame reads as it was written.
+            Target::InFrame { host, inner } => match (&**host, &**inner) {
+                (Target::XPath(h), Target::XPath(_) | Target::InFrame { .. })
+                    if inner.to_string().starts_with('/') =>
+                {
+                    write!(f, "{h}{inner}")
+                }
+                _ => write!(f, "{host} >> {inner}"),
+            },
         }
     }
 }
@@ -241,6 +310,98 @@ pub async fn resolve<P: PageFrames>(
     known: Known<'_>,
     opts: &ResolveOptions,
 ) -> Result<ResolvedNode, SnapshotError> {
+    resolve_in(frames, target, known, opts, None).await
+}
+
+/// [`resolve`], in the one frame `scope` when given (the document of an iframe a
+/// [`Target::InFrame`] stepped into).
+fn resolve_in<'a, P: PageFrames>(
+    frames: &'a P,
+    target: &'a Target,
+    known: Known<'a>,
+    opts: &'a ResolveOptions,
+    scope: Option<FrameHandle>,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<ResolvedNode, SnapshotError>> + Send + 'a>> {
+    Box::pin(async move {
+        match (target, scope) {
+            (Target::InFrame { host, inner }, scope) => {
+                let child = frame_of(frames, target, host, known, opts, scope).await?;
+                resolve_in(frames, inner, known, opts, Some(child)).await
+            }
+            (Target::Css(sel), Some(f)) => {
+                by_query_over(frames, vec![f], sel, Query::Css, opts).await
+            }
+            (Target::XPath(xp), Some(f)) => {
+                by_query_over(frames, vec![f], xp, Query::XPath, opts).await
+            }
+            (
+                Target::Finder {
+                    selector,
+                    expression,
+                },
+                Some(f),
+            ) => by_query_over(frames, vec![f], selector, Query::Finder(expression), opts).await,
+            (_, Some(_)) => Err(SnapshotError::InvalidSelector {
+                selector: target.to_string(),
+                reason: "only CSS or an XPath is looked for inside a frame".into(),
+            }),
+            (_, None) => resolve_whole_page(frames, target, known, opts).await,
+        }
+    })
+}
+
+/// The frame whose `<iframe>` element `host` finds (in `scope`, or any frame): what a
+/// [`Target::InFrame`] steps into.
+pub async fn frame_of<P: PageFrames>(
+    frames: &P,
+    target: &Target,
+    host: &Target,
+    known: Known<'_>,
+    opts: &ResolveOptions,
+    scope: Option<FrameHandle>,
+) -> Result<FrameHandle, SnapshotError> {
+    let iframe = resolve_in(frames, host, known, opts, scope).await?;
+    let child = frames.frames().into_iter().find(|f| {
+        f.parent_frame_id.as_deref() == Some(iframe.frame_id.as_str())
+            && f.owner_backend_node_id == Some(iframe.backend_node_id)
+    });
+    let session = iframe.session.clone();
+    let is_frame_element = match child {
+        Some(_) => true,
+        None => {
+            let tag = session
+                .send_timeout(
+                    &dom::DescribeNode {
+                        object_id: Some(iframe.object_id.clone()),
+                        ..Default::default()
+                    },
+                    opts.timeout,
+                )
+                .await
+                .map(|d| d.node.local_name.to_ascii_lowercase())
+                .unwrap_or_default();
+            matches!(tag.as_str(), "iframe" | "frame")
+        }
+    };
+    release(&session, iframe.object_id).await;
+    match child {
+        Some(f) => Ok(f),
+        None if is_frame_element => Err(SnapshotError::FrameNotFound {
+            frame: format!("of {host} (its document is not loaded yet)"),
+        }),
+        None => Err(SnapshotError::InvalidSelector {
+            selector: target.to_string(),
+            reason: format!("{host} is not an <iframe>: `>>` steps into a frame's document"),
+        }),
+    }
+}
+
+async fn resolve_whole_page<P: PageFrames>(
+    frames: &P,
+    target: &Target,
+    known: Known<'_>,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
     match target {
         Target::Ref(r) => {
             let refs = known.refs.ok_or_else(|| SnapshotError::RefNotFound {
@@ -302,6 +463,7 @@ pub async fn resolve<P: PageFrames>(
             expression,
         } => by_query(frames, selector, Query::Finder(expression), opts).await,
         Target::Role(r) => by_role(frames, r, opts).await,
+        Target::InFrame { .. } => resolve_in(frames, target, known, opts, None).await,
     }
 }
 
@@ -601,7 +763,20 @@ async fn by_query<P: PageFrames>(
     } else {
         all.into_iter().take(1).collect()
     };
+    by_query_over(frames, searched, sel, q, opts).await
+}
+
+/// The first match in the first of `searched` that has one.
+async fn by_query_over<P: PageFrames>(
+    frames: &P,
+    searched: Vec<FrameHandle>,
+    sel: &str,
+    q: Query<'_>,
+    opts: &ResolveOptions,
+) -> Result<ResolvedNode, SnapshotError> {
     let mut unanswered = None;
+    // One frame asked (the main one, or the frame a path stepped into): its error is the answer.
+    let only = searched.len() == 1;
     for f in searched {
         match eval_in_frame(frames, &f, sel, q, opts).await {
             Ok(Some(found)) => {
@@ -621,7 +796,7 @@ async fn by_query<P: PageFrames>(
             ) => {
                 return Err(e);
             }
-            Err(e) if f.frame_index == 0 => return Err(e),
+            Err(e) if f.frame_index == 0 || only => return Err(e),
             // A child frame that went away holds nothing.
             Err(SnapshotError::FrameNotFound { .. }) => {}
             Err(SnapshotError::Cdp(c)) if c.is_closed() || c.kind() == ErrorKind::NoTarget => {}
@@ -798,6 +973,46 @@ async fn first_of_several(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frame_paths_parse_into_nested_steps_and_print_as_written() {
+        let t =
+            Target::parse("iframe#outer >> #inner >> button.go").unwrap_or_else(|e| panic!("{e}"));
+        let Target::InFrame { host, inner } = &t else {
+            panic!("{t:?}");
+        };
+        assert_eq!(**host, Target::Css("iframe#outer".into()));
+        assert!(matches!(&**inner, Target::InFrame { host, inner }
+            if **host == Target::Css("#inner".into()) && **inner == Target::Css("button.go".into())));
+        assert_eq!(t.to_string(), "iframe#outer >> #inner >> button.go");
+
+        let x = "/html/body/iframe[2]/html/body/button";
+        let t = Target::parse(x).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(&t, Target::InFrame { host, inner }
+            if **host == Target::XPath("/html/body/iframe[2]".into())
+                && **inner == Target::XPath("/html/body/button".into())));
+        assert_eq!(t.to_string(), x);
+
+        // A ref may find the iframe; what follows `>>` must be of the frame's document.
+        assert!(matches!(
+            Target::parse("@e3 >> #a"),
+            Ok(Target::InFrame { .. })
+        ));
+        for bad in ["#a >> @e2", "#a >> role=button", "#a >> ", " >> #a"] {
+            assert!(
+                matches!(
+                    Target::parse(bad),
+                    Err(SnapshotError::InvalidSelector { .. })
+                ),
+                "{bad}"
+            );
+        }
+        // A `>>` inside quotes or brackets is the selector's own.
+        assert!(matches!(
+            Target::parse("[title='a >> b']"),
+            Ok(Target::Css(_))
+        ));
+    }
 
     #[test]
     fn xpaths_are_told_from_css() {

@@ -105,6 +105,7 @@ async fn verified_elements(
     let timeout = deadline.capped(deadline::RESOLVE);
     let mut out = Vec::new();
     let mut frame_titles: Vec<(u32, String)> = Vec::new();
+    let mut frame_paths: Vec<(u32, Option<FramePath>)> = Vec::new();
     for node in &snap.nodes {
         if !(node.interactive || node.cursor) || node.backend_node_id == 0 {
             continue;
@@ -141,15 +142,40 @@ async fn verified_elements(
         }
         let id = node.encoded_id();
         let xpath = snap.xpath(id);
+        // Inside an iframe, selectors go through it (`iframe#pay >> #card`, and the XPath on
+        // through the iframe's): what `query` and `click` find from the top document.
+        let path = match node.frame_index {
+            0 => None,
+            k => match frame_path(graph, snap, k, &mut frame_paths, timeout).await {
+                Some(p) => Some(p),
+                None => {
+                    out.push(RecordedElement {
+                        facts,
+                        css: None,
+                        xpath: None,
+                    });
+                    continue;
+                }
+            },
+        };
         let mut css = None;
         for candidate in css_candidates(&facts, xpath.as_deref()) {
-            if matches_only(graph, &Target::Css(candidate.clone()), id, timeout).await {
-                css = Some(candidate);
+            let full = match &path {
+                Some(p) => format!("{} >> {candidate}", p.css),
+                None => candidate,
+            };
+            if verified(graph, &full, id, timeout).await {
+                css = Some(full);
                 break;
             }
         }
+        let xpath = match (xpath, &path) {
+            (Some(x), None) => Some(x),
+            (Some(x), Some(p)) => p.xpath.as_ref().map(|host| format!("{host}{x}")),
+            (None, _) => None,
+        };
         let xpath = match xpath {
-            Some(x) if matches_only(graph, &Target::XPath(x.clone()), id, timeout).await => Some(x),
+            Some(x) if verified(graph, &x, id, timeout).await => Some(x),
             _ => None,
         };
         out.push(RecordedElement { facts, css, xpath });
@@ -215,8 +241,98 @@ async fn frame_title(
     title
 }
 
+/// How the top document reaches a frame: the CSS of its `<iframe>` (through the iframes it is
+/// in: `#outer >> #inner`) and the XPath down to that `<iframe>`, when both sides have one.
+#[derive(Debug, Clone)]
+struct FramePath {
+    css: String,
+    xpath: Option<String>,
+}
+
+/// The [`FramePath`] of frame `frame_index`, cached; `None` when its `<iframe>` has no selector
+/// that finds it alone.
+async fn frame_path(
+    graph: &FrameGraph,
+    snap: &Snapshot,
+    frame_index: u32,
+    cache: &mut Vec<(u32, Option<FramePath>)>,
+    timeout: std::time::Duration,
+) -> Option<FramePath> {
+    if let Some((_, p)) = cache.iter().find(|(i, _)| *i == frame_index) {
+        return p.clone();
+    }
+    let path = Box::pin(frame_path_uncached(
+        graph,
+        snap,
+        frame_index,
+        cache,
+        timeout,
+    ))
+    .await;
+    cache.push((frame_index, path.clone()));
+    path
+}
+
+async fn frame_path_uncached(
+    graph: &FrameGraph,
+    snap: &Snapshot,
+    frame_index: u32,
+    cache: &mut Vec<(u32, Option<FramePath>)>,
+    timeout: std::time::Duration,
+) -> Option<FramePath> {
+    let frame = snap.frame(frame_index)?;
+    let owner = frame.owner_backend_node_id?;
+    let parent_id = frame.parent_frame_id.clone()?;
+    let parent = PageFrames::frames(graph)
+        .into_iter()
+        .find(|f| f.frame_id == parent_id)?;
+    let (tag, attributes) = describe(&parent.session, owner, timeout).await?;
+    let facts = ElementFacts {
+        role: "Iframe".into(),
+        tag,
+        attributes,
+        ..ElementFacts::default()
+    };
+    let owner_id = a11y_snapshot::EncodedId::new(parent.frame_index, owner);
+    let outer = match parent.frame_index {
+        0 => None,
+        k => Some(frame_path(graph, snap, k, cache, timeout).await?),
+    };
+    let owner_xpath = snap.xpath(owner_id);
+    let mut css = None;
+    for candidate in css_candidates(&facts, owner_xpath.as_deref()) {
+        let full = match &outer {
+            Some(p) => format!("{} >> {candidate}", p.css),
+            None => candidate,
+        };
+        if verified(graph, &full, owner_id, timeout).await {
+            css = Some(full);
+            break;
+        }
+    }
+    let xpath = match (owner_xpath, &outer) {
+        (Some(x), None) => Some(x),
+        (Some(x), Some(p)) => p.xpath.as_ref().map(|host| format!("{host}{x}")),
+        (None, _) => None,
+    };
+    Some(FramePath { css: css?, xpath })
+}
+
+/// [`matches_only`] of a selector as the commands parse it.
+async fn verified(
+    graph: &FrameGraph,
+    selector: &str,
+    id: a11y_snapshot::EncodedId,
+    timeout: std::time::Duration,
+) -> bool {
+    match Target::parse(selector) {
+        Ok(t) => matches_only(graph, &t, id, timeout).await,
+        Err(_) => false,
+    }
+}
+
 /// Whether `target` resolves, as `browser click` resolves it, to the node `id` and matches nothing
-/// else in any frame.
+/// else in any frame (a selector through frames: nothing else in its frame).
 async fn matches_only(
     graph: &FrameGraph,
     target: &Target,
@@ -239,7 +355,33 @@ async fn matches_only(
 /// How many elements `target` (CSS or XPath) matches across every frame; `None` when a frame could
 /// not be asked (then nothing is claimed).
 async fn count(graph: &FrameGraph, target: &Target, timeout: std::time::Duration) -> Option<u64> {
-    let expression = match target {
+    let (frames, leaf) = match target {
+        Target::InFrame { .. } => {
+            let opts = ResolveOptions {
+                search_frames: true,
+                timeout,
+                require_every_frame: false,
+            };
+            let (mut scope, mut step) = (None, target);
+            while let Target::InFrame { host, inner } = step {
+                let frame = a11y_snapshot::resolve::frame_of(
+                    graph,
+                    step,
+                    host,
+                    Known::default(),
+                    &opts,
+                    scope,
+                )
+                .await
+                .ok()?;
+                scope = Some(frame);
+                step = inner;
+            }
+            (vec![scope?], step)
+        }
+        _ => (PageFrames::frames(graph), target),
+    };
+    let expression = match leaf {
         Target::Css(sel) => format!(
             "document.querySelectorAll({}).length",
             serde_json::to_string(sel).ok()?
@@ -251,7 +393,7 @@ async fn count(graph: &FrameGraph, target: &Target, timeout: std::time::Duration
         _ => return None,
     };
     let mut total = 0;
-    for f in PageFrames::frames(graph) {
+    for f in frames {
         let ctx = graph.execution_context(&f.frame_id, timeout).await.ok()?;
         let r = f
             .session

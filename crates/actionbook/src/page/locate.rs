@@ -28,19 +28,99 @@ impl Located {
     }
 }
 
+/// Where a selector through frames (`iframe#pay >> .row`, or an XPath through an iframe) is
+/// looked for: the frame's session and a context of its document; the part of the selector that
+/// names the frame (`iframe#pay >> `) and the rest, a query of that document.
+pub(crate) struct FrameScope {
+    /// The session that owns the frame's document.
+    pub session: Session,
+    /// A context of the frame's document.
+    pub context: cdp_protocol::ExecutionContextId,
+    /// The selector's frame part, as written (prefixed to what is found there, so it is found
+    /// again).
+    pub prefix: String,
+    /// The selector of the frame's document.
+    pub rest: String,
+}
+
+/// The [`FrameScope`] of `selector`; `None` when it does not go through a frame.
+pub(crate) async fn frame_scope(
+    frames: &mut TabFrames,
+    page: &Session,
+    selector: &str,
+    deadline: &Deadline,
+) -> Result<Option<FrameScope>> {
+    use a11y_snapshot::PageFrames as _;
+    let whole = target(selector)?;
+    if !matches!(whole, Target::InFrame { .. }) {
+        return Ok(None);
+    }
+    let g = frames.graph(page, deadline).await?;
+    let known = Known {
+        refs: frames.refs.as_ref(),
+        snapshot: None,
+    };
+    let opts = ResolveOptions {
+        search_frames: true,
+        timeout: deadline.capped(deadline::RESOLVE),
+        require_every_frame: false,
+    };
+    let on = |e| CliError::on_selector(e, selector);
+    let (mut scope, mut step) = (None, &whole);
+    while let Target::InFrame { host, inner } = step {
+        let frame = a11y_snapshot::resolve::frame_of(&g, step, host, known, &opts, scope)
+            .await
+            .map_err(on)?;
+        scope = Some(frame);
+        step = inner;
+    }
+    let rest = match step {
+        Target::Css(s) | Target::XPath(s) | Target::Finder { selector: s, .. } => s.clone(),
+        other => other.to_string(),
+    };
+    let Some(frame) = scope else {
+        return Ok(None);
+    };
+    let context = g
+        .execution_context(&frame.frame_id, opts.timeout)
+        .await
+        .map_err(on)?;
+    let written = selector.trim();
+    Ok(Some(FrameScope {
+        session: frame.session,
+        context,
+        prefix: written
+            .strip_suffix(rest.as_str())
+            .unwrap_or_default()
+            .to_string(),
+        rest,
+    }))
+}
+
 /// What a selector points at: `@eN`, an encoded id, an XPath, CSS, or CSS with `query`'s
 /// extensions (`:visible`, `:contains(...)`, ...), found by `query`'s engine.
 pub(crate) fn target(selector: &str) -> Result<Target> {
     let target = Target::parse(selector).map_err(|e| CliError::on_selector(e, selector))?;
-    if let Target::Css(css) = &target
-        && let Ok(crate::page::query::Query::Extended(list)) = crate::page::query::parse(css)
-    {
-        return Ok(Target::Finder {
-            selector: css.clone(),
-            expression: crate::page::query::first_match_expression(&list),
-        });
+    Ok(with_finders(target))
+}
+
+/// `target` with each CSS part that uses `query`'s extensions (`:visible`, ...) as its finder,
+/// the steps of a frame path (`iframe#pay >> button:has-text(Pay)`) included.
+fn with_finders(target: Target) -> Target {
+    match target {
+        Target::Css(css) => match crate::page::query::parse(&css) {
+            Ok(crate::page::query::Query::Extended(list)) => Target::Finder {
+                expression: crate::page::query::first_match_expression(&list),
+                selector: css,
+            },
+            _ => Target::Css(css),
+        },
+        Target::InFrame { host, inner } => Target::InFrame {
+            host: Box::new(with_finders(*host)),
+            inner: Box::new(with_finders(*inner)),
+        },
+        other => other,
     }
-    Ok(target)
 }
 
 /// Resolves `selector` (`@eN`, an encoded id, a CSS selector or an XPath) to a live node in any

@@ -633,9 +633,11 @@ pub(crate) struct Found {
     pub samples: Vec<String>,
 }
 
-/// Runs `query` in the main frame of `page`.
+/// Runs `query` in the main frame of `page`, or in the context `context` of its session (a
+/// frame's document).
 pub(crate) async fn run(
     page: &Session,
+    context: Option<cdp_protocol::ExecutionContextId>,
     query: &Query,
     want: Want,
     deadline: &Deadline,
@@ -662,6 +664,7 @@ pub(crate) async fn run(
         .send_timeout(
             &runtime::Evaluate {
                 expression,
+                context_id: context,
                 return_by_value: Some(true),
                 silent: Some(true),
                 ..Default::default()

@@ -92,14 +92,30 @@ impl TabCommand for Query {
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<QueryData>> {
         let (q, n) = self.words()?;
-        let parsed = query::parse(&q)?;
+        // Through frames (`iframe#pay >> .row`): the rest is a query of that frame's document,
+        // and what it finds is named with the frame part before it.
+        let page = cx.page.clone();
+        let scope =
+            crate::page::locate::frame_scope(&mut cx.state.frames, &page, &q, &cx.deadline).await?;
+        let parsed = query::parse(scope.as_ref().map_or(q.as_str(), |s| s.rest.as_str()))?;
         let want = match (self.mode, n) {
             (QueryMode::One, _) => Want::One,
             (QueryMode::All, _) => Want::All { limit: ALL_LIMIT },
             (QueryMode::Count, _) => Want::Count,
             (QueryMode::Nth, n) => Want::Nth(n.unwrap_or(0)),
         };
-        let found = query::run(&cx.page, &parsed, want, &cx.deadline).await?;
+        let mut found = match &scope {
+            Some(s) => query::run(&s.session, Some(s.context), &parsed, want, &cx.deadline).await?,
+            None => query::run(&cx.page, None, &parsed, want, &cx.deadline).await?,
+        };
+        if let Some(s) = &scope {
+            for m in &mut found.items {
+                m.selector = format!("{}{}", s.prefix, m.selector);
+            }
+            for sample in &mut found.samples {
+                *sample = format!("{}{sample}", s.prefix);
+            }
+        }
         let count = found.count;
         let mut items = found.items.into_iter().map(item);
         let data = match self.mode {
