@@ -1027,9 +1027,9 @@ pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
     let mut msg = msg.to_string();
     if playwright_like(selector) {
         msg.push_str(
-            " (Playwright's selector engines such as text=, :text() and >> are not ours: use CSS \
+            " (Playwright's selector engines such as text= and :text() are not ours: use CSS \
              with :has-text(text), :contains(text) or :visible, role=button[name=\"...\"], an \
-             XPath, or a snapshot ref @eN)",
+             XPath, a frame path iframe#f >> #inner, or a snapshot ref @eN)",
         );
     }
     CliError::InvalidArgument(msg)
@@ -1039,10 +1039,9 @@ pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
 /// `css=…`, `div >> nth=0`), which agents that know Playwright try.
 fn playwright_like(selector: &str) -> bool {
     let s = selector.trim_start();
-    s.contains(" >> ")
-        || [":text(", ":text-is(", ":text-matches(", ":nth-match("]
-            .iter()
-            .any(|p| s.contains(p))
+    [":text(", ":text-is(", ":text-matches(", ":nth-match("]
+        .iter()
+        .any(|p| s.contains(p))
         || [
             "text=",
             "css=",
