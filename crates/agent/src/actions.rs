@@ -395,6 +395,9 @@ pub struct Outcome {
     /// The tab as the last command of the action left it (URL, title), for the envelope.
     #[serde(skip)]
     pub context: Option<envelope::Context>,
+    /// The element's signature before the action (masked), for the action cache.
+    #[serde(skip)]
+    pub signature: Option<String>,
 }
 
 /// The engine's command for a tool's arguments: its wire form, decoded as the daemon decodes it.
@@ -413,14 +416,23 @@ fn command(name: CommandName, args: Value, target: &TabTarget) -> Result<Command
 
 /// Where an element is: its XPath in its document, and its frame's URL when not the top one.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-struct Place {
-    xpath: Option<String>,
-    frame: Option<String>,
+pub struct Place {
+    /// The element's XPath in its document (none inside a shadow root).
+    pub xpath: Option<String>,
+    /// The URL of its frame, when that is not the top document.
+    pub frame: Option<String>,
+    /// What the element is, cheaply told (tag, type, id, name, labels, text): a cached action
+    /// replays with no snapshot only on an element whose signature is the one recorded.
+    #[serde(default)]
+    pub signature: Option<String>,
 }
 
 /// The page script giving `el`'s [`Place`]: an XPath of tag steps (`[n]` where a sibling shares
 /// the tag), none when a shadow root is on the way (XPath does not cross it).
 const PLACE_SCRIPT: &str = r#"(() => {
+  const a = (k) => el.getAttribute(k) || '';
+  const sig = [el.localName, a('type'), el.id, a('name'), a('role'), a('aria-label'), a('title'),
+    a('placeholder'), (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 200)].join('|');
   const steps = [];
   for (let n = el; n && n.nodeType === 1; n = n.parentNode) {
     const tag = n.localName;
@@ -430,14 +442,14 @@ const PLACE_SCRIPT: &str = r#"(() => {
     for (let s = n.nextElementSibling; s && !twins; s = s.nextElementSibling) if (s.localName === tag) twins = true;
     const name = n.namespaceURI === 'http://www.w3.org/1999/xhtml' ? tag : `*[local-name()='${tag}']`;
     steps.unshift(twins ? `${name}[${i}]` : name);
-    if (n.parentNode && n.parentNode.nodeType === 11) return { xpath: null, frame: window === window.top ? null : location.href };
+    if (n.parentNode && n.parentNode.nodeType === 11) return { xpath: null, frame: window === window.top ? null : location.href, signature: sig };
   }
-  return { xpath: '/' + steps.join('/'), frame: window === window.top ? null : location.href };
+  return { xpath: '/' + steps.join('/'), frame: window === window.top ? null : location.href, signature: sig };
 })()"#;
 
 /// The [`Place`] of `selector`'s element, read before the action (a click may take it away);
 /// none when the page cannot say (the action's own command then reports what is wrong).
-async fn place(call: &ExtensionCall<'_>, target: &TabTarget, selector: &str) -> Place {
+pub async fn place(call: &ExtensionCall<'_>, target: &TabTarget, selector: &str) -> Place {
     let eval = command(
         CommandName::BrowserEval,
         json!({ "code": PLACE_SCRIPT, "element": selector }),
@@ -476,6 +488,7 @@ pub async fn run_custom(
             warnings: vec![],
             result: Some(vars.mask(&said)),
             context: None,
+            signature: None,
         }),
         Err(why) => Err(AgentError::ActionFailed {
             action: name.to_string(),
@@ -501,18 +514,54 @@ pub async fn run(
     vars: &Variables,
     action: &Action,
 ) -> Result<Outcome> {
-    let node = match action.reference() {
-        Some(r) => Some(view.node(r).ok_or_else(|| AgentError::UnknownRef {
-            reference: r.to_string(),
-        })?),
+    let aim = match action.reference() {
+        Some(r) => {
+            let node = view.node(r).ok_or_else(|| AgentError::UnknownRef {
+                reference: r.to_string(),
+            })?;
+            let selector = format!("@{r}");
+            let place = place(call, target, &selector).await;
+            Some(Aim {
+                selector,
+                reference: Some(r.to_string()),
+                role: node.role.clone(),
+                name: vars.mask(&node.name),
+                place,
+            })
+        }
         None => None,
     };
-    let selector = action.reference().map(|r| format!("@{r}"));
+    run_aimed(call, target, view.context.clone(), vars, action, aim).await
+}
+
+/// The element an action acts on, found already: the selector the engine resolves it by and
+/// what is known of it (a snapshot's ref, or a cached XPath checked against its role and name).
+#[derive(Debug, Clone)]
+pub struct Aim {
+    /// What the engine's command is given (`@e12`, or an XPath).
+    pub selector: String,
+    /// The snapshot's ref, when the element was found in one.
+    pub reference: Option<String>,
+    /// Its role.
+    pub role: String,
+    /// Its accessible name (masked).
+    pub name: String,
+    /// Its place in the page.
+    pub place: Place,
+}
+
+/// Runs `action` on the element of `aim` (none for an action without one), `context` being the
+/// tab's as last seen.
+pub async fn run_aimed(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    context: Option<envelope::Context>,
+    vars: &Variables,
+    action: &Action,
+    aim: Option<Aim>,
+) -> Result<Outcome> {
+    let selector = aim.as_ref().map(|a| a.selector.clone());
     let sel = selector.clone().unwrap_or_default();
-    let place = match &selector {
-        Some(s) => place(call, target, s).await,
-        None => Place::default(),
-    };
     let mut warnings = Vec::new();
     let exec = |name: CommandName, args: Value| -> Result<Command> { command(name, args, target) };
     let envs = match action {
@@ -596,7 +645,7 @@ pub async fn run(
             json!({ "url": vars.substitute(url) }),
         )?],
     };
-    let mut context = view.context.clone();
+    let mut context = context;
     for cmd in envs {
         let env = page::run(call, cmd).await?;
         warnings.extend(env.meta.warnings.iter().cloned());
@@ -604,11 +653,18 @@ pub async fn run(
     }
     Ok(Outcome {
         action: action.name().to_string(),
-        reference: action.reference().map(str::to_string),
-        role: node.map(|n| n.role.clone()),
-        name: node.map(|n| vars.mask(&n.name)),
-        xpath: place.xpath,
-        frame: place.frame.map(|f| vars.mask(&f)),
+        reference: aim.as_ref().and_then(|a| a.reference.clone()),
+        role: aim.as_ref().map(|a| a.role.clone()),
+        name: aim.as_ref().map(|a| a.name.clone()),
+        xpath: aim.as_ref().and_then(|a| a.place.xpath.clone()),
+        frame: aim
+            .as_ref()
+            .and_then(|a| a.place.frame.as_ref())
+            .map(|f| vars.mask(f)),
+        signature: aim
+            .as_ref()
+            .and_then(|a| a.place.signature.as_ref())
+            .map(|sig| vars.mask(sig)),
         arguments: vars.mask_json(&action.to_json()["arguments"]),
         warnings: warnings.iter().map(|w| vars.mask(w)).collect(),
         result: None,

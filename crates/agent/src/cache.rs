@@ -33,9 +33,16 @@ pub struct Entry {
     /// The element's accessible name (masked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The element's XPath in its document when it was recorded (for reading the cache).
+    /// The element's XPath in its document when it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xpath: Option<String>,
+    /// Whether that document was the page's top one (an entry from before this was kept says
+    /// false: it replays through a snapshot).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub top_document: bool,
+    /// The element's signature when it was recorded (tag, type, id, name, labels, text; masked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
     /// How often it replayed.
     #[serde(default)]
     pub hits: u64,
@@ -194,7 +201,37 @@ impl Cache {
     }
 }
 
+/// What a replay with no snapshot aims at: the element at the entry's XPath in the top
+/// document, to be checked for the entry's signature before it is acted on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuickAim<'a> {
+    /// The XPath.
+    pub xpath: &'a str,
+    /// The signature it must have (masked).
+    pub signature: &'a str,
+    /// Its role when recorded.
+    pub role: &'a str,
+    /// Its (masked) name when recorded.
+    pub name: &'a str,
+}
+
 impl Entry {
+    /// Where a replay with no snapshot aims; `None` when the entry cannot replay that way (an
+    /// element in a frame, inside a shadow root, or recorded without its place).
+    pub fn quick_aim(&self) -> Option<QuickAim<'_>> {
+        match (&self.xpath, &self.signature, &self.role, &self.name) {
+            (Some(xpath), Some(signature), Some(role), Some(name)) if self.top_document => {
+                Some(QuickAim {
+                    xpath,
+                    signature,
+                    role,
+                    name,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The action to replay on `view`: on the one element with the entry's role and name (its
     /// ref may have changed), or the action as it was when it names no element. `None` when
     /// the element is gone or is no longer the only one.
@@ -270,6 +307,8 @@ mod tests {
             role: Some("button".into()),
             name: Some("Go".into()),
             xpath: None,
+            top_document: false,
+            signature: None,
             hits: 0,
         };
         let mut cache = Cache::default();
@@ -277,6 +316,7 @@ mod tests {
             cache.record(entry(i));
         }
         cache.record(entry(MAX_ENTRIES + 4));
+        assert_eq!(cache.entries[0].quick_aim(), None, "no place, no quick aim");
         assert_eq!(cache.entries.len(), MAX_ENTRIES);
         assert!(cache.find("click 0", "p").is_none());
         assert!(cache.find("click 5", "p").is_some());
@@ -284,5 +324,39 @@ mod tests {
             cache.entries.last().map(|e| e.instruction.as_str()),
             Some(format!("click {}", MAX_ENTRIES + 4).as_str())
         );
+    }
+
+    #[test]
+    fn only_an_element_placed_in_the_top_document_replays_without_a_snapshot() {
+        let mut e = Entry {
+            instruction: "click go".into(),
+            page: "p".into(),
+            action: Action::Click {
+                reference: "e1".into(),
+            },
+            role: Some("button".into()),
+            name: Some("Go".into()),
+            xpath: Some("/html/body/button".into()),
+            top_document: true,
+            signature: Some("button|||||||Go".into()),
+            hits: 0,
+        };
+        assert_eq!(
+            e.quick_aim(),
+            Some(QuickAim {
+                xpath: "/html/body/button",
+                signature: "button|||||||Go",
+                role: "button",
+                name: "Go"
+            })
+        );
+        // An entry written before `top_document` was kept reads as false.
+        let old: Entry = serde_json::from_str(
+            r#"{"instruction":"click go","page":"p","action":{"name":"click","arguments":{"ref":"e1"}},"role":"button","name":"Go","xpath":"/html/body/button","signature":"button|||||||Go"}"#,
+        )
+        .unwrap_or_else(|err| panic!("old entry: {err}"));
+        assert_eq!(old.quick_aim(), None);
+        e.top_document = false;
+        assert_eq!(e.quick_aim(), None);
     }
 }

@@ -125,21 +125,33 @@ pub async fn look_or_reuse(
             .iter()
             .find(|(t, _)| t == target)
             .map(|(_, v)| v.clone());
-        if let Some(view) = kept {
-            let url = actionbook::commands::observation::Url {
-                target: target.clone(),
-            };
-            let env = run(call, url).await?;
-            if let Some(Data::PageValue(now)) = env.data()
-                && view.url() == Some(now.value.as_str())
-            {
-                return Ok((view, true));
-            }
+        if let Some(view) = kept
+            && view.url() == Some(url(call, target).await?.0.as_str())
+        {
+            return Ok((view, true));
         }
     }
     let view = look(call, target, false).await?;
     remember(target, &view);
     Ok((view, false))
+}
+
+/// The tab's URL (one cheap `browser url`, no capture), with the tab's context.
+pub async fn url(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+) -> Result<(String, Option<Context>)> {
+    let url = actionbook::commands::observation::Url {
+        target: target.clone(),
+    };
+    let env = run(call, url).await?;
+    match env.data() {
+        Some(Data::PageValue(now)) => Ok((now.value.clone(), env.context().cloned())),
+        _ => Err(AgentError::Engine(ErrorInfo::new(
+            ErrorCode::InternalError,
+            "browser url answered no URL",
+        ))),
+    }
 }
 
 /// The tab's viewport with numbered labels on its interactive elements (`[N]` is ref `eN`), as

@@ -109,14 +109,20 @@ pub async fn perform(
             "perform needs an instruction".into(),
         ));
     }
-    let (view, dom_cached) = page::look_or_reuse(call, target, dom_cache).await?;
     let cache_file = cache::path(call.home.root());
-    let page_key = cache::page_key(view.url().unwrap_or_default());
     let mut cache = if use_cache {
         Cache::load(&cache_file).await?
     } else {
         Cache::default()
     };
+    if use_cache
+        && let Some(answer) =
+            replay_quickly(call, target, instruction, vars, &mut cache, &cache_file).await?
+    {
+        return Ok(answer);
+    }
+    let (view, dom_cached) = page::look_or_reuse(call, target, dom_cache).await?;
+    let page_key = cache::page_key(view.url().unwrap_or_default());
     if let Some(action) = cache
         .find(instruction, &page_key)
         .and_then(|e| e.replay_on(&view, |n| vars.mask(n)))
@@ -186,6 +192,8 @@ pub async fn perform(
             role: outcome.role.clone(),
             name: outcome.name.clone(),
             xpath: outcome.xpath.clone(),
+            top_document: outcome.xpath.is_some() && outcome.frame.is_none(),
+            signature: outcome.signature.clone(),
             hits: 0,
         });
         cache.save(&cache_file).await?;
@@ -197,4 +205,62 @@ pub async fn perform(
         usage,
         model: Some(model.name().to_string()),
     })
+}
+
+/// The cached action of `instruction` on the tab's page, run with no snapshot: the element at
+/// the entry's XPath in the top document, when it is still what was recorded there (its
+/// signature: tag, type, id, name, labels and text; one `browser url` and one small `eval`
+/// before the action, so about the plain command's cost).
+/// `None` when there is no such entry or the element does not match: the caller then looks at
+/// the page whole (the entry may still replay on an element that moved).
+async fn replay_quickly(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    instruction: &str,
+    vars: &Variables,
+    cache: &mut Cache,
+    cache_file: &std::path::Path,
+) -> Result<Option<PerformAnswer>> {
+    let (url, context) = page::url(call, target).await?;
+    let page_key = cache::page_key(&url);
+    let Some(entry) = cache.find(instruction, &page_key) else {
+        return Ok(None);
+    };
+    let aim = match entry.action.reference() {
+        None => None,
+        Some(_) => {
+            let Some(quick) = entry.quick_aim() else {
+                return Ok(None);
+            };
+            let now = actions::place(call, target, quick.xpath).await;
+            let same = now.frame.is_none()
+                && now.xpath.as_deref() == Some(quick.xpath)
+                && now.signature.as_deref().map(|s| vars.mask(s)).as_deref()
+                    == Some(quick.signature);
+            if !same {
+                return Ok(None);
+            }
+            Some(actions::Aim {
+                selector: quick.xpath.to_string(),
+                reference: None,
+                role: quick.role.to_string(),
+                name: quick.name.to_string(),
+                place: now,
+            })
+        }
+    };
+    let action = entry.action.clone();
+    if call.asker.stop_asked() {
+        return Err(AgentError::Stopped);
+    }
+    let outcome = actions::run_aimed(call, target, context, vars, &action, aim).await?;
+    cache.hit(instruction, &page_key);
+    cache.save(cache_file).await?;
+    Ok(Some(PerformAnswer {
+        outcome,
+        cached: true,
+        dom_cached: false,
+        usage: Usage::default(),
+        model: None,
+    }))
 }

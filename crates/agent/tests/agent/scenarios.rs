@@ -195,6 +195,10 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
     assert_eq!(second["data"]["cached"], true, "{second}");
     assert_eq!(second["data"]["usage"]["input_tokens"], 0);
     assert_eq!(model.requests().len(), 1, "the replay asked the model");
+    // It aimed by the recorded XPath, checked by role and name, with no snapshot: no ref.
+    assert!(second["data"].get("ref").is_none(), "{second}");
+    assert_eq!(second["data"]["xpath"], "/html/body/button", "{second}");
+    assert_eq!(second["data"]["name"], "Add", "{second}");
     let count = h
         .tab_command(
             CommandName::BrowserEval,
@@ -206,6 +210,36 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
     let cache =
         std::fs::read_to_string(h.dir.path().join("home/agent-cache.json")).unwrap_or_default();
     assert!(cache.contains("click the add button"), "{cache}");
+
+    // Another button now sits at the recorded XPath: it is not clicked; the page is looked at
+    // whole and the one "Add" button found again replays (a ref this time), still no model.
+    let other = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "const b = document.createElement('button'); b.textContent = 'Other'; \
+                             b.onclick = () => { window.otherClicked = true }; document.body.prepend(b)" }),
+            10_000,
+        )
+        .await;
+    assert!(other.ok(), "{}", other.to_json());
+    let moved = perform(&h, "click the add button", json!({})).await;
+    assert_eq!(moved["ok"], true, "{moved}");
+    assert_eq!(moved["data"]["cached"], true, "{moved}");
+    assert!(moved["data"]["ref"].is_string(), "{moved}");
+    assert_eq!(moved["data"]["name"], "Add", "{moved}");
+    assert_eq!(model.requests().len(), 1, "the replay asked the model");
+    let state = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "[n.textContent, !!window.otherClicked]; document.querySelector('button').remove(); [n.textContent, !!window.otherClicked]" }),
+            10_000,
+        )
+        .await;
+    assert!(
+        state.to_json().contains("[\"3\",false]"),
+        "{}",
+        state.to_json()
+    );
 
     // --no-cache asks the model.
     let fresh = perform(&h, "click the add button", json!({ "no_cache": true })).await;
@@ -309,7 +343,7 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
             10_000,
         )
         .await;
-    assert!(count.to_json().contains("\"7\""), "{}", count.to_json());
+    assert!(count.to_json().contains("\"8\""), "{}", count.to_json());
     h.close().await;
 }
 
