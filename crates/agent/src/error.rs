@@ -108,7 +108,7 @@ pub enum AgentError {
     McpTimeout {
         /// The server's name.
         server: String,
-        /// What it was asked (`initialize and tools/list`, `a tools/call`).
+        /// What it was asked (`initialize and tools/list ...`, `a tools/call`).
         what: &'static str,
         /// How long it was given.
         timeout_ms: u64,

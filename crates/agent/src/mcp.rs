@@ -674,7 +674,7 @@ async fn start_one(
             server.kill_group();
             Err(AgentError::McpTimeout {
                 server: name,
-                what: "initialize and tools/list",
+                what: "initialize and tools/list (JSON-RPC lines on its stdout)",
                 timeout_ms: limit.as_millis() as u64,
             })
         }

@@ -79,25 +79,26 @@ fn offered(body: &Value, name: &str) -> Value {
         .unwrap_or_default()
 }
 
-/// Looks the coupon up, fills in what the tool answered, applies it, says done.
-fn coupon_model(n: usize, body: &Value) -> Answer {
-    match n {
-        0 => tool_calls(&[("kv_server__lookup", json!({ "key": "coupon" }))]),
-        1 => {
-            let value = tool_results(body)
-                .iter()
-                .find_map(|r| r.strip_prefix("ok: ").map(str::to_string))
-                .unwrap_or_else(|| "NO-RESULT".into());
-            let text = all_user_text(body);
-            let field = ref_of(&text, "textbox \"Coupon\"").unwrap_or_default();
-            let apply = ref_of(&text, "button \"Apply\"").unwrap_or_default();
-            tool_calls(&[
-                ("fill", json!({ "ref": field, "value": value })),
-                ("click", json!({ "ref": apply })),
-            ])
-        }
-        _ => tool_calls(&[("done", json!({ "result": "applied" }))]),
+/// Looks the coupon up, fills in what the tool answered, applies it, says done: read from what
+/// the request carries (the tool results so far), as a model would.
+fn coupon_model(_n: usize, body: &Value) -> Answer {
+    let results = tool_results(body);
+    if results.iter().any(|r| r.starts_with("ok: fill")) {
+        return tool_calls(&[("done", json!({ "result": "applied" }))]);
     }
+    let Some(value) = results
+        .iter()
+        .find_map(|r| r.strip_prefix("ok: ").map(str::to_string))
+    else {
+        return tool_calls(&[("kv_server__lookup", json!({ "key": "coupon" }))]);
+    };
+    let text = all_user_text(body);
+    let field = ref_of(&text, "textbox \"Coupon\"").unwrap_or_default();
+    let apply = ref_of(&text, "button \"Apply\"").unwrap_or_default();
+    tool_calls(&[
+        ("fill", json!({ "ref": field, "value": value })),
+        ("click", json!({ "ref": apply })),
+    ])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -291,6 +292,19 @@ async fn mcp_servers_that_cannot_start_or_go_silent_or_die_are_clear_errors() {
     );
     assert!(model.requests().is_empty(), "the model was asked");
 
+    // A server that answers garbage: no answer is read from it, so the same, never a hang.
+    let pidfile = h.dir.path().join("garbage.pid");
+    let a = ai_with(&h, &server_line("garbage", &pidfile), 2_000).await;
+    assert_eq!(a["error"]["code"], "TIMEOUT", "{a}");
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("did not answer initialize")),
+        "{a}"
+    );
+    assert!(gone(pid_of(&pidfile).expect("it ran")).await);
+    assert!(model.requests().is_empty(), "the model was asked");
+
     // A server that dies when called: the loop ends with the steps taken.
     let pidfile = h.dir.path().join("die.pid");
     let a = ai_with(&h, &server_line("die", &pidfile), 30_000).await;
@@ -305,6 +319,25 @@ async fn mcp_servers_that_cannot_start_or_go_silent_or_die_are_clear_errors() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(steps.len(), 1, "{a}");
+    assert!(gone(pid_of(&pidfile).expect("it ran")).await);
+
+    // A server that never answers a call: an error within the command's timeout.
+    let pidfile = h.dir.path().join("hang.pid");
+    let started = Instant::now();
+    let a = ai_with(&h, &server_line("hang", &pidfile), 4_000).await;
+    assert_eq!(a["error"]["code"], "TIMEOUT", "{a}");
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("kv_server did not answer a tools/call")),
+        "{a}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20), "it hung");
+    assert_eq!(
+        a["error"]["details"]["steps"].as_array().map(Vec::len),
+        Some(1),
+        "{a}"
+    );
     assert!(gone(pid_of(&pidfile).expect("it ran")).await);
     h.close().await;
 }
