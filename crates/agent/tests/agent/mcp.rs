@@ -398,3 +398,36 @@ async fn a_cancelled_ai_leaves_no_mcp_server_nor_its_children_behind() {
     );
     h.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_shot_ai_runs_its_mcp_servers_beside_a_browser_of_its_own() {
+    let site = FixtureServer::start().await;
+    coupon_site(&site);
+    let model = ModelServer::start(coupon_model).await;
+    let Some(h) = Harness::start(&site.url("/"), model.base_url()).await else {
+        return;
+    };
+    let pidfile = h.dir.path().join("one-shot.pid");
+    let a = Harness::json(
+        &h.run_env(
+            CommandName::Ai,
+            json!({ "task": "apply the coupon", "url": site.url("/coupon.html"), "max_steps": 5,
+                    "mcp_server": [server_line("serve", &pidfile)] }),
+            h.client_env(),
+            60_000,
+        )
+        .await,
+    );
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(
+        a["data"]["steps"][0]["actions"][0]["result"], "SAVE-42",
+        "{a}"
+    );
+    assert_eq!(
+        a["data"]["steps"][1]["actions"][0]["arguments"]["value"], "SAVE-42",
+        "{a}"
+    );
+    let pid = pid_of(&pidfile).expect("the server wrote its pid");
+    assert!(gone(pid).await, "the MCP server {pid} outlived the command");
+    h.close().await;
+}
