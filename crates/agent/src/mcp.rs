@@ -328,9 +328,10 @@ impl Server {
         }
     }
 
-    /// SIGKILL to its process group: the server and whatever it started. Its process may
-    /// already be gone (the group too: ESRCH, ignored); a pid is not reused while its group
-    /// has a member, and the orderly close above reaps the leader only moments before.
+    /// SIGKILL to its process group: the server and whatever it started. Once per server (the
+    /// pid is taken). The leader may be gone already (an orderly close reaps it moments
+    /// before): the group id stays unusable by others while a member it left lives, and with
+    /// none left the kill finds nothing (ESRCH, ignored).
     fn kill_group(&mut self) {
         if let Some(pid) = self.pid.take()
             && let Some(pid) = i32::try_from(pid)
@@ -359,8 +360,9 @@ pub struct McpServers {
     tools: Vec<OfferedTool>,
 }
 
-/// What a tool call gave: its text, or the failure the model is told about (the tool said
-/// it failed, or refused the arguments); the server itself failing is an [`AgentError`].
+/// What a tool call gave: its text, or the failure the model is told about (what the tool
+/// said when it failed, or why the server refused the arguments); the server itself failing
+/// is an [`AgentError`].
 pub type CallOutcome = std::result::Result<String, String>;
 
 impl McpServers {
@@ -400,7 +402,8 @@ impl McpServers {
     }
 
     /// Names the server's tools `<server>__<tool>` (other characters than `[A-Za-z0-9_-]`
-    /// become `_`, cut at 64), a clash with ours, another server's or a program's getting `_2`.
+    /// become `_`; cut short enough that a `_N` still fits the APIs' 64), a clash with ours,
+    /// another server's or a program's getting `_2`.
     fn offer(&mut self, server: usize, tools: Vec<rmcp::model::Tool>, taken: &[String]) {
         let prefix = &self.servers[server].config.name;
         for tool in tools {
@@ -474,9 +477,7 @@ impl McpServers {
             Value::Object(map) => map.clone(),
             Value::Null => serde_json::Map::new(),
             other => {
-                return Ok(Err(format!(
-                    "{name}: the arguments are an object, not {other}"
-                )));
+                return Ok(Err(format!("the arguments are an object, not {other}")));
             }
         };
         let params = CallToolRequestParams::new(tool.tool.clone()).with_arguments(arguments);
@@ -495,7 +496,7 @@ impl McpServers {
             }
             Ok(Err(ServiceError::McpError(e))) => {
                 // The server refused the call (unknown tool, bad arguments): the model is told.
-                return Ok(Err(format!("{name}: {}", e.message)));
+                return Ok(Err(e.message.to_string()));
             }
             Ok(Err(e)) => {
                 server.let_stderr_drain().await;
@@ -529,7 +530,7 @@ impl McpServers {
             text.push_str(" …(cut)");
         }
         if result.is_error == Some(true) {
-            return Ok(Err(format!("{name} failed: {text}")));
+            return Ok(Err(text));
         }
         Ok(Ok(text))
     }

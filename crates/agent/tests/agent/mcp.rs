@@ -204,6 +204,20 @@ async fn perform_runs_a_config_files_mcp_server_with_variables_substituted() {
     assert_eq!(a["data"]["cached"], false, "{a}");
     let pid = pid_of(&pidfile).expect("the server wrote its pid");
     assert!(gone(pid).await, "the MCP server {pid} outlived the command");
+    // What the tool says when it fails is the action's error.
+    let failed = Harness::json(
+        &h.tab_command(
+            CommandName::BrowserPerform,
+            json!({ "instruction": "look up <<which>>", "var": ["which=nothing"] }),
+            30_000,
+        )
+        .await,
+    );
+    assert_eq!(failed["error"]["code"], "UNSUPPORTED_OPERATION", "{failed}");
+    assert_eq!(
+        failed["error"]["message"], "kv__lookup failed: no value for <<which>>",
+        "{failed}"
+    );
     // A broken entry is a clear error, before any model call.
     std::fs::write(
         home.join("config.toml"),
