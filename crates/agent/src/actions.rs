@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::custom;
 use crate::error::{AgentError, Result};
+use crate::mcp::McpServers;
 use crate::model::{ToolCall, ToolSpec};
 use crate::page::{self, PageView};
 use crate::variables::Variables;
@@ -118,6 +119,13 @@ pub enum Decision {
         reason: String,
         /// The equally fit candidates' refs.
         candidates: Vec<String>,
+    },
+    /// Call the tool `name` (`<server>__<tool>`) of an MCP server ([`crate::mcp`]).
+    Mcp {
+        /// Its name as offered.
+        name: String,
+        /// Its input as the model gave it.
+        input: Value,
     },
     /// Run the embedding program's action `name` ([`crate::custom`]).
     Custom {
@@ -265,9 +273,9 @@ fn string_arg(args: &Value, key: &str) -> String {
         .to_string()
 }
 
-/// Reads a tool call as a decision; an unknown tool or arguments that do not fit are an error
-/// the model is told about.
-pub fn decode(call: &ToolCall) -> std::result::Result<Decision, String> {
+/// Reads a tool call as a decision (`mcp`: the MCP servers' tools offered); an unknown tool or
+/// arguments that do not fit are an error the model is told about.
+pub fn decode(call: &ToolCall, mcp: &McpServers) -> std::result::Result<Decision, String> {
     match call.name.as_str() {
         "done" => Ok(Decision::Done {
             result: string_arg(&call.arguments, "result"),
@@ -296,6 +304,10 @@ pub fn decode(call: &ToolCall) -> std::result::Result<Decision, String> {
                 .map_err(|e| format!("{name}: {e}"))
         }
         name if custom::action(name).is_some() => Ok(Decision::Custom {
+            name: name.to_string(),
+            input: call.arguments.clone(),
+        }),
+        name if mcp.has_tool(name) => Ok(Decision::Mcp {
             name: name.to_string(),
             input: call.arguments.clone(),
         }),
@@ -477,6 +489,37 @@ pub async fn run_custom(
     input: &Value,
 ) -> Result<Outcome> {
     match custom::run(call, target, name, vars.substitute_json(input)).await {
+        Ok(said) => Ok(Outcome {
+            action: name.to_string(),
+            reference: None,
+            role: None,
+            name: None,
+            xpath: None,
+            frame: None,
+            arguments: vars.mask_json(input),
+            warnings: vec![],
+            result: Some(vars.mask(&said)),
+            context: None,
+            signature: None,
+        }),
+        Err(why) => Err(AgentError::ActionFailed {
+            action: name.to_string(),
+            reason: vars.mask(&why),
+        }),
+    }
+}
+
+/// Calls the MCP tool `name` on `input` (variables substituted as the server gets them,
+/// masked in the outcome). A failure the tool reports is [`AgentError::ActionFailed`] (told to
+/// the model); the server failing is one of the `Mcp*` errors, which end the command.
+pub async fn run_mcp(
+    call: &ExtensionCall<'_>,
+    mcp: &McpServers,
+    vars: &Variables,
+    name: &str,
+    input: &Value,
+) -> Result<Outcome> {
+    match mcp.call(name, &vars.substitute_json(input), call).await? {
         Ok(said) => Ok(Outcome {
             action: name.to_string(),
             reference: None,

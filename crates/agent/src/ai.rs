@@ -12,6 +12,7 @@ use crate::actions::{self, Decision, Outcome};
 use crate::ask;
 use crate::cache::{self, Cache, StepAction, StepEntry};
 use crate::error::AgentError;
+use crate::mcp::McpServers;
 use crate::model::{Message, ModelSlot, Usage};
 use crate::page::{self, PageView};
 use crate::perform::describe;
@@ -176,6 +177,8 @@ pub struct Options<'a> {
     pub dom_cache: bool,
     /// Steps recorded in the action cache replay with no model call; model steps are recorded.
     pub use_cache: bool,
+    /// The MCP servers whose tools are offered beside ours (started by the command).
+    pub mcp: &'a McpServers,
 }
 
 /// What the system prompt adds in visual mode.
@@ -197,6 +200,7 @@ pub async fn ai(
         visual,
         dom_cache,
         use_cache,
+        mcp,
     } = options;
     let unfinished = |error: AgentError, steps: Vec<Step>| Unfinished { error, steps };
     if task.trim().is_empty() {
@@ -212,6 +216,7 @@ pub async fn ai(
         Err(e) => return Err(unfinished(AgentError::Model(e.clone()), vec![])),
     };
     let mut tools = actions::action_tools();
+    tools.extend(mcp.tools());
     tools.extend(actions::end_tools());
     let mut intro = format!("Task: {task}\n");
     if !vars.is_empty() {
@@ -323,7 +328,7 @@ pub async fn ai(
         }
         messages.push(message);
         let mut usage = Usage::default();
-        let asked = ask::decide(model, &mut messages, &tools, view, call, &mut usage).await;
+        let asked = ask::decide(model, &mut messages, &tools, view, call, &mut usage, mcp).await;
         total.add(usage);
         let decisions = match asked {
             Ok(d) => d,
@@ -394,6 +399,28 @@ pub async fn ai(
                             let said = vars.mask(&e.to_string());
                             results.push(format!("failed: {said}"));
                             step.error = Some(said);
+                        }
+                    }
+                }
+                Decision::Mcp { name, input } => {
+                    // What a server's tool does is its own: such a step is not cached.
+                    only_ours = false;
+                    match actions::run_mcp(call, mcp, vars, &name, &input).await {
+                        Ok(outcome) => {
+                            let said = outcome.result.clone().unwrap_or_default();
+                            results.push(format!("ok: {said}"));
+                            step.actions.push(outcome);
+                        }
+                        Err(e @ AgentError::ActionFailed { .. }) => {
+                            let said = vars.mask(&e.to_string());
+                            results.push(format!("failed: {said}"));
+                            step.error = Some(said);
+                        }
+                        // The server failed (gone, silent) or a stop was asked: the loop ends.
+                        Err(e) => {
+                            step.error = Some(vars.mask(&e.to_string()));
+                            steps.push(step);
+                            return Err(unfinished(e, steps));
                         }
                     }
                 }

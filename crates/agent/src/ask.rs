@@ -5,6 +5,7 @@ use actionbook::commands::extension::ExtensionCall;
 
 use crate::actions::{self, Decision};
 use crate::error::{AgentError, Result};
+use crate::mcp::McpServers;
 use crate::model::{Message, Model, ModelAnswer, ModelRequest, ToolSpec, Usage};
 use crate::page::PageView;
 
@@ -29,13 +30,17 @@ pub async fn complete(
 }
 
 /// What one answer asked for: its decisions in order, or what was wrong with it.
-fn read(answer: &ModelAnswer, view: &PageView) -> std::result::Result<Vec<Decision>, String> {
+fn read(
+    answer: &ModelAnswer,
+    view: &PageView,
+    mcp: &McpServers,
+) -> std::result::Result<Vec<Decision>, String> {
     if answer.tool_calls.is_empty() {
         return Err("answer with a tool call (no text answer is read)".to_string());
     }
     let mut out = Vec::new();
     for call in &answer.tool_calls {
-        let decision = actions::decode(call)?;
+        let decision = actions::decode(call, mcp)?;
         if let Decision::Act(action) = &decision
             && let Some(r) = action.reference()
             && view.node(r).is_none()
@@ -58,6 +63,7 @@ pub async fn decide(
     view: &PageView,
     call: &ExtensionCall<'_>,
     usage: &mut Usage,
+    mcp: &McpServers,
 ) -> Result<Vec<Decision>> {
     let mut problem = None;
     for _round in 0..2 {
@@ -70,7 +76,7 @@ pub async fn decide(
         let answer = complete(model, &request, call).await?;
         usage.add(answer.usage);
         messages.push(answer.to_message());
-        match read(&answer, view) {
+        match read(&answer, view, mcp) {
             Ok(decisions) => return Ok(decisions),
             Err(what) => {
                 // Each call is answered (the APIs require it), then the repair instruction.

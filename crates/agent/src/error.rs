@@ -82,6 +82,45 @@ pub enum AgentError {
         /// What it said.
         reason: String,
     },
+    /// An MCP server's command could not be found (`[[llm.mcp_servers]]`, `--mcp-server`).
+    #[error(
+        "MCP server {server}: {command:?} was not found (not on PATH, nor relative to the caller's directory)"
+    )]
+    McpNotFound {
+        /// The server's name.
+        server: String,
+        /// Its command line.
+        command: String,
+    },
+    /// An MCP server did not start: it could not be spawned, exited at once, or refused
+    /// `initialize` / `tools/list`.
+    #[error("MCP server {server} ({command}) did not start: {reason}")]
+    McpNotStarted {
+        /// The server's name.
+        server: String,
+        /// Its command line.
+        command: String,
+        /// What went wrong (its stderr's last words included).
+        reason: String,
+    },
+    /// An MCP server did not answer within its timeout (or the command's deadline).
+    #[error("MCP server {server} did not answer {what} within {timeout_ms} ms")]
+    McpTimeout {
+        /// The server's name.
+        server: String,
+        /// What it was asked (`initialize and tools/list ...`, `a tools/call`).
+        what: &'static str,
+        /// How long it was given.
+        timeout_ms: u64,
+    },
+    /// An MCP server went away during the command (exited, closed its stdout).
+    #[error("MCP server {server} stopped answering: {reason}")]
+    McpServerDied {
+        /// The server's name.
+        server: String,
+        /// What was seen.
+        reason: String,
+    },
     /// Whoever asked stopped the command (gone, or a cancel) before it finished.
     #[error("stopped: whoever asked is gone or cancelled it")]
     Stopped,
@@ -137,6 +176,19 @@ impl AgentError {
             AgentError::Timeout { .. } => info(ErrorCode::Timeout),
             AgentError::ActionFailed { .. } => info(ErrorCode::UnsupportedOperation),
             AgentError::Stopped => info(ErrorCode::UnsupportedOperation).with_retryable(true),
+            AgentError::McpNotFound { server, command } => info(ErrorCode::InvalidArgument)
+                .with_details(serde_json::json!({ "server": server, "command": command }))
+                .with_hint("check the command of --mcp-server or [[llm.mcp_servers]] in config.toml"),
+            AgentError::McpNotStarted { server, command, .. } => info(ErrorCode::ApiError)
+                .with_retryable(false)
+                .with_details(serde_json::json!({ "server": server, "command": command }))
+                .with_hint("run the server's command by hand: it must speak MCP (JSON-RPC lines) on stdin and stdout"),
+            AgentError::McpTimeout { server, timeout_ms, .. } => info(ErrorCode::Timeout)
+                .with_details(serde_json::json!({ "server": server, "timeout_ms": timeout_ms }))
+                .with_hint("raise timeout_ms of the server in [[llm.mcp_servers]] (or --timeout)"),
+            AgentError::McpServerDied { server, .. } => info(ErrorCode::ApiError)
+                .with_retryable(true)
+                .with_details(serde_json::json!({ "server": server })),
             AgentError::Engine(e) => e.clone(),
             AgentError::File { .. } => info(ErrorCode::ArtifactWriteFailed),
         }

@@ -11,6 +11,8 @@
 //! - `actions`: the closed set of actions the model may pick, as tools, and running one through
 //!   the engine's own command (auto-wait and landing guarantee included);
 //! - [`custom`]: actions of a program embedding the engine, offered to the model beside ours;
+//! - `mcp`: external MCP servers' tools (`[[llm.mcp_servers]]`, `--mcp-server`), over rmcp,
+//!   offered as `<server>__<tool>`; the servers live as long as one command;
 //! - `perform`, `extract`, `ai`: the three commands' flows; `trace`: `--trace <dir>`, each step
 //!   written for debugging;
 //! - [`commands`]: their request types (and the one-shot `ai`, `ai-cache list|clear`) and the
@@ -28,6 +30,7 @@ pub mod commands;
 pub mod custom;
 mod error;
 mod extract;
+mod mcp;
 pub mod model;
 mod page;
 mod perform;

@@ -11,6 +11,7 @@ use crate::actions::{self, Decision, Outcome};
 use crate::ask;
 use crate::cache::{self, Cache, Entry};
 use crate::error::{AgentError, Result};
+use crate::mcp::{McpServerConfig, McpServers};
 use crate::model::{Message, ModelSlot, Usage};
 use crate::page::{self, PageView};
 use crate::variables::Variables;
@@ -44,6 +45,10 @@ impl envelope::RenderText for PerformAnswer {
         }
         if let Some(xpath) = &self.outcome.xpath {
             body.field("xpath", xpath);
+        }
+        // What a program's action or an MCP tool answered is the point of calling it.
+        if let Some(result) = &self.outcome.result {
+            body.field("result", result);
         }
         if self.cached {
             body.line("cached: no model call");
@@ -94,16 +99,31 @@ pub fn prompt(instruction: &str, vars: &Variables, view: &PageView) -> String {
     s
 }
 
-/// Runs `perform`.
+/// How a `perform` runs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The action cache is read (a hit: no model call) and written.
+    pub use_cache: bool,
+    /// The page may be read from the tab's last snapshot (`--dom-cache`).
+    pub dom_cache: bool,
+    /// The MCP servers whose tools are offered (started only when the model is asked).
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// Runs `perform`; `model` is called only when the model is asked.
 pub async fn perform(
     call: &ExtensionCall<'_>,
-    model: &ModelSlot,
+    model: impl FnOnce() -> ModelSlot + Send,
     target: &TabTarget,
     instruction: &str,
     vars: &Variables,
-    use_cache: bool,
-    dom_cache: bool,
+    options: Options,
 ) -> Result<PerformAnswer> {
+    let Options {
+        use_cache,
+        dom_cache,
+        mcp_servers,
+    } = options;
     if instruction.trim().is_empty() {
         return Err(AgentError::BadArguments(
             "perform needs an instruction".into(),
@@ -138,15 +158,80 @@ pub async fn perform(
             model: None,
         });
     }
+    // Built only now: a cached action needs no model, nor its HTTP client (TLS roots and all).
+    let model = model();
     let model = model.as_deref().map_err(|e| AgentError::Model(e.clone()))?;
+    // The MCP servers start only now that the model is asked, and stop whatever happens.
+    let mut mcp = McpServers::start(mcp_servers, call).await?;
+    let asked = Asked {
+        model,
+        target,
+        instruction,
+        vars,
+        view: &view,
+        dom_cached,
+    };
+    let done = ask_and_act(call, asked, &mcp).await;
+    mcp.shutdown().await;
+    let (answer, action) = done?;
+    if use_cache && let Some(action) = action {
+        cache.record(Entry {
+            instruction: instruction.to_string(),
+            page: page_key,
+            action,
+            role: answer.outcome.role.clone(),
+            name: answer.outcome.name.clone(),
+            xpath: answer.outcome.xpath.clone(),
+            top_document: answer.outcome.xpath.is_some() && answer.outcome.frame.is_none(),
+            signature: answer.outcome.signature.clone(),
+            hits: 0,
+        });
+        cache.save(&cache_file).await?;
+    }
+    Ok(answer)
+}
+
+/// What `perform` asks the model about.
+struct Asked<'a> {
+    model: &'a dyn crate::model::Model,
+    target: &'a TabTarget,
+    instruction: &'a str,
+    vars: &'a Variables,
+    view: &'a PageView,
+    dom_cached: bool,
+}
+
+/// Asks the model for the action and runs it: the answer, and the action to cache (none for
+/// a program's action or an MCP tool: what they do is their own).
+async fn ask_and_act(
+    call: &ExtensionCall<'_>,
+    asked: Asked<'_>,
+    mcp: &McpServers,
+) -> Result<(PerformAnswer, Option<actions::Action>)> {
+    let Asked {
+        model,
+        target,
+        instruction,
+        vars,
+        view,
+        dom_cached,
+    } = asked;
     let mut tools = actions::action_tools();
+    tools.extend(mcp.tools());
     tools.push(actions::not_possible_tool());
     let mut messages = vec![
         Message::system(SYSTEM),
-        Message::user(prompt(instruction, vars, &view)),
+        Message::user(prompt(instruction, vars, view)),
     ];
     let mut usage = Usage::default();
-    let decisions = ask::decide(model, &mut messages, &tools, &view, call, &mut usage).await?;
+    let decisions = ask::decide(model, &mut messages, &tools, view, call, &mut usage, mcp).await?;
+    let answer = |outcome| PerformAnswer {
+        outcome,
+        cached: false,
+        dom_cached,
+        usage,
+        model: Some(model.name().to_string()),
+    };
     let action = match decisions.into_iter().next() {
         Some(Decision::Act(action)) => action,
         // The embedding program's action: run, never cached (what it does is its own).
@@ -155,13 +240,14 @@ pub async fn perform(
                 return Err(AgentError::Stopped);
             }
             let outcome = actions::run_custom(call, target, vars, &name, &input).await?;
-            return Ok(PerformAnswer {
-                outcome,
-                cached: false,
-                dom_cached,
-                usage,
-                model: Some(model.name().to_string()),
-            });
+            return Ok((answer(outcome), None));
+        }
+        Some(Decision::Mcp { name, input }) => {
+            if call.asker.stop_asked() {
+                return Err(AgentError::Stopped);
+            }
+            let outcome = actions::run_mcp(call, mcp, vars, &name, &input).await?;
+            return Ok((answer(outcome), None));
         }
         Some(Decision::NotPossible { reason, candidates }) if candidates.len() > 1 => {
             return Err(AgentError::Ambiguous {
@@ -183,28 +269,8 @@ pub async fn perform(
     if call.asker.stop_asked() {
         return Err(AgentError::Stopped);
     }
-    let outcome = actions::run(call, target, &view, vars, &action).await?;
-    if use_cache {
-        cache.record(Entry {
-            instruction: instruction.to_string(),
-            page: page_key,
-            action,
-            role: outcome.role.clone(),
-            name: outcome.name.clone(),
-            xpath: outcome.xpath.clone(),
-            top_document: outcome.xpath.is_some() && outcome.frame.is_none(),
-            signature: outcome.signature.clone(),
-            hits: 0,
-        });
-        cache.save(&cache_file).await?;
-    }
-    Ok(PerformAnswer {
-        outcome,
-        cached: false,
-        dom_cached,
-        usage,
-        model: Some(model.name().to_string()),
-    })
+    let outcome = actions::run(call, target, view, vars, &action).await?;
+    Ok((answer(outcome), Some(action)))
 }
 
 /// The cached action of `instruction` on the tab's page, run with no snapshot: the element at

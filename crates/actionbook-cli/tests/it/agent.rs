@@ -211,3 +211,84 @@ fn mcp_sends_the_loops_steps_as_progress_and_a_cancel_stops_it_in_the_daemon() {
     assert_eq!(title["data"]["value"], "Form", "{title}");
     assert_eq!(model.server.requests().len(), 2);
 }
+
+/// The agent crate's stdio MCP test server (Python's stdlib only): `lookup {key}`.
+const KV_SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../agent/tests/agent/fixtures/kv_server.py"
+);
+
+#[test]
+fn perform_runs_an_mcp_servers_tool_from_the_flag_through_the_daemon_and_mcp_cannot_name_one() {
+    need_chromium!();
+    let env = Env::new();
+    let site = Fixture::start();
+    site.html("/p.html", "<!doctype html><title>P</title><p>hello</p>");
+    let model = Model::start(|_, _| tool_calls(&[("kv__lookup", json!({ "key": "coupon" }))]));
+    let sid = env.start(&["--open-url", &site.url("/p.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("kv.pid");
+    let line = format!(
+        "kv=python3 {KV_SERVER} serve {} coupon=SAVE-42",
+        pidfile.display()
+    );
+    let llm = |c: &mut std::process::Command| {
+        c.env("ACTIONBOOK_LLM_PROVIDER", "openai")
+            .env("ACTIONBOOK_LLM_BASE_URL", model.server.base_url())
+            .env("ACTIONBOOK_LLM_MODEL", "scripted-1")
+            .env("ACTIONBOOK_LLM_API_KEY", "sk-test");
+    };
+    let mut c = env.command(
+        &[
+            &[
+                "browser",
+                "perform",
+                "look up the coupon",
+                "--mcp-server",
+                &line,
+            ][..],
+            &t,
+        ]
+        .concat(),
+    );
+    llm(&mut c);
+    let out = c.output().expect("run actionbook");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("kv__lookup"), "{stdout}");
+    assert!(stdout.contains("result: SAVE-42"), "{stdout}");
+    // The daemon ran the server for the command and it is gone after.
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .expect("the server wrote its pid");
+    assert!(
+        eventually(Duration::from_secs(5), || !std::path::Path::new(&format!(
+            "/proc/{pid}"
+        ))
+        .exists()),
+        "the MCP server {pid} outlived the command"
+    );
+
+    // An MCP client cannot make the engine run a program: the argument is not in the schema.
+    let other = dir.path().join("never.pid");
+    let mut client = Client::spawn(&env, &["--tools", "all"]);
+    client.initialize();
+    let refused = client.rpc(
+        "tools/call",
+        json!({ "name": "browser_ai", "arguments": {
+            "task": "t", "session": sid, "tab": "t1", "timeout": 10000,
+            "mcp_server": [format!("python3 {KV_SERVER} serve {}", other.display())] } }),
+    );
+    let said = refused.to_string();
+    assert!(
+        said.contains("mcp_server") && said.contains("unknown argument"),
+        "{said}"
+    );
+    assert!(!other.exists(), "the server ran");
+}

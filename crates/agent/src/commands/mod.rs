@@ -16,6 +16,7 @@ pub use cache::{CacheClear, CacheList};
 
 use crate::ai::{self, DEFAULT_MAX_STEPS};
 use crate::error::{AgentError, Result};
+use crate::mcp::{self, McpServerConfig, McpServers};
 use crate::model::{self, LlmSection, Model, ModelConfig, ModelSlot};
 use crate::trace::Trace;
 use crate::variables::Variables;
@@ -36,6 +37,14 @@ pub struct Perform {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub var_file: Option<PathBuf>,
+    /// An MCP server to run for this command (repeatable): its command line, its tools offered
+    /// to the model as `<server>__<tool>` (the server named after its program or script, or
+    /// `name=` before the command); beside `[[llm.mcp_servers]]` of config.toml. The CLI's
+    /// only: out of the schema, so MCP calls and batch lines cannot name a program to run.
+    #[serde(default, rename = "mcp_server", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "cli", arg(long = "mcp-server", value_name = "COMMAND"))]
+    #[schemars(skip)]
+    pub mcp_servers: Vec<String>,
     /// Ask the model even when the action cache knows this instruction on this page.
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
@@ -74,6 +83,14 @@ pub struct Ai {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub trace: Option<PathBuf>,
+    /// An MCP server to run for this command (repeatable): its command line, its tools offered
+    /// to the model as `<server>__<tool>` (the server named after its program or script, or
+    /// `name=` before the command); beside `[[llm.mcp_servers]]` of config.toml. The CLI's
+    /// only: out of the schema, so MCP calls and batch lines cannot name a program to run.
+    #[serde(default, rename = "mcp_server", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "cli", arg(long = "mcp-server", value_name = "COMMAND"))]
+    #[schemars(skip)]
+    pub mcp_servers: Vec<String>,
     /// Show the model a screenshot of the viewport each step too, its interactive elements
     /// labelled `[N]` for ref `eN` (more tokens; for pages whose layout says what text does not).
     #[serde(default)]
@@ -123,6 +140,14 @@ pub struct OneShot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub trace: Option<PathBuf>,
+    /// An MCP server to run for this command (repeatable): its command line, its tools offered
+    /// to the model as `<server>__<tool>` (the server named after its program or script, or
+    /// `name=` before the command); beside `[[llm.mcp_servers]]` of config.toml. The CLI's
+    /// only: out of the schema, so MCP calls and batch lines cannot name a program to run.
+    #[serde(default, rename = "mcp_server", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "cli", arg(long = "mcp-server", value_name = "COMMAND"))]
+    #[schemars(skip)]
+    pub mcp_servers: Vec<String>,
     /// Show the model the annotated viewport each step too (as `browser ai --visual`).
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
@@ -172,6 +197,12 @@ impl ModelSource {
             }
         }
     }
+}
+
+/// The MCP servers of a command: `[[llm.mcp_servers]]` of config.toml, then `--mcp-server`s.
+fn mcp_servers(call: &ExtensionCall<'_>, flags: &[String]) -> Result<Vec<McpServerConfig>> {
+    let file = mcp::from_config_file(&actionbook::manuals::config::config_path(call.home.root()))?;
+    mcp::configured(file, flags)
 }
 
 /// `[llm]` of `config.toml` (absent or unreadable: none; the environment may still configure).
@@ -349,18 +380,15 @@ impl AgentCommand {
     async fn perform(&self, call: &ExtensionCall<'_>) -> Result<Envelope> {
         let r: Perform = decode(CommandName::BrowserPerform, call.args.clone())?;
         let vars = variables(call, &r.vars, r.var_file.as_ref()).await?;
-        let model = self.models.model(call);
-        let answer = perform::perform(
-            call,
-            &model,
-            &r.target,
-            &r.instruction,
-            &vars,
-            !r.no_cache,
-            r.dom_cache,
-        )
-        .await
-        .map_err(|e| AgentError::Engine(vars.mask_info(e.to_info())))?;
+        let model = || self.models.model(call);
+        let options = perform::Options {
+            use_cache: !r.no_cache,
+            dom_cache: r.dom_cache,
+            mcp_servers: mcp_servers(call, &r.mcp_servers)?,
+        };
+        let answer = perform::perform(call, model, &r.target, &r.instruction, &vars, options)
+            .await
+            .map_err(|e| AgentError::Engine(vars.mask_info(e.to_info())))?;
         let context = answer
             .outcome
             .context
@@ -381,14 +409,19 @@ impl AgentCommand {
         let model = self.models.model(call);
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
         let trace = open_trace(call, r.trace.as_deref()).await?;
+        let servers = mcp_servers(call, &r.mcp_servers)?;
+        // Once per command run: started before the first step, stopped after the last.
+        let mut mcp = McpServers::start(servers, call).await?;
         let options = ai::Options {
             max_steps,
             trace: trace.as_ref(),
             visual: r.visual,
             dom_cache: r.dom_cache,
             use_cache: !r.no_cache,
+            mcp: &mcp,
         };
         let done = ai::ai(call, &model, &r.target, &r.task, &vars, options).await;
+        mcp.shutdown().await;
         Ok(ai_envelope(
             CommandName::BrowserAi,
             done,
@@ -407,6 +440,26 @@ impl AgentCommand {
             return Err(AgentError::Model(e.clone()));
         }
         let trace = open_trace(call, r.trace.as_deref()).await?;
+        // The servers before the browser: one that cannot start is said before a browser does.
+        let servers = mcp_servers(call, &r.mcp_servers)?;
+        let mut mcp = McpServers::start(servers, call).await?;
+        let done = self
+            .one_shot_in(call, &r, &model, &vars, trace.as_ref(), &mcp)
+            .await;
+        mcp.shutdown().await;
+        done
+    }
+
+    /// The one-shot `ai` once its MCP servers run.
+    async fn one_shot_in(
+        &self,
+        call: &ExtensionCall<'_>,
+        r: &OneShot,
+        model: &ModelSlot,
+        vars: &Variables,
+        trace: Option<&Trace>,
+        mcp: &McpServers,
+    ) -> Result<Envelope> {
         let mut start = serde_json::json!({ "headless": !r.headed });
         if let Some(url) = &r.url {
             start["open_url"] = serde_json::Value::from(url.as_str());
@@ -424,14 +477,15 @@ impl AgentCommand {
         let max_steps = r.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
         let options = ai::Options {
             max_steps,
-            trace: trace.as_ref(),
+            trace,
             visual: r.visual,
             // A session of its own has no earlier snapshot.
             dom_cache: false,
             use_cache: !r.no_cache,
+            mcp,
         };
-        let done = ai::ai(call, &model, &target, &r.task, &vars, options).await;
-        let mut env = ai_envelope(CommandName::Ai, done, None, &vars);
+        let done = ai::ai(call, model, &target, &r.task, vars, options).await;
+        let mut env = ai_envelope(CommandName::Ai, done, None, vars);
         // Closed even when the deadline is spent: a one-shot leaves no browser behind.
         let close = actionbook::Command::from_json(
             CommandName::BrowserClose,

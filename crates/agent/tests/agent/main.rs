@@ -6,6 +6,7 @@
 // Test support: its items are documented where they are not obvious.
 #![allow(missing_docs, missing_debug_implementations)]
 
+mod mcp;
 mod scenarios;
 
 use std::path::{Path, PathBuf};
