@@ -358,6 +358,8 @@ pub const LLM_ENV: &[&str] = &[
 pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
 /// Environment variable: the browser executable.
 pub const EXECUTABLE_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
+/// Environment variable: the key storage-state files are encrypted with.
+pub const STATE_KEY_ENV: &str = "ACTIONBOOK_STATE_KEY";
 
 impl ClientEnv {
     /// This process's environment and working directory.
@@ -376,7 +378,7 @@ impl ClientEnv {
                 .iter()
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
-            state_key: std::env::var(crate::store::state_file::STATE_KEY_ENV).ok(),
+            state_key: std::env::var(STATE_KEY_ENV).ok(),
             abort_at: crate::fault::requested(),
         }
     }

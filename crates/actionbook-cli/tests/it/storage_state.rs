@@ -564,3 +564,50 @@ fn encrypted_state_round_trips_and_unusable_files_and_keys_are_clear_errors() {
     );
     assert_failure(&v, "INVALID_ARGUMENT", "storage-state load");
 }
+
+#[test]
+fn start_state_behind_a_cdp_endpoint_leaves_the_page_there_alone() {
+    need_chromium!();
+    let f = fixture();
+    let env = Env::new();
+    let main = origin_of(&f.url("/"));
+    let (_owner, endpoint, _target) =
+        crate::support::start_with_endpoint(&env, &f.url("/plain.html"));
+    let file = env.home.with_file_name("state.json");
+    let state = json!({
+        "cookies": [{"name": "k", "value": "v", "domain": "127.0.0.1", "path": "/",
+            "expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"}],
+        "origins": [{"origin": main, "localStorage": [{"name": "lk", "value": "lv"}],
+            "sessionStorage": [{"name": "sk", "value": "sv"}]}]
+    });
+    std::fs::write(&file, state.to_string()).expect("write the file");
+    let v = with_key(
+        &env,
+        None,
+        &[
+            "start",
+            "--cdp-endpoint",
+            &endpoint,
+            "--state",
+            &file.display().to_string(),
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    // The page that was there is still there (not navigated to write the storage).
+    assert_eq!(v["data"]["tab"]["url"], f.url("/plain.html"), "{v}");
+    assert!(
+        v["meta"]["warnings"].to_string().contains("sessionStorage"),
+        "{v}"
+    );
+    let sid = v["context"]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["local-storage", "get", "lk"]);
+    assert_eq!(ok(&v)["item"]["value"], "lv", "{v}");
+    let v = on(&env, &["--session", &sid], &["cookies", "get", "k"]);
+    assert_eq!(ok(&v)["item"]["http_only"], true, "{v}");
+    let tabs = env.json(&["browser", "list-tabs", "--session", &sid]);
+    assert_eq!(ok(&tabs)["total_tabs"], 1, "{tabs}");
+}

@@ -675,6 +675,14 @@ struct Visitor {
     embed: Arc<std::sync::Mutex<Option<String>>>,
 }
 
+impl Drop for Visitor {
+    /// The answering task holds the connection open: it never outlives its visitor, also when a
+    /// command is cut off before [`Visitor::finish`].
+    fn drop(&mut self) {
+        self.answering.abort();
+    }
+}
+
 impl Visitor {
     /// A visitor on a new background tab of the session's browser.
     async fn scratch(conn: &BrowserConn, deadline: &Deadline) -> Result<Visitor> {

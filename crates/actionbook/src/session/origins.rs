@@ -100,6 +100,9 @@ impl Origins {
                     std::time::Duration::from_secs(5),
                 )
                 .await;
+            // Not kept: a handle held by this task would keep the connection open for ever (the
+            // task ends when the connection closes).
+            drop(root);
             while let Some(ev) = events.next().await {
                 let origin = match ev.method.as_str() {
                     page::FrameNavigated::METHOD => ev

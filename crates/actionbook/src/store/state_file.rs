@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{CliError, Result};
 
 /// The environment variable that holds the key.
-pub const STATE_KEY_ENV: &str = "ACTIONBOOK_STATE_KEY";
+pub use crate::model::STATE_KEY_ENV;
 
 /// The first bytes of an encrypted state file: ours, encrypted, and with what.
 pub const MAGIC: &[u8] = b"ACTIONBOOK-STATE-AES256GCM-1\n";
