@@ -330,6 +330,11 @@ fn a_playwright_file_written_by_hand_loads_into_a_running_session() {
              "sessionStorage": [{"name": "tabkey", "value": "tabval"}], "indexedDB": []},
             {"origin": widget, "localStorage": [],
              "sessionStorage": [{"name": "lost", "value": "1"}]}
+        ],
+        // Ours: the storage of the widget frame embedded in the main site's pages.
+        "partitionedOrigins": [
+            {"origin": widget, "topLevelSite": "http://127.0.0.1", "topLevelOrigin": main,
+             "localStorage": [{"name": "widget", "value": "from-the-file"}]}
         ]
     });
     std::fs::write(&file, pw.to_string()).expect("write the file");
@@ -351,7 +356,7 @@ fn a_playwright_file_written_by_hand_loads_into_a_running_session() {
     assert_eq!(d["encrypted"], false);
     assert_eq!(d["cookies"], 2, "{v}");
     assert_eq!(d["cookies_expired"], 1, "{v}");
-    assert_eq!(d["local_storage_origins"], 1, "{v}");
+    assert_eq!(d["local_storage_origins"], 2, "{v}");
     assert_eq!(d["session_storage_restored"], json!([main]), "{v}");
     assert_eq!(d["session_storage_skipped"], json!([widget]), "{v}");
     assert!(
@@ -385,6 +390,16 @@ fn a_playwright_file_written_by_hand_loads_into_a_running_session() {
     // The scratch tab that wrote the storage is gone; the page was not reloaded.
     let tabs = env.json(&["browser", "list-tabs", "--session", &sid]);
     assert_eq!(ok(&tabs)["total_tabs"], 1, "{tabs}");
+
+    // The frame embedded in the main site's page finds the storage it had there.
+    ok(&on(&env, &t, &["goto", &f.url("/app.html")]));
+    let v = on(
+        &env,
+        &t,
+        &["local-storage", "get", "widget", "--frame", "#w"],
+    );
+    assert_eq!(ok(&v)["item"]["value"], "from-the-file", "{v}");
+    ok(&on(&env, &t, &["goto", &f.url("/plain.html")]));
 
     // `browser state <selector>` is still an element's state.
     let v = on(&env, &t, &["state", "#box"]);
