@@ -464,6 +464,43 @@ pub enum CliError {
         /// The highest schema this build reads.
         readable: u32,
     },
+    /// The state-file key variable is set to something that is not a key (its value is never
+    /// shown).
+    #[error(
+        "{variable} is not a usable key: {reason}; give 64 hex characters or the base64 of 32 \
+         bytes (e.g. `openssl rand -hex 32`), or unset it"
+    )]
+    StateKeyInvalid {
+        /// The variable (`ACTIONBOOK_STATE_KEY`).
+        variable: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A storage-state file that cannot be read: missing, not JSON of that shape, cut short.
+    #[error("cannot load storage state from {}: {reason}", path.display())]
+    StateFileUnreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// An encrypted storage-state file, and no key to open it.
+    #[error(
+        "{} is an encrypted storage-state file: set ACTIONBOOK_STATE_KEY to the key it was saved with", path.display()
+    )]
+    StateFileNeedsKey {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+    /// An encrypted storage-state file that the key does not open: another key, or the file
+    /// was changed or damaged.
+    #[error(
+        "{} does not decrypt with ACTIONBOOK_STATE_KEY: it was saved with another key, or it was changed or damaged", path.display()
+    )]
+    StateFileUndecryptable {
+        /// The file.
+        path: std::path::PathBuf,
+    },
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
@@ -482,6 +519,10 @@ impl CliError {
             // say a wait ran out, which it did not.
             CliError::InvalidArgument(_)
             | CliError::TimeoutRequired { .. }
+            | CliError::StateKeyInvalid { .. }
+            | CliError::StateFileUnreadable { .. }
+            | CliError::StateFileNeedsKey { .. }
+            | CliError::StateFileUndecryptable { .. }
             | CliError::NoBox { .. }
             | CliError::CanvasFallback { .. }
             | CliError::ClosedOption { .. }
@@ -631,6 +672,14 @@ impl CliError {
             })),
             CliError::NavigationFailed { url, reason } => {
                 Some(serde_json::json!({ "url": url, "reason": reason }))
+            }
+            CliError::StateFileUnreadable { path, .. }
+            | CliError::StateFileNeedsKey { path }
+            | CliError::StateFileUndecryptable { path } => {
+                Some(serde_json::json!({ "path": path.display().to_string() }))
+            }
+            CliError::StateKeyInvalid { variable, .. } => {
+                Some(serde_json::json!({ "variable": variable }))
             }
             CliError::SnapshotTooLarge { lines, limit } => {
                 Some(serde_json::json!({ "lines": lines, "limit": limit }))

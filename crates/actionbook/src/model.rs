@@ -320,6 +320,10 @@ pub struct ClientEnv {
     /// keys), over `config.toml`'s `[llm]`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub llm: std::collections::BTreeMap<String, String>,
+    /// `ACTIONBOOK_STATE_KEY`: the key storage-state files are encrypted with (64 hex characters
+    /// or the base64 of 32 bytes); unset or empty: they are plain JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_key: Option<String>,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
     /// engine's process abort ([`crate::fault`]); ignored by release builds.
     #[doc(hidden)]
@@ -354,6 +358,8 @@ pub const LLM_ENV: &[&str] = &[
 pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
 /// Environment variable: the browser executable.
 pub const EXECUTABLE_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
+/// Environment variable: the key storage-state files are encrypted with.
+pub const STATE_KEY_ENV: &str = "ACTIONBOOK_STATE_KEY";
 
 impl ClientEnv {
     /// This process's environment and working directory.
@@ -372,6 +378,7 @@ impl ClientEnv {
                 .iter()
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
+            state_key: std::env::var(STATE_KEY_ENV).ok(),
             abort_at: crate::fault::requested(),
         }
     }

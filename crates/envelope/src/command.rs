@@ -217,6 +217,12 @@ commands! {
     BrowserLocalStorageDelete => "browser local-storage delete", Tab, StorageChange;
     /// `browser local-storage clear`
     BrowserLocalStorageClear => "browser local-storage clear", Tab, StorageChange;
+    /// `browser storage-state save`: the session's cookies and web storage to a Playwright
+    /// `storageState` file (not in the spec)
+    BrowserStorageStateSave => "browser storage-state save", Session, Document;
+    /// `browser storage-state load`: a `storageState` file into the running session (not in the
+    /// spec)
+    BrowserStorageStateLoad => "browser storage-state load", Session, Document;
     /// `browser batch-new-tab` (alias `batch-open`): several URLs (not in the spec; the
     /// reference CLI's)
     BrowserBatchNewTab => "browser batch-new-tab", Session, BatchNewTab;
@@ -316,8 +322,11 @@ mod tests {
         // commands, `downloads`, `wait download|text|url`, `dialog`, and the reference CLI's
         // batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
         // status|stop|restart`; the agent layer's `perform`, `ai`, `extract`, one-shot `ai`,
-        // `ai-cache list|clear`.
-        assert_eq!(CommandName::ALL.len(), 68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3);
+        // `ai-cache list|clear`; `storage-state save|load`.
+        assert_eq!(
+            CommandName::ALL.len(),
+            68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3 + 2
+        );
     }
 
     #[test]

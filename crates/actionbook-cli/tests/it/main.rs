@@ -32,6 +32,7 @@ mod snapshot_diff;
 mod snapshot_limits;
 mod snapshot_truth;
 mod storage;
+mod storage_state;
 mod transformed_frames;
 mod waits;
 mod windows;

@@ -14,6 +14,9 @@ fn group_about(path: &str) -> &'static str {
         "browser cookies" => "Read and change the session's cookies",
         "browser local-storage" => "Read and change the page's localStorage",
         "browser session-storage" => "Read and change the page's sessionStorage",
+        "browser storage-state" => {
+            "Save or load the session's auth state (cookies, localStorage, sessionStorage) as Playwright's storageState file"
+        }
         "browser logs" => "Read the tab's console messages and errors",
         "browser network" => "Inspect, record and route the tab's network requests",
         "ai-cache" => "List and clear the agent layer's cached actions (perform's replays)",

@@ -21,6 +21,7 @@ use crate::session::launch::{
 };
 use crate::session::process::end_launched;
 use crate::session::targets::{self, PageTarget, refresh_tabs};
+use crate::store::state_file::StorageState;
 use crate::store::{self, Intent, SessionRecord, TabRecord, artifacts};
 use crate::tab::services::network;
 use crate::tab::{BrowserSession, Sessions, attach};
@@ -78,6 +79,16 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tracked_requests: Option<usize>,
+    /// Start from the auth state in this file (written by `browser storage-state save`, or
+    /// Playwright's storageState JSON; beyond the spec): its cookies and each origin's
+    /// localStorage and sessionStorage are in the new session before its first tab loads
+    /// --open-url. An encrypted file needs ACTIONBOOK_STATE_KEY. Only for a new session.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", visible_alias = "storage-state")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 /// `browser list-sessions`.
@@ -192,6 +203,7 @@ fn tab_context(sid: &str, tab: &TabInfo) -> Context {
 async fn first_tab(
     slot: &Arc<BrowserSession>,
     conn: &BrowserConn,
+    state: Option<&StorageState>,
     mut open_url: Option<&str>,
     warnings: &mut Vec<String>,
     (env, command): (&ClientEnv, &str),
@@ -212,6 +224,15 @@ async fn first_tab(
             }
         }
     };
+    // The state goes in before the tab is recorded or loads anything: its first page already
+    // has the cookies and storage.
+    if let Some(state) = state {
+        let own_tab = slot.with_record(|r| r.launched);
+        let notes =
+            super::storage_state::apply_at_start(conn, &target.target_id, own_tab, state, deadline)
+                .await?;
+        warnings.extend(notes);
+    }
     // The first window is w0 (an endpoint without the Browser domain leaves it unknown).
     let native_window = targets::window_of_target(conn, &target.target_id, deadline)
         .await
@@ -380,6 +401,12 @@ impl Start {
         mut warnings: Vec<String>,
         deadline: &Deadline,
     ) -> Result<Done<StartData>> {
+        if let Some(file) = &self.state {
+            return Err(CliError::InvalidArgument(format!(
+                "session '{id}' exists: --state {file} is for a new session; load it into this one \
+                 with `actionbook browser storage-state load {file} --session {id}`"
+            )));
+        }
         let rec = slot.record();
         if let Some(p) = &self.profile
             && rec.profile.as_deref() != Some(p.as_str())
@@ -443,6 +470,11 @@ impl GlobalCommand for Start {
         let (sessions, deadline) = (cx.sessions, cx.deadline);
         let mode = self.validate()?;
         let headers = parse_headers(&self.headers)?;
+        // Read and checked before anything starts: a file that cannot be used starts nothing.
+        let state = match &self.state {
+            Some(file) => Some(super::storage_state::read_state_file(cx.env, file).await?),
+            None => None,
+        };
         let mut warnings = Vec::new();
         if !headers.is_empty() && self.cdp_endpoint.is_none() {
             warnings.push("--header is only used with --cdp-endpoint; ignored".to_string());
@@ -571,6 +603,7 @@ impl GlobalCommand for Start {
         let tab = match first_tab(
             &slot,
             &conn,
+            state.as_ref().map(|r| &r.state),
             self.open_url.as_deref(),
             &mut warnings,
             (cx.env, "start"),
@@ -996,6 +1029,7 @@ async fn restart_steps(
     first_tab(
         slot,
         &conn,
+        None,
         None,
         &mut Vec::new(),
         (env, "restart"),

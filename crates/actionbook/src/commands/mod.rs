@@ -13,6 +13,8 @@
 //! - [`cookies`] (spec 13): `cookies list`, `get`, `set`, `delete`, `clear`;
 //! - [`storage`] (spec 14): `local-storage` / `session-storage` `list`, `get`, `set`, `delete`,
 //!   `clear`;
+//! - [`storage_state`] (ours, after Playwright's `storageState`): `storage-state save`, `load`,
+//!   and what `start --state` does;
 //! - [`manuals`] (spec 6.1–6.3 and ours): `search`, `get`, `setup`, `manual`, `areas …`;
 //! - [`record`]: `areas record`, a tab's page as an area;
 //! - [`batched`] (the reference CLI's, not in the spec): `batch-new-tab` / `batch-open`,
@@ -76,6 +78,7 @@ pub mod observation;
 pub mod record;
 mod request;
 pub mod storage;
+pub mod storage_state;
 pub mod tabs;
 pub mod waits;
 
@@ -586,6 +589,12 @@ command_table! {
     BrowserCookiesClear(cookies::CookiesClear) => Session, T::CHANGES.destructive().idempotent(),
         about = "Delete every cookie (--domain: only that domain's)",
         example = "actionbook browser cookies clear --session s1";
+    BrowserStorageStateSave(storage_state::StorageStateSave) => Session, T::CHANGES.idempotent(),
+        about = "Save the session's auth state to a file: every cookie (httpOnly too) and each origin's localStorage and sessionStorage, OOPIFs included, as Playwright's storageState JSON (IndexedDB not kept; encrypted with ACTIONBOOK_STATE_KEY)",
+        example = "actionbook browser storage-state save ./auth.json --session s1";
+    BrowserStorageStateLoad(storage_state::StorageStateLoad) => Session, T::CHANGES.idempotent(),
+        about = "Load an auth state file (ours or Playwright's storageState) into the running session: cookies, each origin's localStorage, sessionStorage where a tab shows its origin",
+        example = "actionbook browser storage-state load ./auth.json --session s1";
     BrowserLocalStorageList(storage::LocalStorageList) => Tab, T::READ_ONLY,
         about = "List the keys and values of the page's local-storage",
         example = "actionbook browser local-storage list --session s1 --tab t1";

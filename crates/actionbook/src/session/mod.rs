@@ -5,6 +5,7 @@
 //! - [`connect`]: (re)connecting and the crash policy;
 //! - [`downloads`]: where the browser saves downloads, and what became of each;
 //! - [`launch`]: launching, and tearing a session down;
+//! - [`origins`]: the web origins the session's pages showed (for a saved storage state);
 //! - [`targets`]: the browser's page targets and windows, popups adopted as tabs;
 //! - [`process`]: process checks and kills by pid.
 //!
@@ -28,6 +29,7 @@ use crate::store::{self, SessionRecord, TabRecord};
 pub(crate) mod connect;
 pub(crate) mod downloads;
 pub(crate) mod launch;
+pub(crate) mod origins;
 pub(crate) mod process;
 pub(crate) mod registry;
 pub(crate) mod targets;
@@ -83,6 +85,8 @@ pub(crate) struct SessionSlot<T> {
     generations: AtomicU64,
     /// The downloads of the session's browser (watched on every connection).
     pub downloads: downloads::Downloads,
+    /// The web origins the session's frames showed (watched on every connection).
+    pub origins: origins::Origins,
 }
 
 impl<T: Default> SessionSlot<T> {
@@ -101,6 +105,7 @@ impl<T: Default> SessionSlot<T> {
             owned: Mutex::new(None),
             generations: AtomicU64::new(0),
             downloads,
+            origins: origins::Origins::default(),
         }
     }
 
@@ -275,6 +280,7 @@ impl<T: Default> SessionSlot<T> {
             };
             self.downloads
                 .watch(&c.conn, c.generation, save_to, self.record.clone());
+            self.origins.watch(&c.conn, c.generation);
         }
         *lock(&self.conn) = conn;
     }

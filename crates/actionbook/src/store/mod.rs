@@ -31,6 +31,7 @@ mod atomic;
 mod intent;
 mod lock;
 mod record;
+pub mod state_file;
 
 pub use atomic::{
     off_worker, read_json, write_atomic, write_file_whole, write_json, write_json_off,
