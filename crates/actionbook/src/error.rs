@@ -14,6 +14,12 @@ pub enum CliError {
     /// A bad argument value (bad id, bad URL, unknown mode ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// `network har stop` with no HAR recording running in the tab.
+    #[error("no HAR recording runs in this tab: start one with `browser network har start`")]
+    HarNotRecording,
+    /// `network har start` while one runs in the tab.
+    #[error("a HAR recording already runs in this tab: `browser network har stop` ends it")]
+    HarAlreadyRecording,
     /// A wait given no `--timeout` (the spec makes it required).
     #[error(
         "{command} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
@@ -497,6 +503,8 @@ impl CliError {
             | CliError::OptionNotFound { .. }
             | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::HarNotRecording => ErrorCode::HarNotRecording,
+            CliError::HarAlreadyRecording => ErrorCode::HarAlreadyRecording,
             CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
             CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
