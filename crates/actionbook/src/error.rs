@@ -68,6 +68,13 @@ pub enum CliError {
         /// The selector as given.
         selector: String,
     },
+    /// `query one` matched nothing: its details say the query and the count, as a
+    /// `MULTIPLE_MATCHES` failure's do.
+    #[error("Query mode 'one' requires exactly 1 match, found 0: {query}")]
+    QueryNoMatch {
+        /// The query.
+        query: String,
+    },
     /// `query one` matched more than one element.
     #[error("Query mode 'one' requires exactly 1 match, found {count}")]
     MultipleMatches {
@@ -500,6 +507,7 @@ impl CliError {
                 ErrorCode::TabNotFound
             }
             CliError::ElementNotFound { .. }
+            | CliError::QueryNoMatch { .. }
             | CliError::OptionNotFound { .. }
             | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
@@ -619,6 +627,9 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::QueryNoMatch { query } => Some(serde_json::json!({
+                "selector": query, "query": query, "count": 0,
+            })),
             CliError::LoadUnfinished { ms, pending, .. } => Some(serde_json::json!({
                 "timeout_ms": ms, "ready_state": "interactive", "pending": pending,
             })),
