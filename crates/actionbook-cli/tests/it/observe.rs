@@ -388,12 +388,12 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     assert_eq!(v["data"]["nearby"], Value::Null);
     let v = tab_json(&env, &["browser", "describe", "#off"], &t);
     assert_eq!(
-        v["data"]["summary"], "button \"Disabled\" disabled",
+        v["data"]["summary"], "button \"Disabled\" [disabled]",
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
     assert_eq!(
-        v["data"]["summary"], "checkbox \"I agree\" checked",
+        v["data"]["summary"], "checkbox \"I agree\" [checked]",
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#edit", "--nearby"], &t);
@@ -499,7 +499,7 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
-    assert!(ends_with_word(&v["data"]["summary"], "mixed"), "{v}");
+    assert!(ends_with_word(&v["data"]["summary"], "[mixed]"), "{v}");
     let v = tab_json(&env, &["browser", "state", "#name"], &t);
     assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
 

@@ -540,16 +540,22 @@ impl TabCommand for Describe {
             me.name.clone()
         };
         let mut summary_text = summary(&me.role, &name);
+        // Qualifiers after role and name (the spec's order), in brackets as the reference CLI
+        // writes them (`checkbox "Agree" [disabled, checked]`): a name cannot be taken for one.
+        let mut qualifiers = Vec::new();
         if !state.enabled {
-            summary_text.push_str(" disabled");
+            qualifiers.push("disabled");
         }
         if state.checkable && state.mixed {
-            summary_text.push_str(" mixed");
+            qualifiers.push("mixed");
         } else if state.checkable && state.checked {
-            summary_text.push_str(" checked");
+            qualifiers.push("checked");
         }
         if state.selectable && state.selected {
-            summary_text.push_str(" selected");
+            qualifiers.push("selected");
+        }
+        if !qualifiers.is_empty() {
+            summary_text.push_str(&format!(" [{}]", qualifiers.join(", ")));
         }
         let nearby = match self.nearby {
             true => Some(nearby(&node, &me, &ax, &deadline).await),
