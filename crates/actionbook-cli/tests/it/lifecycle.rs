@@ -347,10 +347,20 @@ fn reusing_a_session_loads_open_url_and_checks_the_profile() {
         "mine",
     ]);
     assert_eq!(v["data"]["reused"], true, "the same profile is fine: {v}");
+    // `--session` is the same flag (the reference CLI's get-or-create): attaches here...
+    let v = env.json(&["browser", "start", "--session", "work"]);
+    assert_eq!(
+        (&v["data"]["reused"], &v["data"]["session"]["session_id"]),
+        (
+            &serde_json::Value::from(true),
+            &serde_json::Value::from("work")
+        ),
+        "{v}"
+    );
     let v = env.json(&[
         "browser",
         "start",
-        "--set-session-id",
+        "--session",
         "work",
         "--profile",
         "other",
@@ -360,6 +370,16 @@ fn reusing_a_session_loads_open_url_and_checks_the_profile() {
         v["error"]["message"]
             .as_str()
             .is_some_and(|m| m.contains("bound to profile 'mine'")),
+        "{v}"
+    );
+    // ...and creates one with that id when none runs.
+    let v = env.json(&["browser", "start", "--headless", "--session", "fresh"]);
+    assert_eq!(
+        (&v["data"]["reused"], &v["data"]["session"]["session_id"]),
+        (
+            &serde_json::Value::from(false),
+            &serde_json::Value::from("fresh")
+        ),
         "{v}"
     );
 }
