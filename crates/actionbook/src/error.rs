@@ -886,6 +886,13 @@ impl CliError {
                         .join(", ")
                 ));
             }
+            // The way to the browser that holds the profile: its session.
+            CliError::ProfileInUse { session, .. } => {
+                info = info.with_hint(format!(
+                    "use that session (`--session {session}`), free the profile with \
+                     `browser close --session {session}`, or start with a different --profile"
+                ));
+            }
             _ => {}
         }
         info

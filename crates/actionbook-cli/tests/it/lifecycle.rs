@@ -167,6 +167,13 @@ fn profile_in_use_and_restart() {
             .is_some_and(|m| m.contains("'work'") && m.contains("'s1'")),
         "{v}"
     );
+    // The hint names the way to the holder.
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("--session s1") && h.contains("browser close --session s1")),
+        "{v}"
+    );
     let r = env.run(&["browser", "restart", "--session", "s1"]).ok();
     assert_eq!(r.stdout, "[s1 t1]\nok browser restart\nstatus: running\n");
     let v = env.json(&["browser", "restart", "--session", "s1"]);
