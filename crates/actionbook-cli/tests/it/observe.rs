@@ -419,21 +419,14 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
         &t,
     );
     assert_eq!(
-        v["data"]["nearby"]["previous_sibling"], "generic \"Item A\"",
+        v["data"]["nearby"]["previous_sibling"], "div \"Item A\"",
         "{v}"
     );
-    assert_eq!(
-        v["data"]["nearby"]["next_sibling"], "generic \"Item C\"",
-        "{v}"
-    );
+    assert_eq!(v["data"]["nearby"]["next_sibling"], "div \"Item C\"", "{v}");
     let v = tab_json(&env, &["browser", "describe", ".list", "--nearby"], &t);
     assert_eq!(
         v["data"]["nearby"]["children"],
-        serde_json::json!([
-            "generic \"Item A\"",
-            "generic \"Item B\"",
-            "generic \"Item C\""
-        ]),
+        serde_json::json!(["div \"Item A\"", "div \"Item B\"", "div \"Item C\""]),
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#john", "--nearby"], &t);
