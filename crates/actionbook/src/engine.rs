@@ -150,6 +150,12 @@ impl Engine {
         futures::future::join_all(closing).await;
     }
 
+    /// Whether any session is open in the home (an idle daemon with one stays: its request log,
+    /// console buffers and HAR captures live only here).
+    pub fn has_sessions(&self) -> bool {
+        !self.sessions.all().is_empty()
+    }
+
     /// Forgets every live connection without closing any browser (daemon shutdown).
     pub fn detach_all(&self) {
         self.sessions.detach_all();

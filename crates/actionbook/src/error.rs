@@ -14,6 +14,12 @@ pub enum CliError {
     /// A bad argument value (bad id, bad URL, unknown mode ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// `network har stop` with no HAR recording running in the tab.
+    #[error("no HAR recording runs in this tab: start one with `browser network har start`")]
+    HarNotRecording,
+    /// `network har start` while one runs in the tab.
+    #[error("a HAR recording already runs in this tab: `browser network har stop` ends it")]
+    HarAlreadyRecording,
     /// A wait given no `--timeout` (the spec makes it required).
     #[error(
         "{command} needs --timeout <ms>: how long to wait before giving up (e.g. --timeout 10000)"
@@ -61,6 +67,13 @@ pub enum CliError {
     ElementNotFound {
         /// The selector as given.
         selector: String,
+    },
+    /// `query one` matched nothing: its details say the query and the count, as a
+    /// `MULTIPLE_MATCHES` failure's do.
+    #[error("Query mode 'one' requires exactly 1 match, found 0: {query}")]
+    QueryNoMatch {
+        /// The query.
+        query: String,
     },
     /// `query one` matched more than one element.
     #[error("Query mode 'one' requires exactly 1 match, found {count}")]
@@ -535,9 +548,12 @@ impl CliError {
                 ErrorCode::TabNotFound
             }
             CliError::ElementNotFound { .. }
+            | CliError::QueryNoMatch { .. }
             | CliError::OptionNotFound { .. }
             | CliError::CookieNotFound { .. } => ErrorCode::ElementNotFound,
             CliError::FrameNotFound(_) => ErrorCode::FrameNotFound,
+            CliError::HarNotRecording => ErrorCode::HarNotRecording,
+            CliError::HarAlreadyRecording => ErrorCode::HarAlreadyRecording,
             CliError::MultipleMatches { .. } => ErrorCode::MultipleMatches,
             CliError::IndexOutOfRange { .. } => ErrorCode::IndexOutOfRange,
             CliError::Stale(_) => ErrorCode::StaleElement,
@@ -652,6 +668,9 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::QueryNoMatch { query } => Some(serde_json::json!({
+                "selector": query, "query": query, "count": 0,
+            })),
             CliError::LoadUnfinished { ms, pending, .. } => Some(serde_json::json!({
                 "timeout_ms": ms, "ready_state": "interactive", "pending": pending,
             })),
@@ -914,6 +933,13 @@ impl CliError {
                         .map(|(i, _)| i.to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
+                ));
+            }
+            // The way to the browser that holds the profile: its session.
+            CliError::ProfileInUse { session, .. } => {
+                info = info.with_hint(format!(
+                    "use that session (`--session {session}`), free the profile with \
+                     `browser close --session {session}`, or start with a different --profile"
                 ));
             }
             _ => {}

@@ -43,7 +43,7 @@
 //! Read by the CLI only (and passed in [`ClientEnv`]): `ACTIONBOOK_HOME` (default
 //! `~/.actionbook`), `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`, `ACTIONBOOK_BROWSER_HEADLESS`
 //! (`true`/`false`, the default of `browser start --headless`); the daemon's
-//! `ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS` (default 1800, 0 = never).
+//! `ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS` (default 1800, 0 = never; counted while no session is open).
 //!
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).

@@ -77,6 +77,12 @@ pub enum ErrorCode {
     /// `DOWNLOAD_FAILED`: the download waited for was canceled or interrupted (not in the spec;
     /// `browser wait download` needs it: the wait did not time out, the file will never come).
     DownloadFailed,
+    /// `HAR_NOT_RECORDING`: `network har stop` with no HAR recording running in the tab (not in
+    /// the spec, which has no HAR; the reference CLI's).
+    HarNotRecording,
+    /// `HAR_ALREADY_RECORDING`: `network har start` while one runs in the tab (not in the spec,
+    /// which has no HAR; the reference CLI's).
+    HarAlreadyRecording,
 }
 
 impl ErrorCode {
@@ -103,6 +109,8 @@ impl ErrorCode {
         ErrorCode::BatchClickError,
         ErrorCode::BatchOpenError,
         ErrorCode::DownloadFailed,
+        ErrorCode::HarNotRecording,
+        ErrorCode::HarAlreadyRecording,
     ];
 
     /// The wire string, e.g. `"ELEMENT_NOT_FOUND"`.
@@ -129,6 +137,8 @@ impl ErrorCode {
             ErrorCode::BatchClickError => "BATCH_CLICK_ERROR",
             ErrorCode::BatchOpenError => "BATCH_OPEN_ERROR",
             ErrorCode::DownloadFailed => "DOWNLOAD_FAILED",
+            ErrorCode::HarNotRecording => "HAR_NOT_RECORDING",
+            ErrorCode::HarAlreadyRecording => "HAR_ALREADY_RECORDING",
         }
     }
 

@@ -205,3 +205,54 @@ fn missing_browser_names_the_path_and_the_fix() {
         0
     );
 }
+
+/// `eval -` with a terminal on stdin: nobody pipes code in, so reading would wait for a person
+/// forever (the reference suite's `eval -` on a pty hung the CLI). It is a usage error at once.
+#[test]
+fn eval_from_stdin_on_a_terminal_is_refused_not_awaited() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let env = Env::new();
+    // The master stays open (held here) so the terminal is live: a read on it would block.
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_string_lossy().as_ref())
+        .expect("open the terminal");
+    let mut c = env.command(&[
+        "browser",
+        "eval",
+        "-",
+        "--session",
+        "nosuch",
+        "--tab",
+        "t1",
+        "--json",
+    ]);
+    c.stdin(slave)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("spawn");
+    let limit = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().expect("try_wait").is_none() && std::time::Instant::now() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if child.try_wait().expect("try_wait").is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("eval - on a terminal was still waiting for input after 20 s");
+    }
+    let out = child.wait_with_output().expect("output");
+    drop(master);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json envelope");
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("terminal") && message.contains("pipe"),
+        "{v}"
+    );
+}

@@ -403,3 +403,43 @@ fn daemon_stop_lets_commands_finish_and_sessions_outlive_it_and_restart_starts_a
     let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
     assert_eq!(v["data"]["value"], "Slow", "{v}");
 }
+
+/// A daemon with nothing to do exits after its idle timeout. (Its loop remade the idle sleep on
+/// every turn, and the socket check turns it every 2 s: no daemon ever idled out.) One with a
+/// session open stays: the session's request log and buffers live in it.
+#[test]
+fn an_idle_daemon_exits_after_its_idle_timeout() {
+    need_chromium!();
+    let env = Env::new();
+    let out = env
+        .command(&["browser", "start", "--set-session-id", "idle", "--json"])
+        .env("ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS", "3")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let pid = env.live_daemon_pid().expect("a daemon serves the home");
+    std::thread::sleep(Duration::from_secs(9));
+    assert_eq!(
+        env.live_daemon_pid(),
+        Some(pid),
+        "the daemon left with a session open"
+    );
+    let r = env.run(&["browser", "close", "--session", "idle"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        wait_gone(pid, Duration::from_secs(30)),
+        "the daemon was still running 30 s after the last session closed (idle timeout 3 s)"
+    );
+    let env = Env::new();
+    let out = env
+        .command(&["browser", "list-sessions", "--json"])
+        .env("ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS", "3")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let pid = env.live_daemon_pid().expect("a daemon serves the home");
+    assert!(
+        wait_gone(pid, Duration::from_secs(30)),
+        "the daemon was still running 30 s after its last command (idle timeout 3 s)"
+    );
+}

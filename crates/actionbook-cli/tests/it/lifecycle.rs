@@ -167,6 +167,13 @@ fn profile_in_use_and_restart() {
             .is_some_and(|m| m.contains("'work'") && m.contains("'s1'")),
         "{v}"
     );
+    // The hint names the way to the holder.
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("--session s1") && h.contains("browser close --session s1")),
+        "{v}"
+    );
     let r = env.run(&["browser", "restart", "--session", "s1"]).ok();
     assert_eq!(r.stdout, "[s1 t1]\nok browser restart\nstatus: running\n");
     let v = env.json(&["browser", "restart", "--session", "s1"]);
@@ -347,10 +354,20 @@ fn reusing_a_session_loads_open_url_and_checks_the_profile() {
         "mine",
     ]);
     assert_eq!(v["data"]["reused"], true, "the same profile is fine: {v}");
+    // `--session` is the same flag (the reference CLI's get-or-create): attaches here...
+    let v = env.json(&["browser", "start", "--session", "work"]);
+    assert_eq!(
+        (&v["data"]["reused"], &v["data"]["session"]["session_id"]),
+        (
+            &serde_json::Value::from(true),
+            &serde_json::Value::from("work")
+        ),
+        "{v}"
+    );
     let v = env.json(&[
         "browser",
         "start",
-        "--set-session-id",
+        "--session",
         "work",
         "--profile",
         "other",
@@ -360,6 +377,16 @@ fn reusing_a_session_loads_open_url_and_checks_the_profile() {
         v["error"]["message"]
             .as_str()
             .is_some_and(|m| m.contains("bound to profile 'mine'")),
+        "{v}"
+    );
+    // ...and creates one with that id when none runs.
+    let v = env.json(&["browser", "start", "--headless", "--session", "fresh"]);
+    assert_eq!(
+        (&v["data"]["reused"], &v["data"]["session"]["session_id"]),
+        (
+            &serde_json::Value::from(false),
+            &serde_json::Value::from("fresh")
+        ),
         "{v}"
     );
 }

@@ -362,7 +362,7 @@ fn har_records_what_happened_between_start_and_stop_as_valid_har() {
     let v = on(&env, &t, &["network", "har", "start", "--content", "text"]);
     assert_eq!(ok(&v)["recording"], true, "{v}");
     let v = on(&env, &t, &["network", "har", "start"]);
-    assert_failure(&v, "INVALID_ARGUMENT", "already");
+    assert_failure(&v, "HAR_ALREADY_RECORDING", "already");
     ok(&on(&env, &t, &["reload"]));
     index_loaded(&env, &t);
 
@@ -432,7 +432,109 @@ fn har_records_what_happened_between_start_and_stop_as_valid_har() {
         .expect("gif entry");
     assert!(gif["response"]["content"].get("text").is_none(), "{gif}");
     let v = on(&env, &t, &["network", "har", "stop", &path_s]);
-    assert_failure(&v, "INVALID_ARGUMENT", "no HAR recording");
+    assert_failure(&v, "HAR_NOT_RECORDING", "no HAR recording");
+}
+
+/// The reference CLI's HAR flags: `--resource-types` keeps only those types, `--max-entries`
+/// bounds the file (dropped ones counted, `HAR_TRUNCATED:` warned, `meta.truncated`),
+/// `--no-bodies` writes no body, `stop --out` is the path, and `stop` without one writes under
+/// `$ACTIONBOOK_HOME/har/`.
+#[test]
+fn har_takes_the_reference_flags_and_a_default_path() {
+    need_chromium!();
+    let (f, _refused) = fixture();
+    let (env, sid) = open(Some(&f.url("/n/index.html")), &[]);
+    let t = tab(&sid);
+    index_loaded(&env, &t);
+
+    // Only fetches, bodies off; the reload's document, image and frame are not kept.
+    let v = on(
+        &env,
+        &t,
+        &[
+            "network",
+            "har",
+            "start",
+            "--resource-types",
+            "fetch",
+            "--no-bodies",
+        ],
+    );
+    assert_eq!(
+        (
+            ok(&v)["resource_types"].as_str(),
+            ok(&v)["content"].as_str()
+        ),
+        (Some("fetch"), Some("none")),
+        "{v}"
+    );
+    ok(&on(&env, &t, &["reload"]));
+    index_loaded(&env, &t);
+    let v = on(&env, &t, &["network", "har", "stop"]);
+    let path = ok(&v)["path"].as_str().unwrap_or_default().to_string();
+    assert!(
+        path.starts_with(&env.home.join("har").display().to_string()) && path.ends_with(".har"),
+        "{v}"
+    );
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("the HAR file")).expect("HAR is JSON");
+    let entries = har["log"]["entries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let urls: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["request"]["url"].as_str())
+        .collect();
+    assert!(urls.iter().any(|u| u.ends_with("/n/api.json")), "{urls:?}");
+    assert!(
+        !urls
+            .iter()
+            .any(|u| u.ends_with("/n/index.html") || u.ends_with("/n/pixel.gif")),
+        "{urls:?}"
+    );
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["response"]["content"].get("text").is_none()),
+        "{entries:?}"
+    );
+    assert_eq!(ok(&v)["count"], entries.len(), "{v}");
+    assert_eq!(v["meta"]["truncated"], false, "{v}");
+
+    // A cap of 2 over the whole reload: the rest dropped, and said so.
+    let v = on(&env, &t, &["network", "har", "start", "--max-entries", "2"]);
+    assert_eq!(ok(&v)["max_entries"], 2, "{v}");
+    ok(&on(&env, &t, &["reload"]));
+    index_loaded(&env, &t);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("capped.har").display().to_string();
+    let v = on(&env, &t, &["network", "har", "stop", "--out", &out]);
+    assert_eq!(
+        (ok(&v)["path"].as_str(), ok(&v)["count"].as_u64()),
+        (Some(out.as_str()), Some(2)),
+        "{v}"
+    );
+    assert!(ok(&v)["dropped"].as_u64().is_some_and(|d| d >= 3), "{v}");
+    assert_eq!(v["meta"]["truncated"], true, "{v}");
+    assert!(
+        v["meta"]["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("HAR_TRUNCATED:") && w.contains("max_entries=2")),
+        "{v}"
+    );
+
+    // Bad values are usage errors before anything records.
+    let v = on(
+        &env,
+        &t,
+        &["network", "har", "start", "--resource-types", "xrh"],
+    );
+    assert_failure(&v, "INVALID_ARGUMENT", "xrh");
+    let v = on(&env, &t, &["network", "har", "start", "--max-entries", "0"]);
+    assert_failure(&v, "INVALID_ARGUMENT", "--max-entries");
+    let v = on(&env, &t, &["network", "har", "stop"]);
+    assert_failure(&v, "HAR_NOT_RECORDING", "no HAR recording");
 }
 
 /// The text of an element of the top document, once it is no longer `pending`.

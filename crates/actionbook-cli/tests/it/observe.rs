@@ -219,6 +219,15 @@ fn query_follows_the_cardinality_rules_and_its_selectors_reselect() {
     let v = tab_json(&env, &["browser", "query", "one", ".nomatch"], &t);
     assert_eq!(v["error"]["code"], "ELEMENT_NOT_FOUND", "{v}");
     assert_eq!(v["error"]["details"]["selector"], ".nomatch");
+    // Like MULTIPLE_MATCHES: the query and the count (the reference CLI's details).
+    assert_eq!(
+        (
+            &v["error"]["details"]["query"],
+            &v["error"]["details"]["count"]
+        ),
+        (&Value::from(".nomatch"), &Value::from(0)),
+        "{v}"
+    );
     // nth: 1-based; 0 and past the end are INDEX_OUT_OF_RANGE.
     let r = tab_run(&env, &["browser", "query", "nth", "2", ".item"], &t).ok();
     assert_eq!(body(&r)[0], "match 2/5", "{r:?}");
@@ -378,9 +387,15 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
     );
     assert_eq!(v["data"]["nearby"], Value::Null);
     let v = tab_json(&env, &["browser", "describe", "#off"], &t);
-    assert_eq!(v["data"]["summary"], "button \"Disabled\" disabled", "{v}");
+    assert_eq!(
+        v["data"]["summary"], "button \"Disabled\" [disabled]",
+        "{v}"
+    );
     let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
-    assert_eq!(v["data"]["summary"], "checkbox \"I agree\" checked", "{v}");
+    assert_eq!(
+        v["data"]["summary"], "checkbox \"I agree\" [checked]",
+        "{v}"
+    );
     let v = tab_json(&env, &["browser", "describe", "#edit", "--nearby"], &t);
     assert_eq!(
         v["data"]["nearby"]["parent"], "listitem \"John Smith\"",
@@ -404,21 +419,14 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
         &t,
     );
     assert_eq!(
-        v["data"]["nearby"]["previous_sibling"], "generic \"Item A\"",
+        v["data"]["nearby"]["previous_sibling"], "div \"Item A\"",
         "{v}"
     );
-    assert_eq!(
-        v["data"]["nearby"]["next_sibling"], "generic \"Item C\"",
-        "{v}"
-    );
+    assert_eq!(v["data"]["nearby"]["next_sibling"], "div \"Item C\"", "{v}");
     let v = tab_json(&env, &["browser", "describe", ".list", "--nearby"], &t);
     assert_eq!(
         v["data"]["nearby"]["children"],
-        serde_json::json!([
-            "generic \"Item A\"",
-            "generic \"Item B\"",
-            "generic \"Item C\""
-        ]),
+        serde_json::json!(["div \"Item A\"", "div \"Item B\"", "div \"Item C\""]),
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#john", "--nearby"], &t);
@@ -484,7 +492,7 @@ fn read_commands_describe_state_and_inspect_point_in_every_frame() {
         "{v}"
     );
     let v = tab_json(&env, &["browser", "describe", "#agree"], &t);
-    assert!(ends_with_word(&v["data"]["summary"], "mixed"), "{v}");
+    assert!(ends_with_word(&v["data"]["summary"], "[mixed]"), "{v}");
     let v = tab_json(&env, &["browser", "state", "#name"], &t);
     assert_eq!(v["meta"]["warnings"], serde_json::json!([]), "{v}");
 

@@ -63,8 +63,12 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long = "header", value_name = "KEY:VALUE"))]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
-    /// Semantic session id (`^[a-z][a-z0-9_-]{1,63}$`); attaches when it exists.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "SID"))]
+    /// Semantic session id (`^[a-z][a-z0-9_-]{1,63}$`); attaches when it exists. `--session` is
+    /// the same (the reference CLI's "get or create" spelling).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "SID", visible_alias = "session")
+    )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_session_id: Option<String>,
     /// Window size `WxH` of a launched browser (beyond the spec); a headless session's viewport

@@ -617,7 +617,7 @@ command_table! {
         about = "Show one recorded request: headers, timing and its response body while Chromium still has it",
         example = "actionbook browser network request 1234.56 --session s1 --tab t1";
     BrowserNetworkHarStart(network::HarStart) => Tab, T::CHANGES,
-        about = "Start recording the tab's requests for a HAR file (--content none|text|all)",
+        about = "Start recording the tab's requests for a HAR file (--content, --resource-types, --max-entries)",
         example = "actionbook browser network har start --content text --session s1 --tab t1";
     BrowserNetworkHarStop(network::HarStop) => Tab, T::CHANGES,
         about = "Stop the HAR recording and write the HAR 1.2 file",

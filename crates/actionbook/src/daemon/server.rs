@@ -211,10 +211,13 @@ async fn serve(home: Home) -> Result<()> {
     let mut drain_until: Option<tokio::time::Instant> = None;
     let mut socket_check = tokio::time::interval(SOCKET_CHECK);
     socket_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // When the daemon idles out: a deadline moved by clients, not a sleep made anew on every turn
+    // of the loop (the socket check's tick every 2 s restarted it, so no daemon ever idled out).
+    let mut idle_at = idle.map(|d| tokio::time::Instant::now() + d);
     loop {
         let idle_sleep = async {
-            match idle {
-                Some(d) if drain_until.is_none() => tokio::time::sleep(d).await,
+            match idle_at {
+                Some(t) if drain_until.is_none() => tokio::time::sleep_until(t).await,
                 _ => std::future::pending().await,
             }
         };
@@ -227,6 +230,7 @@ async fn serve(home: Home) -> Result<()> {
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                idle_at = idle.map(|d| tokio::time::Instant::now() + d);
                 let engine = engine.clone();
                 let build = build.clone();
                 let active = active.clone();
@@ -265,9 +269,11 @@ async fn serve(home: Home) -> Result<()> {
                 }
             }
             _ = idle_sleep => {
-                if active.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                if active.load(std::sync::atomic::Ordering::SeqCst) == 0 && !engine.has_sessions() {
                     break;
                 }
+                // A command still runs, or a session is open: idle counts again from now.
+                idle_at = idle.map(|d| tokio::time::Instant::now() + d);
             }
         }
     }

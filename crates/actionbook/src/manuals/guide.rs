@@ -153,6 +153,10 @@ pub fn error_advice(code: ErrorCode) -> &'static str {
         ErrorCode::DownloadFailed => {
             "The server, the page or the network ended the download: do again what began it (`browser downloads` lists them)."
         }
+        ErrorCode::HarNotRecording => "Start a recording with `browser network har start` first.",
+        ErrorCode::HarAlreadyRecording => {
+            "One records already: `browser network har stop` writes it, then start again."
+        }
         _ => "Read the message and hint; retry if `retryable` is true.",
     }
 }

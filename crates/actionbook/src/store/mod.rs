@@ -164,6 +164,11 @@ impl Home {
         self.root.join("downloads").join(sid)
     }
 
+    /// `har/`: where `network har stop` writes when given no path (the reference CLI's place).
+    pub fn har_dir(&self) -> PathBuf {
+        self.root.join("har")
+    }
+
     /// `auto-profiles/`: where sessions without `--profile` get theirs, apart from user-named
     /// ones, so removing one can never remove a user's profile.
     pub fn auto_profiles_dir(&self) -> PathBuf {

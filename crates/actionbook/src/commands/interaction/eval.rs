@@ -73,6 +73,16 @@ impl Eval {
                 CliError::InvalidArgument(format!("cannot read --file {}: {e}", path.display()))
             })?;
         } else if self.code == "-" {
+            // A terminal on stdin means nobody is piping code in: reading would wait for a
+            // person to type and press Ctrl-D, which a script or agent never does (a hang).
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                return Err(CliError::InvalidArgument(
+                    "eval - reads the code from stdin, and stdin is a terminal: pipe the code in \
+                     (echo '1 + 1' | actionbook browser eval - ...), or give it as the argument \
+                     or with --file <path>"
+                        .into(),
+                ));
+            }
             let mut code = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut code).map_err(|e| {
                 CliError::InvalidArgument(format!("cannot read the code from stdin: {e}"))

@@ -83,15 +83,38 @@ pub struct HarStart {
     #[cfg_attr(feature = "cli", arg(long, value_name = "none|text|all"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// No response bodies (the reference CLI's flag; `--content none`).
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "content"))]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_bodies: bool,
+    /// Keep only these CDP resource types, comma-separated, any case (document, stylesheet, image,
+    /// media, font, script, texttrack, xhr, fetch, prefetch, eventsource, websocket, manifest,
+    /// signedexchange, ping, cspviolationreport, preflight, fedcm, other); `all` (the default).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TYPES"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_types: Option<String>,
+    /// Keep at most this many requests (later ones are counted as dropped; default 20000).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<usize>,
 }
 
-/// `browser network har stop <path>`.
+/// `browser network har stop [path]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct HarStop {
-    /// Where to write the HAR file (relative paths are the caller's working directory's).
+    /// Where to write the HAR file (relative paths are the caller's working directory's);
+    /// without it (or `--out`), `$ACTIONBOOK_HOME/har/har-<time>.har`.
     #[cfg_attr(feature = "cli", arg(value_name = "PATH"))]
-    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The same as PATH (the reference CLI's flag).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "PATH", conflicts_with = "path")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
     /// The session and tab.
     #[serde(flatten)]
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -394,6 +417,10 @@ impl RenderText for RequestData<'_> {
 struct HarStartData {
     recording: bool,
     content: HarContent,
+    /// The resource types kept (`all`, or the list as given, lowercase).
+    resource_types: String,
+    /// The most requests the file keeps.
+    max_entries: usize,
 }
 
 impl RenderText for HarStartData {
@@ -416,6 +443,10 @@ impl RenderText for HarStartData {
 struct HarStopData {
     path: String,
     entries: usize,
+    /// `entries` by the reference CLI's name.
+    count: usize,
+    /// The most requests the file keeps (`--max-entries`).
+    max_entries: usize,
     bytes: u64,
     /// Requests beyond the capture's bound, not in the file.
     dropped: u64,
@@ -875,6 +906,36 @@ pub(crate) fn is_text(mime: &str) -> bool {
         || m.contains("graphql")
 }
 
+/// `--resource-types`: `None` for all; an unknown name is refused (a typo must not record
+/// nothing, or everything, without a word).
+fn parse_resource_types(s: Option<&str>) -> Result<Option<Vec<String>>> {
+    let Some(s) = s else { return Ok(None) };
+    let mut types = Vec::new();
+    for t in s.split(',').map(|t| t.trim().to_ascii_lowercase()) {
+        if t.is_empty() {
+            continue;
+        }
+        if t == "all" || t == "*" {
+            return Ok(None);
+        }
+        if !RESOURCE_TYPES.iter().any(|k| k.eq_ignore_ascii_case(&t)) {
+            return Err(CliError::InvalidArgument(format!(
+                "--resource-types: unknown type {t:?} (all, {})",
+                RESOURCE_TYPES.join(", ").to_ascii_lowercase()
+            )));
+        }
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    if types.is_empty() {
+        return Err(CliError::InvalidArgument(
+            "--resource-types is empty: name the types, or all".into(),
+        ));
+    }
+    Ok(Some(types))
+}
+
 fn parse_content(s: Option<&str>) -> Result<HarContent> {
     match s.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         None | Some("text") => Ok(HarContent::Text),
@@ -894,17 +955,31 @@ impl TabCommand for HarStart {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
-        let content = parse_content(self.content.as_deref())?;
+        let content = if self.no_bodies {
+            HarContent::None
+        } else {
+            parse_content(self.content.as_deref())?
+        };
+        let types = parse_resource_types(self.resource_types.as_deref())?;
+        let max_entries = match self.max_entries {
+            None => network::HAR_LIMIT,
+            Some(0) => {
+                return Err(CliError::InvalidArgument(
+                    "--max-entries must be at least 1".into(),
+                ));
+            }
+            Some(n) => n,
+        };
         let recorder = recorder(cx).await?;
-        if !recorder.har_start(content) {
-            return Err(CliError::InvalidArgument(
-                "a HAR recording already runs in this tab: `browser network har stop <path>` ends it"
-                    .into(),
-            ));
+        let resource_types = types.as_ref().map_or("all".into(), |t| t.join(","));
+        if !recorder.har_start(content, max_entries, types) {
+            return Err(CliError::HarAlreadyRecording);
         }
         let mut done = Done::data(document(&HarStartData {
             recording: true,
             content,
+            resource_types,
+            max_entries,
         })?);
         done.warnings = recorder_warnings(recorder);
         Ok(done)
@@ -919,20 +994,18 @@ impl TabCommand for HarStop {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<Document>> {
-        let path = target_path(&self.path, cx.env)?;
+        let path = match self.path.as_deref().or(self.out.as_deref()) {
+            Some(p) => target_path(p, cx.env)?,
+            None => default_har_path(cx)?,
+        };
         let recorder = recorder(cx).await?;
         if !recorder.har_running() {
-            return Err(CliError::InvalidArgument(
-                "no HAR recording runs in this tab: start one with `browser network har start`"
-                    .into(),
-            ));
+            return Err(CliError::HarNotRecording);
         }
         // The capture ends only once its file is written: a path that fails (checked above, or
         // refused by the disk below) keeps the recording running.
         let Some(capture) = recorder.har_snapshot() else {
-            return Err(CliError::InvalidArgument(
-                "no HAR recording runs in this tab".into(),
-            ));
+            return Err(CliError::HarNotRecording);
         };
         let mut warnings = recorder_warnings(recorder);
         let bodies = har::bodies(recorder, &capture, &cx.deadline).await;
@@ -965,10 +1038,11 @@ impl TabCommand for HarStop {
             ));
         }
         if capture.dropped > 0 {
+            // The reference CLI's prefix, so agents that look for it find it.
             warnings.push(format!(
-                "{} requests beyond the first {} are not in the file",
-                capture.dropped,
-                network::HAR_LIMIT
+                "HAR_TRUNCATED: {} requests beyond the first {} are not in the file \
+                 (max_entries={}): raise --max-entries or stop sooner",
+                capture.dropped, capture.limit, capture.limit
             ));
         }
         let file = har::Har::new(&capture, &bodies);
@@ -987,15 +1061,39 @@ impl TabCommand for HarStop {
             source,
         })?;
         recorder.har_end();
+        let entries = file.log.entries.len();
         let mut done = Done::data(document(&HarStopData {
             path: shown,
-            entries: file.log.entries.len(),
+            entries,
+            count: entries,
+            max_entries: capture.limit,
             bytes,
             dropped: capture.dropped,
         })?);
+        done.truncated = capture.dropped > 0;
         done.warnings = warnings;
         Ok(done)
     }
+}
+
+/// `$ACTIONBOOK_HOME/har/har-<ms since the epoch>.har`, its directory made: where `har stop`
+/// without a path writes.
+fn default_har_path(cx: &TabCx<'_>) -> Result<std::path::PathBuf> {
+    let home = crate::store::Home::of_session_dir(&cx.session.dir).ok_or_else(|| {
+        CliError::InvalidArgument(
+            "this session has no home to write the HAR file in: give a path".into(),
+        )
+    })?;
+    let dir = home.har_dir();
+    std::fs::create_dir_all(&dir).map_err(|source| CliError::ArtifactWrite {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    Ok(dir.join(format!("har-{ms}.har")))
 }
 
 const REASONS: &[&str] = &[

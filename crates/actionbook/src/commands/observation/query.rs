@@ -141,7 +141,7 @@ impl TabCommand for Query {
                     count,
                     item,
                 },
-                (0, _) => return Err(CliError::ElementNotFound { selector: q }),
+                (0, _) => return Err(CliError::QueryNoMatch { query: q }),
                 _ => {
                     return Err(CliError::MultipleMatches {
                         query: q,

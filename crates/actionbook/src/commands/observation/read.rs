@@ -448,13 +448,41 @@ async fn nearby(node: &Located, me: &AxFacts, around: &[AxFacts], deadline: &Dea
         .chain(near(&children))
         .collect();
     with_text(node, &wanted, &mut pool, deadline).await;
+    // A generic node (a plain `<span>` or `<div>`) is named by what it is in the DOM: the tags of
+    // those that may be printed, the parent chain's included.
+    let mut generic: Vec<i64> = Vec::new();
+    let mut cur = direct.as_ref().map(|d| d.id.clone());
+    for _ in 0..64 {
+        let Some(p) = cur
+            .as_deref()
+            .and_then(|id| pool.iter().find(|n| n.id == id))
+        else {
+            break;
+        };
+        if p.role == "generic" && !p.document {
+            generic.extend(p.backend);
+        }
+        cur = p.parent.clone();
+    }
+    for id in &wanted {
+        if let Some(k) = pool.iter().find(|n| &n.id == id)
+            && k.role == "generic"
+        {
+            generic.extend(k.backend);
+        }
+    }
+    let tags = tags_of(node.session(), &generic, deadline).await;
     let label = |id: &String| {
         let k = pool.iter().find(|n| &n.id == id)?;
         if k.role == "text" && k.name == me.name && me.children.contains(id) {
             return None; // the element's own text, already its name
         }
         let name = name_with_text(k, &pool);
-        significant(k, &name).then(|| summary(&k.role, &name))
+        let role = shown_role(
+            &k.role,
+            k.backend.and_then(|b| tags.get(&b)).map(String::as_str),
+        );
+        significant(k, &name).then(|| summary(role, &name))
     };
     let by_id = |id: &str| pool.iter().find(|n| n.id == id);
     let mut parent = None;
@@ -476,6 +504,44 @@ async fn nearby(node: &Located, me: &AxFacts, around: &[AxFacts], deadline: &Dea
         next_sibling: near(&after).iter().find_map(label),
         children: children.iter().filter_map(label).take(3).collect(),
     }
+}
+
+/// The role a summary prints: the accessibility role, except that a generic node (no role of its
+/// own) is named by its tag, a `<span>` as `text` (spec 10.9's example: `text "John Smith"`).
+fn shown_role<'a>(role: &'a str, tag: Option<&'a str>) -> &'a str {
+    match (role, tag) {
+        ("generic", Some("span")) => "text",
+        ("generic", Some(tag)) if !tag.is_empty() => tag,
+        _ => role,
+    }
+}
+
+/// The lowercase tag names of these DOM nodes (those the browser could not describe in time are
+/// left out: their summary keeps the accessibility role).
+async fn tags_of(
+    session: &cdp_protocol::Session,
+    backends: &[i64],
+    deadline: &Deadline,
+) -> std::collections::HashMap<i64, String> {
+    let mut tags = std::collections::HashMap::new();
+    for &b in backends {
+        if tags.contains_key(&b) {
+            continue;
+        }
+        let described = session
+            .send_timeout(
+                &cdp_protocol::dom::DescribeNode {
+                    backend_node_id: Some(cdp_protocol::BackendNodeId::new(b)),
+                    ..Default::default()
+                },
+                deadline.capped(crate::deadline::QUICK_CALL),
+            )
+            .await;
+        if let Ok(r) = described {
+            tags.insert(b, r.node.local_name.to_ascii_lowercase());
+        }
+    }
+    tags
 }
 
 /// Brings into `pool` the nodes `ids` name with their own children, where it lacks them or they
@@ -539,17 +605,23 @@ impl TabCommand for Describe {
         } else {
             me.name.clone()
         };
-        let mut summary_text = summary(&me.role, &name);
+        let mut summary_text = summary(shown_role(&me.role, Some(&facts.tag)), &name);
+        // Qualifiers after role and name (the spec's order), in brackets as the reference CLI
+        // writes them (`checkbox "Agree" [disabled, checked]`): a name cannot be taken for one.
+        let mut qualifiers = Vec::new();
         if !state.enabled {
-            summary_text.push_str(" disabled");
+            qualifiers.push("disabled");
         }
         if state.checkable && state.mixed {
-            summary_text.push_str(" mixed");
+            qualifiers.push("mixed");
         } else if state.checkable && state.checked {
-            summary_text.push_str(" checked");
+            qualifiers.push("checked");
         }
         if state.selectable && state.selected {
-            summary_text.push_str(" selected");
+            qualifiers.push("selected");
+        }
+        if !qualifiers.is_empty() {
+            summary_text.push_str(&format!(" [{}]", qualifiers.join(", ")));
         }
         let nearby = match self.nearby {
             true => Some(nearby(&node, &me, &ax, &deadline).await),

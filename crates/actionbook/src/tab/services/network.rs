@@ -345,8 +345,22 @@ pub(crate) struct HarCapture {
     since_seq: u64,
     /// The finished ones, in the order they finished.
     pub entries: Vec<RequestRecord>,
-    /// Requests not kept (beyond [`HAR_LIMIT`]).
+    /// Requests not kept (beyond [`HarCapture::limit`]).
     pub dropped: u64,
+    /// Requests it keeps at most (`--max-entries`, else [`HAR_LIMIT`]); later ones are dropped.
+    pub limit: usize,
+    /// The CDP resource types it keeps, lowercase (`--resource-types`); `None` keeps every one.
+    pub types: Option<Vec<String>>,
+}
+
+impl HarCapture {
+    /// Whether a request of this CDP resource type (`Document`, `XHR`...) belongs in the file.
+    fn wants(&self, r: &RequestRecord) -> bool {
+        self.types.as_ref().is_none_or(|types| {
+            let kind = r.resource_type.to_ascii_lowercase();
+            types.contains(&kind)
+        })
+    }
 }
 
 /// What the recorder keeps, behind one lock (never held across an await).
@@ -618,8 +632,9 @@ impl Ledger {
     fn finish(&mut self, r: RequestRecord) {
         if let Some(har) = self.har.as_mut()
             && r.seq >= har.since_seq
+            && har.wants(&r)
         {
-            if har.entries.len() < HAR_LIMIT {
+            if har.entries.len() < har.limit {
                 har.entries.push(r.clone());
             } else {
                 har.dropped += 1;
@@ -1134,8 +1149,9 @@ impl NetworkRecorder {
         }
     }
 
-    /// Starts a HAR capture; false when one is running already.
-    pub fn har_start(&self, content: HarContent) -> bool {
+    /// Starts a HAR capture keeping at most `limit` requests of `types` (lowercase CDP resource
+    /// types; `None`: all); false when one is running already.
+    pub fn har_start(&self, content: HarContent, limit: usize, types: Option<Vec<String>>) -> bool {
         let mut ledger = self.shared.lock();
         if ledger.har.is_some() {
             return false;
@@ -1146,6 +1162,8 @@ impl NetworkRecorder {
             since_seq: ledger.next_seq,
             entries: Vec::new(),
             dropped: 0,
+            limit,
+            types,
         });
         true
     }
@@ -1159,7 +1177,7 @@ impl NetworkRecorder {
         let mut live: Vec<RequestRecord> = ledger
             .in_flight
             .values()
-            .filter(|r| r.seq >= har.since_seq)
+            .filter(|r| r.seq >= har.since_seq && har.wants(r))
             .cloned()
             .collect();
         live.sort_by_key(|r| r.seq);
