@@ -177,6 +177,10 @@ async fn serve(home: Home) -> Result<()> {
     let Some(engine) = take_home(&home).await? else {
         return Ok(()); // another daemon serves
     };
+    // The pid file before the socket: a client may connect (and `daemon restart` answer) as soon
+    // as the socket is bound, and must find the pid of the daemon behind it.
+    let pid = std::process::id();
+    store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let sock = home.socket();
     home.ensure_socket_dir()?;
     match std::fs::remove_file(&sock) {
@@ -187,8 +191,6 @@ async fn serve(home: Home) -> Result<()> {
     let listener = UnixListener::bind(&sock)?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))?;
     let bound = SocketFile::of(&sock)?;
-    let pid = std::process::id();
-    store::write_atomic(&home.file("daemon.pid"), pid.to_string().as_bytes())?;
     let build = wire::build_id();
     store::write_atomic(&home.file("daemon.version"), build.as_bytes())?;
     // Settle what a daemon that died mid-command left, before (and while) clients connect: their
