@@ -1114,20 +1114,24 @@ pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
 /// `css=…`, `div >> nth=0`), which agents that know Playwright try.
 fn playwright_like(selector: &str) -> bool {
     let s = selector.trim_start();
+    // Each step of a frame path (`iframe#f >> nth=0`) may be one of Playwright's engines.
+    let steps = a11y_snapshot::frame_path::split_css(s).unwrap_or_else(|| vec![s]);
     [":text(", ":text-is(", ":text-matches(", ":nth-match("]
         .iter()
         .any(|p| s.contains(p))
-        || [
-            "text=",
-            "css=",
-            "xpath=",
-            "id=",
-            "data-testid=",
-            "internal:",
-            "nth=",
-        ]
-        .iter()
-        .any(|p| s.starts_with(p))
+        || steps.iter().any(|step| {
+            [
+                "text=",
+                "css=",
+                "xpath=",
+                "id=",
+                "data-testid=",
+                "internal:",
+                "nth=",
+            ]
+            .iter()
+            .any(|p| step.starts_with(p))
+        })
 }
 
 /// Why an inert element is out of reach, in words: behind the modal dialog `by`, or inside `by`,
