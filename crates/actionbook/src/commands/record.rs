@@ -158,22 +158,8 @@ async fn verified_elements(
                 }
             },
         };
-        let mut css = None;
-        for candidate in css_candidates(&facts, xpath.as_deref()) {
-            let full = match &path {
-                Some(p) => format!("{} >> {candidate}", p.css),
-                None => candidate,
-            };
-            if verified(graph, &full, id, timeout).await {
-                css = Some(full);
-                break;
-            }
-        }
-        let xpath = match (xpath, &path) {
-            (Some(x), None) => Some(x),
-            (Some(x), Some(p)) => p.xpath.as_ref().map(|host| format!("{host}{x}")),
-            (None, _) => None,
-        };
+        let css = first_verified(graph, &facts, xpath.as_deref(), path.as_ref(), id, timeout).await;
+        let xpath = through(path.as_ref(), xpath);
         let xpath = match xpath {
             Some(x) if verified(graph, &x, id, timeout).await => Some(x),
             _ => None,
@@ -299,23 +285,51 @@ async fn frame_path_uncached(
         k => Some(frame_path(graph, snap, k, cache, timeout).await?),
     };
     let owner_xpath = snap.xpath(owner_id);
-    let mut css = None;
-    for candidate in css_candidates(&facts, owner_xpath.as_deref()) {
-        let full = match &outer {
+    let css = first_verified(
+        graph,
+        &facts,
+        owner_xpath.as_deref(),
+        outer.as_ref(),
+        owner_id,
+        timeout,
+    )
+    .await?;
+    Some(FramePath {
+        css,
+        xpath: through(outer.as_ref(), owner_xpath),
+    })
+}
+
+/// The first CSS candidate of `facts` (after `path`'s, through the frames it is in) that finds
+/// the node `id` alone.
+async fn first_verified(
+    graph: &FrameGraph,
+    facts: &ElementFacts,
+    xpath: Option<&str>,
+    path: Option<&FramePath>,
+    id: a11y_snapshot::EncodedId,
+    timeout: std::time::Duration,
+) -> Option<String> {
+    for candidate in css_candidates(facts, xpath) {
+        let full = match path {
             Some(p) => format!("{} >> {candidate}", p.css),
             None => candidate,
         };
-        if verified(graph, &full, owner_id, timeout).await {
-            css = Some(full);
-            break;
+        if verified(graph, &full, id, timeout).await {
+            return Some(full);
         }
     }
-    let xpath = match (owner_xpath, &outer) {
+    None
+}
+
+/// `xpath` from the top document: after `path`'s XPath when it is in a frame (none when the
+/// way to that frame has no XPath).
+fn through(path: Option<&FramePath>, xpath: Option<String>) -> Option<String> {
+    match (xpath, path) {
         (Some(x), None) => Some(x),
         (Some(x), Some(p)) => p.xpath.as_ref().map(|host| format!("{host}{x}")),
         (None, _) => None,
-    };
-    Some(FramePath { css: css?, xpath })
+    }
 }
 
 /// [`matches_only`] of a selector as the commands parse it.
