@@ -396,6 +396,22 @@ pub async fn frame_of<P: PageFrames>(
     }
 }
 
+/// The frame a chain of [`Target::InFrame`] steps ends in, and what is looked for there; `None`
+/// for a target that goes through no frame.
+pub async fn innermost_frame<'t, P: PageFrames>(
+    frames: &P,
+    target: &'t Target,
+    known: Known<'_>,
+    opts: &ResolveOptions,
+) -> Result<Option<(FrameHandle, &'t Target)>, SnapshotError> {
+    let (mut scope, mut step) = (None, target);
+    while let Target::InFrame { host, inner } = step {
+        scope = Some(frame_of(frames, step, host, known, opts, scope).await?);
+        step = inner;
+    }
+    Ok(scope.map(|f| (f, step)))
+}
+
 async fn resolve_whole_page<P: PageFrames>(
     frames: &P,
     target: &Target,

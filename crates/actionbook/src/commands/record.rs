@@ -376,22 +376,11 @@ async fn count(graph: &FrameGraph, target: &Target, timeout: std::time::Duration
                 timeout,
                 require_every_frame: false,
             };
-            let (mut scope, mut step) = (None, target);
-            while let Target::InFrame { host, inner } = step {
-                let frame = a11y_snapshot::resolve::frame_of(
-                    graph,
-                    step,
-                    host,
-                    Known::default(),
-                    &opts,
-                    scope,
-                )
-                .await
-                .ok()?;
-                scope = Some(frame);
-                step = inner;
-            }
-            (vec![scope?], step)
+            let (frame, leaf) =
+                a11y_snapshot::resolve::innermost_frame(graph, target, Known::default(), &opts)
+                    .await
+                    .ok()??;
+            (vec![frame], leaf)
         }
         _ => (PageFrames::frames(graph), target),
     };

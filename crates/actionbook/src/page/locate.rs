@@ -66,20 +66,15 @@ pub(crate) async fn frame_scope(
         require_every_frame: false,
     };
     let on = |e| CliError::on_selector(e, selector);
-    let (mut scope, mut step) = (None, &whole);
-    while let Target::InFrame { host, inner } = step {
-        let frame = a11y_snapshot::resolve::frame_of(&g, step, host, known, &opts, scope)
-            .await
-            .map_err(on)?;
-        scope = Some(frame);
-        step = inner;
-    }
+    let Some((frame, step)) = a11y_snapshot::resolve::innermost_frame(&g, &whole, known, &opts)
+        .await
+        .map_err(on)?
+    else {
+        return Ok(None);
+    };
     let rest = match step {
         Target::Css(s) | Target::XPath(s) | Target::Finder { selector: s, .. } => s.clone(),
         other => other.to_string(),
-    };
-    let Some(frame) = scope else {
-        return Ok(None);
     };
     let context = g
         .execution_context(&frame.frame_id, opts.timeout)
