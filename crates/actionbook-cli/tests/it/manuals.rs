@@ -191,6 +191,7 @@ fn record_then_search_and_get_selectors_that_match_once_in_every_frame() {
     assert_eq!(again["data"]["count"], 1, "{again}");
     let bad = env.json(&[&["browser", "query", "count", "#top >> input"][..], &t].concat());
     assert_eq!(bad["ok"], false, "{bad}");
+    assert_eq!(bad["error"]["code"], "INVALID_ARGUMENT", "{bad}");
     assert!(
         bad["error"]["message"]
             .as_str()
