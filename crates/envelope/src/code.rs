@@ -83,6 +83,12 @@ pub enum ErrorCode {
     /// `HAR_ALREADY_RECORDING`: `network har start` while one runs in the tab (not in the spec,
     /// which has no HAR; the reference CLI's).
     HarAlreadyRecording,
+    /// `ACCESS_DENIED`: the session's rules refuse it: a host outside `--allowed-domains`, or a
+    /// command in `--deny-actions` (not in the spec, which has no such rules; agent-browser's name).
+    AccessDenied,
+    /// `CONFIRMATION_REQUIRED`: the command is in the session's `--confirm-actions`; it did not run,
+    /// and runs when repeated with the token in `details` (not in the spec, which has no policy).
+    ConfirmationRequired,
 }
 
 impl ErrorCode {
@@ -111,6 +117,8 @@ impl ErrorCode {
         ErrorCode::DownloadFailed,
         ErrorCode::HarNotRecording,
         ErrorCode::HarAlreadyRecording,
+        ErrorCode::AccessDenied,
+        ErrorCode::ConfirmationRequired,
     ];
 
     /// The wire string, e.g. `"ELEMENT_NOT_FOUND"`.
@@ -139,6 +147,8 @@ impl ErrorCode {
             ErrorCode::DownloadFailed => "DOWNLOAD_FAILED",
             ErrorCode::HarNotRecording => "HAR_NOT_RECORDING",
             ErrorCode::HarAlreadyRecording => "HAR_ALREADY_RECORDING",
+            ErrorCode::AccessDenied => "ACCESS_DENIED",
+            ErrorCode::ConfirmationRequired => "CONFIRMATION_REQUIRED",
         }
     }
 

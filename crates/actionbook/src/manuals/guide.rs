@@ -157,6 +157,12 @@ pub fn error_advice(code: ErrorCode) -> &'static str {
         ErrorCode::HarAlreadyRecording => {
             "One records already: `browser network har stop` writes it, then start again."
         }
+        ErrorCode::AccessDenied => {
+            "The session's rules refuse it (`--allowed-domains`, `--deny-actions`): start a session with other rules if it is meant."
+        }
+        ErrorCode::ConfirmationRequired => {
+            "Nothing ran: ask whoever decides, then repeat the command with `--confirm <token>` from `details.token`."
+        }
         _ => "Read the message and hint; retry if `retryable` is true.",
     }
 }
