@@ -16,7 +16,8 @@
 //! # Map
 //! The engine (no clap, no sockets), lowest layer first; a module imports only the ones above it
 //! in this list (checked by a test):
-//! - `files`: whole-file writes (temp file beside, then rename), the lowest layer.
+//! - `files`: whole-file writes (temp file beside, then rename), the lowest layer;
+//!   [`boundary`]: the nonce markers of `--content-boundaries` (a leaf beside it).
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
@@ -48,6 +49,7 @@
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
 
+pub mod boundary;
 pub mod deadline;
 pub mod error;
 mod fault;

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first: a module may import only its own layer and those before it.
 // `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
 const LAYERS: &[&str] = &[
-    "files", "manuals", "error", "fault", "model", "deadline", "reply", "store", "page", "session",
-    "tab", "commands", "engine", "daemon", "mcp",
+    "files", "boundary", "manuals", "error", "fault", "model", "deadline", "reply", "store",
+    "page", "session", "tab", "commands", "engine", "daemon", "mcp",
 ];
 
 /// Files that may import every layer (the crate root and the binary).

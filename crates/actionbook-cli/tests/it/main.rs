@@ -7,6 +7,7 @@ mod agent;
 mod atomic;
 mod batch;
 mod batched;
+mod boundaries;
 mod cli;
 mod crash;
 mod daemon;

@@ -93,6 +93,14 @@ pub struct Start {
     )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// Give page-made text (snapshot files, text, html, value, attr, eval values, console logs)
+    /// between two marker lines, `--- ACTIONBOOK_PAGE_CONTENT nonce=<hex> ---` and
+    /// `--- END_ACTIONBOOK_PAGE_CONTENT nonce=<hex> ---`, so an agent can tell the page's words
+    /// from the tool's (beyond the spec). The nonce is random per session, never shown to the page,
+    /// and told in this command's answer (`content_boundary`). Only for a new session.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub content_boundaries: bool,
 }
 
 /// `browser list-sessions`.
@@ -188,6 +196,7 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
         },
         tab,
         reused,
+        content_boundary: rec.content_boundary.clone(),
     }
 }
 
@@ -431,6 +440,11 @@ impl Start {
                 "--max-tracked-requests is set when a session starts; session '{id}' {kept} (ignored)"
             ));
         }
+        if self.content_boundaries && rec.content_boundary.is_none() {
+            warnings.push(format!(
+                "--content-boundaries is set when a session starts; session '{id}' has none (ignored)"
+            ));
+        }
         let conn = slot.connect(deadline).await?;
         let first = rec
             .tabs
@@ -580,6 +594,11 @@ impl GlobalCommand for Start {
         };
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
         record.max_tracked_requests = self.max_tracked_requests;
+        record.content_boundary = self.content_boundaries.then(|| {
+            crate::boundary::ContentBoundary::fresh()
+                .nonce()
+                .to_string()
+        });
 
         let committed = match auto_number {
             Some(n) => sessions.commit_session_id(n).await,
@@ -712,6 +731,7 @@ impl Start {
             window_size: None,
             max_tracked_requests: None,
             network_routes: Vec::new(),
+            content_boundary: None,
         };
         let conn = BrowserConn {
             conn,
@@ -773,6 +793,7 @@ async fn launch_new(
         window_size,
         max_tracked_requests: None,
         network_routes: Vec::new(),
+        content_boundary: None,
     };
     Ok((record, launched.conn, Some(launched.browser)))
 }

@@ -162,6 +162,10 @@ pub struct SessionRecord {
     /// The network routes of the session's tabs (`browser network route`), in the order added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_routes: Vec<RouteRecord>,
+    /// The nonce of the session's content boundary (`start --content-boundaries`): page text is
+    /// given between marker lines naming it ([`crate::boundary`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_boundary: Option<String>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -336,6 +340,7 @@ mod tests {
             status: SessionStatus::Running,
             max_tracked_requests: None,
             network_routes: Vec::new(),
+            content_boundary: None,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],

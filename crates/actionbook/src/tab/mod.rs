@@ -107,6 +107,9 @@ pub(crate) trait TabCommand: Sized {
     fn target(&self) -> &TabTarget;
     /// Runs the command.
     async fn run(self, tab: &mut TabCx<'_>) -> Result<Done<Self::Data>>;
+    /// Puts the page-made text of an answer between the session's content boundary
+    /// (`start --content-boundaries`); commands that give none keep this no-op.
+    fn bound(_data: &mut Self::Data, _boundary: &crate::boundary::ContentBoundary) {}
 }
 
 /// What a tab command works with.

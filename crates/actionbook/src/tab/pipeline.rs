@@ -58,7 +58,7 @@ pub(crate) async fn run_tab<C: TabCommand>(
         cx.state.frames.take_match_warnings();
         let done = run_watched(cmd, &mut cx).await;
         match settle(&mut cx, traits, done) {
-            Ok(done) => finish(name, &mut cx, done)
+            Ok(done) => finish::<C>(name, &mut cx, done)
                 .await
                 .map_err(|e| (e, None, Vec::new(), true)),
             Err(e) => {
@@ -409,11 +409,17 @@ async fn context_after(cx: &mut TabCx<'_>, warnings: &mut Vec<String>) -> Result
 }
 
 /// Stage 6: the envelope, with the context after the command and the warnings it collected.
-async fn finish<D: Into<envelope::Data>>(
+async fn finish<C: TabCommand>(
     name: CommandName,
     cx: &mut TabCx<'_>,
-    mut done: Done<D>,
+    mut done: Done<C::Data>,
 ) -> Result<Envelope> {
+    if let Some(nonce) = cx.session.with_record(|r| r.content_boundary.clone()) {
+        C::bound(
+            &mut done.data,
+            &crate::boundary::ContentBoundary::with_nonce(nonce),
+        );
+    }
     done.warnings.extend(told(cx));
     let mut context = match done.context.take() {
         Some(c) => c,

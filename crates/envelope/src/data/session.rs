@@ -157,6 +157,10 @@ pub struct StartData {
     pub tab: TabInfo,
     /// Whether an existing session was reused rather than created.
     pub reused: bool,
+    /// The nonce of the session's content boundary (`--content-boundaries`; beyond the spec,
+    /// omitted when `None`): page text comes between marker lines naming it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_boundary: Option<String>,
 }
 
 impl RenderText for StartData {
@@ -168,6 +172,9 @@ impl RenderText for StartData {
         body.field("mode", self.session.mode);
         body.field("status", self.session.status);
         body.field("title", &self.tab.title);
+        if let Some(nonce) = &self.content_boundary {
+            body.field("content_boundary", nonce);
+        }
     }
 }
 

@@ -214,12 +214,18 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                 .into()
             })
             .boxed(),
-        DataKind::Start => (session_info(), tab_info(), any::<bool>())
-            .prop_map(|(session, tab, reused)| {
+        DataKind::Start => (
+            session_info(),
+            tab_info(),
+            any::<bool>(),
+            of("[0-9a-f]{32}"),
+        )
+            .prop_map(|(session, tab, reused, content_boundary)| {
                 StartData {
                     session,
                     tab,
                     reused,
+                    content_boundary,
                 }
                 .into()
             })

@@ -106,6 +106,13 @@ impl TabCommand for Eval {
         &self.target
     }
 
+    /// Every string of the value (a page can put its words in any of them), and the preview the
+    /// text form prints for a value that is not a string.
+    fn bound(data: &mut EvalData, boundary: &crate::boundary::ContentBoundary) {
+        boundary.wrap_strings(&mut data.value);
+        data.preview = boundary.wrap(&data.preview);
+    }
+
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<EvalData>> {
         if self.file.is_some() {
             return Err(CliError::InvalidArgument(

@@ -277,11 +277,22 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
     Ok(done)
 }
 
+/// Each entry's message (a page writes them), one boundary each.
+fn bound_logs(data: &mut LogsData, boundary: &crate::boundary::ContentBoundary) {
+    for e in &mut data.items {
+        e.text = boundary.wrap(&e.text);
+    }
+}
+
 impl TabCommand for LogsConsole {
     type Data = LogsData;
 
     fn target(&self) -> &TabTarget {
         &self.target
+    }
+
+    fn bound(data: &mut LogsData, boundary: &crate::boundary::ContentBoundary) {
+        bound_logs(data, boundary);
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<LogsData>> {
@@ -306,6 +317,10 @@ impl TabCommand for LogsErrors {
 
     fn target(&self) -> &TabTarget {
         &self.target
+    }
+
+    fn bound(data: &mut LogsData, boundary: &crate::boundary::ContentBoundary) {
+        bound_logs(data, boundary);
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<LogsData>> {

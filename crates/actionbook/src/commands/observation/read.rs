@@ -11,6 +11,7 @@ use envelope::{
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::ContentBoundary;
 use crate::commands::navigation::tab_only;
 use crate::deadline::Deadline;
 use crate::error::{CliError, Result};
@@ -214,6 +215,9 @@ impl TabCommand for Html {
     fn target(&self) -> &TabTarget {
         self.tab()
     }
+    fn bound(data: &mut ReadData, boundary: &ContentBoundary) {
+        data.value = boundary.wrap(&data.value);
+    }
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
         let node = find(cx, &self.selector).await?;
         let v = read::outer_html(&node, &self.selector, &cx.deadline).await?;
@@ -225,6 +229,9 @@ impl TabCommand for Text {
     type Data = ReadData;
     fn target(&self) -> &TabTarget {
         self.tab()
+    }
+    fn bound(data: &mut ReadData, boundary: &ContentBoundary) {
+        data.value = boundary.wrap(&data.value);
     }
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
         let node = find(cx, &self.selector).await?;
@@ -243,6 +250,9 @@ impl TabCommand for Value {
     type Data = ReadData;
     fn target(&self) -> &TabTarget {
         self.tab()
+    }
+    fn bound(data: &mut ReadData, boundary: &ContentBoundary) {
+        data.value = boundary.wrap(&data.value);
     }
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
         let node = find(cx, &self.selector).await?;
@@ -266,6 +276,9 @@ impl TabCommand for Attr {
     type Data = ReadData;
     fn target(&self) -> &TabTarget {
         self.tab()
+    }
+    fn bound(data: &mut ReadData, boundary: &ContentBoundary) {
+        data.value = boundary.wrap(&data.value);
     }
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<ReadData>> {
         let node = find(cx, &self.selector).await?;

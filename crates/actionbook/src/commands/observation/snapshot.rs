@@ -382,8 +382,14 @@ async fn write_answer(
     stats: SnapshotStats,
 ) -> Result<SnapshotData> {
     let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
+    let bytes = match cx.session.with_record(|r| r.content_boundary.clone()) {
+        Some(nonce) => crate::boundary::ContentBoundary::with_nonce(nonce)
+            .wrap(text)
+            .into_bytes(),
+        None => text.as_bytes().to_vec(),
+    };
     // An fsync and a directory scan: off the async workers.
-    let (file, bytes) = (path.clone(), text.as_bytes().to_vec());
+    let file = path.clone();
     let (dir, tab) = (cx.session.dir.clone(), cx.tab_id.clone());
     store::off_worker(move || {
         store::write_atomic(&file, &bytes)?;
