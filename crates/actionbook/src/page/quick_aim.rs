@@ -148,20 +148,40 @@ impl AfterReply {
 /// tab: named so no page has one of its own).
 const BINDING: &str = "__actionbook_landed";
 
-/// Where a quick aim's element is: matched by a CSS selector in the top document, or held.
+/// Where a quick aim's element is: matched by a CSS selector or an XPath in the top document, or
+/// held.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Reach<'a> {
-    /// A CSS selector, matched in the top document; `context` is that document's execution
-    /// context when the frame graph knows it (the script then runs from a source that never
-    /// changes, which V8 compiles once, instead of an expression built for each call).
-    Css {
+    /// A selector, matched in the top document; `context` is that document's execution context
+    /// when the frame graph knows it (the script then runs from a source that never changes,
+    /// which V8 compiles once, instead of an expression built for each call).
+    Top {
         /// The selector.
-        css: &'a str,
+        lookup: Lookup<'a>,
         /// The top document's default-world context, if known.
         context: Option<cdp_protocol::ExecutionContextId>,
     },
     /// A handle (a resolved ref), in the page's own session.
     Handle(&'a ObjectHandle),
+}
+
+/// A selector the page's script looks up in the top document itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lookup<'a> {
+    /// `document.querySelectorAll`.
+    Css(&'a str),
+    /// `document.evaluate`, in document order (a cached `perform` aims by the XPath it recorded).
+    XPath(&'a str),
+}
+
+impl Lookup<'_> {
+    /// The script's `css` argument: the CSS as a string, an XPath as `{xpath}`.
+    fn arg(self) -> Value {
+        match self {
+            Lookup::Css(css) => json!(css),
+            Lookup::XPath(xpath) => json!({ "xpath": xpath }),
+        }
+    }
 }
 
 /// The reports of the listeners of one quick aim, through the page binding.
@@ -232,12 +252,16 @@ impl Reports {
     }
 }
 
-/// The page's script run on the element `css` matches first in the top document, or (`css` null)
-/// the one a quick aim left on its window. An object answer says how many matched when several
-/// did (`matches`): counted by the same lookup, so the click is not slowed by asking again.
+/// The page's script run on the element `css` matches first in the top document (a CSS string,
+/// or `{xpath}`: see [`Lookup`]), or (`css` null) the one a quick aim left on its window. An
+/// object answer says how many matched when several did (`matches`): counted by the same lookup,
+/// so the click is not slowed by asking again.
 fn lookup_and_run(css: &str, op: &str, arg: &str) -> String {
     format!(
-        "const all = {css} === null ? null : document.querySelectorAll({css}); \
+        "const q = {css}; \
+         const all = q === null ? null : typeof q === 'string' ? document.querySelectorAll(q) \
+           : (r => Array.from({{ length: r.snapshotLength }}, (_, i) => r.snapshotItem(i)))( \
+               document.evaluate(q.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null)); \
          const el = all === null ? {AIMED_JS} : all[0]; \
          if (!el || el.nodeType !== 1) return {{ status: 'absent' }};\n\
          const r = await ({SCRIPT}\n).call(el, {op}, {arg}); \
@@ -247,11 +271,11 @@ fn lookup_and_run(css: &str, op: &str, arg: &str) -> String {
 }
 
 /// [`lookup_and_run`] as one expression, its values inlined.
-fn expression(css: Option<&str>, op: &str, arg: &Value) -> String {
+fn expression(css: &Value, op: &str, arg: &Value) -> String {
     format!(
         "(async () => {{ {} }})()",
         lookup_and_run(
-            &json!(css).to_string(),
+            &css.to_string(),
             &Value::String(op.to_string()).to_string(),
             &arg.to_string()
         )
@@ -279,7 +303,7 @@ enum On<'a> {
     /// In the top document: the element `css` matches, or (`None`) the one the aim left on its
     /// window.
     Top {
-        css: Option<&'a str>,
+        css: Option<Lookup<'a>>,
         context: Option<cdp_protocol::ExecutionContextId>,
     },
     /// A held element.
@@ -290,8 +314,8 @@ impl<'a> Reach<'a> {
     /// The element to aim at.
     fn element(self) -> On<'a> {
         match self {
-            Reach::Css { css, context } => On::Top {
-                css: Some(css),
+            Reach::Top { lookup, context } => On::Top {
+                css: Some(lookup),
                 context,
             },
             Reach::Handle(h) => On::Handle(h),
@@ -301,7 +325,7 @@ impl<'a> Reach<'a> {
     /// The element aimed at, after the aim.
     fn aimed(self) -> On<'a> {
         match self {
-            Reach::Css { context, .. } => On::Top { css: None, context },
+            Reach::Top { context, .. } => On::Top { css: None, context },
             Reach::Handle(h) => On::Handle(h),
         }
     }
@@ -311,7 +335,7 @@ impl<'a> Reach<'a> {
 /// source, else (no context known, or it went away) as an expression.
 async fn run_top(
     page: &Session,
-    css: Option<&str>,
+    css: Option<Lookup<'_>>,
     context: Option<cdp_protocol::ExecutionContextId>,
     op: &str,
     arg: Value,
@@ -322,7 +346,7 @@ async fn run_top(
             execution_context_id: Some(context),
             ..eval::function_call(
                 top_function(),
-                vec![json!(css), json!(op), arg.clone()],
+                vec![css.map_or(Value::Null, Lookup::arg), json!(op), arg.clone()],
                 true,
             )
         };
@@ -334,7 +358,7 @@ async fn run_top(
     }
     page.send_timeout(
         &runtime::Evaluate {
-            expression: expression(css, op, &arg),
+            expression: expression(&css.map_or(Value::Null, Lookup::arg), op, &arg),
             await_promise: Some(true),
             return_by_value: Some(true),
             silent: Some(true),
@@ -397,8 +421,8 @@ pub(crate) async fn aim(
         // Plain CSS: an element the page puts in the aimed one's place and that matches it is
         // taken for it (see `actionability.js`).
         "css": match reach {
-            Reach::Css { css, .. } => Some(css),
-            Reach::Handle(_) => None,
+            Reach::Top { lookup: Lookup::Css(css), .. } => Some(css),
+            _ => None,
         },
     });
     let timeout = deadline.capped(deadline::QUICK_CALL);

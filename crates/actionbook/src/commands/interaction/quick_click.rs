@@ -1,4 +1,4 @@
-//! The quick click: the common cases of `click <css>` (an element of the top document) and
+//! The quick click: the common cases of `click <css>` and `click <xpath>` (an element of the top document) and
 //! `click @eN` (a ref in the top document or a same-process frame), in a page without
 //! out-of-process frames, in two round trips (three for a ref, resolved first): the quick aim
 //! (checks, point, listeners, the page before; `Page.bringToFront` after it only when the page
@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::page::actionability::{Checks, Seen};
 use crate::page::input::mouse::{self, Button};
 use crate::page::locate;
-use crate::page::quick_aim::{self, Aimed, Reach, Reports};
+use crate::page::quick_aim::{self, Aimed, Lookup, Reach, Reports};
 use crate::tab::TabCx;
 
 /// How a quick click went.
@@ -53,7 +53,7 @@ pub(crate) async fn click(
     count: u32,
 ) -> Result<QuickClick> {
     let target = match locate::target(selector) {
-        Ok(t @ (Target::Css(_) | Target::Ref(_))) => t,
+        Ok(t @ (Target::Css(_) | Target::XPath(_) | Target::Ref(_))) => t,
         _ => return Ok(QuickClick::Careful),
     };
     let page = cx.page.clone();
@@ -74,8 +74,13 @@ pub(crate) async fn click(
     };
     let reach = match (&target, &held) {
         (_, Some(node)) => Reach::Handle(&node.handle),
-        (Target::Css(css), None) => Reach::Css {
-            css,
+        (Target::Css(css), None) => Reach::Top {
+            lookup: Lookup::Css(css),
+            // Known already or not used: the aim never waits for a context.
+            context: graph.current_context(&graph.main_frame().frame_id),
+        },
+        (Target::XPath(xpath), None) => Reach::Top {
+            lookup: Lookup::XPath(xpath),
             // Known already or not used: the aim never waits for a context.
             context: graph.current_context(&graph.main_frame().frame_id),
         },
