@@ -462,20 +462,33 @@ const PLACE_SCRIPT: &str = r#"(() => {
 /// The [`Place`] of `selector`'s element, read before the action (a click may take it away);
 /// none when the page cannot say (the action's own command then reports what is wrong).
 pub async fn place(call: &ExtensionCall<'_>, target: &TabTarget, selector: &str) -> Place {
+    place_on_page(call, target, selector).await.0
+}
+
+/// [`place`], with the context of the page it was read on (its URL: a cached `perform` keys its
+/// entry by it, and needs no `browser url` of its own).
+pub async fn place_on_page(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    selector: &str,
+) -> (Place, Option<envelope::Context>) {
     let eval = command(
         CommandName::BrowserEval,
         json!({ "code": PLACE_SCRIPT, "element": selector }),
         target,
     );
     let Ok(eval) = eval else {
-        return Place::default();
+        return (Place::default(), None);
     };
     match page::run(call, eval).await {
-        Ok(env) => match env.data() {
-            Some(Data::Eval(e)) => serde_json::from_value(e.value.clone()).unwrap_or_default(),
-            _ => Place::default(),
-        },
-        Err(_) => Place::default(),
+        Ok(env) => {
+            let place = match env.data() {
+                Some(Data::Eval(e)) => serde_json::from_value(e.value.clone()).unwrap_or_default(),
+                _ => Place::default(),
+            };
+            (place, env.context().cloned())
+        }
+        Err(_) => (Place::default(), None),
     }
 }
 

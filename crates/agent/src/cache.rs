@@ -133,7 +133,11 @@ impl Cache {
                 .await
                 .map_err(|e| file_error(dir, e))?;
         }
-        let tmp = path.with_extension("json.tmp");
+        // A name of its own per write: two commands saving at once never share a temporary file
+        // (the later rename wins whole).
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
         tokio::fs::write(&tmp, bytes)
             .await
             .map_err(|e| file_error(&tmp, e))?;
@@ -147,6 +151,14 @@ impl Cache {
         self.entries
             .iter()
             .find(|e| e.instruction == instruction && e.page == page)
+    }
+
+    /// The entry of `instruction` recorded last, on whichever page.
+    pub fn newest(&self, instruction: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.instruction == instruction)
     }
 
     /// Records `entry`, replacing the one of its key.

@@ -275,8 +275,11 @@ async fn ask_and_act(
 
 /// The cached action of `instruction` on the tab's page, run with no snapshot: the element at
 /// the entry's XPath in the top document, when it is still what was recorded there (its
-/// signature: tag, type, id, name, labels and text; one `browser url` and one small `eval`
-/// before the action, so about the plain command's cost).
+/// signature: tag, type, id, name, labels and text). One small `eval` before the action, so about
+/// the plain command's cost: it aims at the newest entry of the instruction, and the page it ran
+/// on (its context's URL) says whether that entry is this page's; when it is another page's (or
+/// nothing is at its XPath here, so the URL is asked), this page's own entry is aimed at (a second
+/// `eval`). An entry whose action names no element asks the URL alone.
 /// `None` when there is no such entry or the element does not match: the caller then looks at
 /// the page whole (the entry may still replay on an element that moved).
 async fn replay_quickly(
@@ -287,8 +290,32 @@ async fn replay_quickly(
     cache: &mut Cache,
     cache_file: &std::path::Path,
 ) -> Result<Option<PerformAnswer>> {
-    let (url, context) = page::url(call, target).await?;
-    let page_key = cache::page_key(&url);
+    let Some(newest) = cache.newest(instruction) else {
+        return Ok(None);
+    };
+    let (page_key, context, aim) = match newest.quick_aim() {
+        Some(quick) => {
+            let (now, context) = actions::place_on_page(call, target, quick.xpath).await;
+            match context.as_ref().and_then(|c| c.url.clone()) {
+                Some(url) => {
+                    let page_key = cache::page_key(&url);
+                    // Aimed at the newest entry's element: kept only when that entry is this
+                    // page's.
+                    let aimed = (page_key == newest.page).then_some(now);
+                    (page_key, context, aimed)
+                }
+                // Nothing at that XPath here (the eval failed): the page is asked its URL.
+                None => {
+                    let (url, context) = page::url(call, target).await?;
+                    (cache::page_key(&url), context, None)
+                }
+            }
+        }
+        None => {
+            let (url, context) = page::url(call, target).await?;
+            (cache::page_key(&url), context, None)
+        }
+    };
     let Some(entry) = cache.find(instruction, &page_key) else {
         return Ok(None);
     };
@@ -298,7 +325,10 @@ async fn replay_quickly(
             let Some(quick) = entry.quick_aim() else {
                 return Ok(None);
             };
-            let now = actions::place(call, target, quick.xpath).await;
+            let now = match aim {
+                Some(now) => now,
+                None => actions::place(call, target, quick.xpath).await,
+            };
             let same = now.frame.is_none()
                 && now.xpath.as_deref() == Some(quick.xpath)
                 && now.signature.as_deref().map(|s| vars.mask(s)).as_deref()

@@ -348,6 +348,81 @@ async fn the_cache_replays_with_no_model_call_until_the_page_changes() {
 }
 
 /// `/counter.html`: a button `Add` counting up in `#n` from `start`.
+/// One instruction cached on two pages whose buttons sit at different XPaths (the second page has
+/// a decoy where the first page's button is): each replays on its own page's element, with no
+/// snapshot and no model call, whichever entry is the newest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cached_instruction_replays_on_each_page_by_that_pages_entry() {
+    let site = FixtureServer::start().await;
+    counter_site(&site, 0);
+    site.route(
+        "/counter2.html",
+        HTML,
+        "<!doctype html><title>Counter 2</title>\
+         <button onclick=\"window.decoy = (window.decoy || 0) + 1\">Decoy</button>\
+         <div><button onclick=\"n.textContent=+n.textContent+1\">Add</button></div> <span id=n>0</span>"
+            .to_string(),
+    );
+    let model = ModelServer::start(|_, body| {
+        let text = last_user_text(body);
+        let r = ref_of(&text, "button \"Add\"").unwrap_or_default();
+        tool_calls(&[("click", json!({ "ref": r }))])
+    })
+    .await;
+    let Some(h) = Harness::start(&site.url("/counter.html"), model.base_url()).await else {
+        return;
+    };
+    let asked = perform(&h, "add one", json!({})).await;
+    assert_eq!(asked["data"]["cached"], false, "{asked}");
+    goto(&h, &site.url("/counter2.html")).await;
+    let asked = perform(&h, "add one", json!({})).await;
+    assert_eq!(asked["data"]["cached"], false, "{asked}");
+    assert_eq!(asked["data"]["xpath"], "/html/body/div/button", "{asked}");
+    assert_eq!(model.requests().len(), 2);
+
+    // Back on the first page: the newest entry (the second page's) is not this page's.
+    goto(&h, &site.url("/counter.html")).await;
+    let replayed = perform(&h, "add one", json!({})).await;
+    assert_eq!(replayed["data"]["cached"], true, "{replayed}");
+    assert_eq!(replayed["data"]["xpath"], "/html/body/button", "{replayed}");
+    assert!(
+        replayed["data"].get("ref").is_none(),
+        "no snapshot: {replayed}"
+    );
+    assert_eq!(counts(&h).await, json!([1, 0]));
+
+    // And on the second page its own entry, never the decoy at the first page's XPath.
+    goto(&h, &site.url("/counter2.html")).await;
+    let replayed = perform(&h, "add one", json!({})).await;
+    assert_eq!(replayed["data"]["cached"], true, "{replayed}");
+    assert_eq!(
+        replayed["data"]["xpath"], "/html/body/div/button",
+        "{replayed}"
+    );
+    assert_eq!(counts(&h).await, json!([1, 0]));
+    assert_eq!(model.requests().len(), 2, "a replay asked the model");
+    h.close().await;
+}
+
+async fn goto(h: &Harness, url: &str) {
+    let r = h
+        .tab_command(CommandName::BrowserGoto, json!({ "url": url }), 10_000)
+        .await;
+    assert!(r.ok(), "{}", r.to_json());
+}
+
+/// The counter page's count and its decoy's clicks.
+async fn counts(h: &Harness) -> Value {
+    let v = h
+        .tab_command(
+            CommandName::BrowserEval,
+            json!({ "code": "[+n.textContent, window.decoy || 0]" }),
+            10_000,
+        )
+        .await;
+    Harness::json(&v)["data"]["value"].clone()
+}
+
 fn counter_site(server: &FixtureServer, start: u32) {
     server.route(
         "/counter.html",
