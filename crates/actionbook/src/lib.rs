@@ -31,7 +31,8 @@
 //! - [`commands`]: the command table, one module per spec section;
 //! - `engine`: [`Engine`], [`Request`].
 //!
-//! On top: [`daemon`] (wire, server, client); [`mcp`] (the MCP server over stdio, its tools made
+//! On top: [`daemon`] (wire, server, client); [`doctor`] (the checks of `actionbook doctor`,
+//! run in the asking process); [`mcp`] (the MCP server over stdio, its tools made
 //! from the command table, on the daemon or an in-process engine); and, with the `cli` feature
 //! (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
 //!
@@ -67,6 +68,7 @@ pub mod commands;
 pub mod engine;
 
 pub mod daemon;
+pub mod doctor;
 pub mod mcp;
 
 /// Internals the benches measure directly (not a stable API).

@@ -87,6 +87,8 @@ commands! {
     DaemonStop => "daemon stop", NonBrowser, Document;
     /// `daemon restart` (the reference CLI's)
     DaemonRestart => "daemon restart", NonBrowser, Document;
+    /// `doctor`: checks of the installation, run in the asking process (not in the spec)
+    Doctor => "doctor", NonBrowser, Document;
     /// `browser start`
     BrowserStart => "browser start", Global, Start;
     /// `browser list-sessions`
@@ -322,10 +324,10 @@ mod tests {
         // commands, `downloads`, `wait download|text|url`, `dialog`, and the reference CLI's
         // batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
         // status|stop|restart`; the agent layer's `perform`, `ai`, `extract`, one-shot `ai`,
-        // `ai-cache list|clear`; `storage-state save|load`.
+        // `ai-cache list|clear`; `storage-state save|load`; `doctor`.
         assert_eq!(
             CommandName::ALL.len(),
-            68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3 + 2
+            68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3 + 2 + 1
         );
     }
 

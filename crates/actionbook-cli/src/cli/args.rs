@@ -65,6 +65,10 @@ pub enum TopCommand {
     Help,
     /// The daemon that serves this home: status, stop, restart (sessions outlive it).
     Daemon(crate::cli::daemon::DaemonArgs),
+    /// Check the installation: browser, a headless launch, home, daemon, config, manuals API,
+    /// disk, stale sessions; each `ok`, `warn` or `fail` with the fix. Exits 1 when one fails.
+    #[command(after_help = "Example:\n  actionbook doctor --json")]
+    Doctor,
     /// Run the daemon in the foreground (started on demand by the CLI).
     #[command(name = "__daemon", hide = true)]
     Serve,

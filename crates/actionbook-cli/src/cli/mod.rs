@@ -30,6 +30,31 @@ pub fn main() -> ExitCode {
     run(argv)
 }
 
+/// `actionbook doctor`, here (the daemon is one of the things it looks at): its checks, exit 1
+/// when one fails.
+fn doctor(json: bool) -> ExitCode {
+    let started = std::time::Instant::now();
+    let home = Home::from_env();
+    let data = actionbook::doctor::run(home.as_ref().map_err(|e| e.to_string()));
+    let env = match envelope::Document::new(&data) {
+        Ok(doc) => reply::success(CommandName::Doctor, None, doc, vec![]),
+        Err(e) => reply::failure(
+            CommandName::Doctor,
+            None,
+            &actionbook::error::CliError::internal(e.to_string()),
+        ),
+    };
+    let code = print(
+        &env.with_duration_ms(started.elapsed().as_millis() as u64),
+        None,
+        json,
+    );
+    match data.healthy {
+        true => code,
+        false => ExitCode::FAILURE,
+    }
+}
+
 /// Runs the CLI with explicit arguments (`argv[0]` included).
 pub fn run(argv: Vec<OsString>) -> ExitCode {
     // The agent layer's commands join the table before anything reads it (parser, daemon, MCP).
@@ -54,6 +79,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
             return print(&env, None, cli.global.json);
         }
         Some(TopCommand::Daemon(args)) => return daemon::run(&args, cli.global.json),
+        Some(TopCommand::Doctor) => return doctor(cli.global.json),
         Some(TopCommand::Serve) => {
             return match Home::from_env() {
                 Ok(home) => server::run(home),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 // `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
 const LAYERS: &[&str] = &[
     "files", "boundary", "manuals", "error", "fault", "model", "deadline", "reply", "store",
-    "page", "session", "tab", "commands", "engine", "daemon", "mcp",
+    "page", "session", "tab", "commands", "engine", "daemon", "doctor", "mcp",
 ];
 
 /// Files that may import every layer (the crate root and the binary).

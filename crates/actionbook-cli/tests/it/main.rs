@@ -11,6 +11,7 @@ mod boundaries;
 mod cli;
 mod crash;
 mod daemon;
+mod doctor;
 mod downloads;
 mod frames;
 mod input;
