@@ -11,6 +11,7 @@ mod cli;
 mod crash;
 mod daemon;
 mod downloads;
+mod emulate;
 mod frames;
 mod input;
 mod interact;

@@ -253,6 +253,7 @@ async fn first_tab(
                 window_id,
                 cursor: None,
                 dialog_policy: None,
+                emulation: None,
             });
             id
         })
