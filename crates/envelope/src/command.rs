@@ -253,6 +253,8 @@ commands! {
     BrowserWaitDownload => "browser wait download", Tab, Document;
     /// `browser dialog` (not in the spec)
     BrowserDialog => "browser dialog", Tab, Document;
+    /// `browser emulate` (not in the spec)
+    BrowserEmulate => "browser emulate", Tab, Document;
     /// `browser perform`: one instruction, one model call, one action (the agent layer; not in the spec)
     BrowserPerform => "browser perform", Tab, Document;
     /// `browser ai`: a task run as a loop of model calls and actions (the agent layer; not in the spec)

@@ -13,6 +13,7 @@ mod crash;
 mod daemon;
 mod doctor;
 mod downloads;
+mod emulate;
 mod frames;
 mod input;
 mod interact;

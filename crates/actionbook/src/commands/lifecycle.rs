@@ -262,6 +262,7 @@ async fn first_tab(
                 window_id,
                 cursor: None,
                 dialog_policy: None,
+                emulation: None,
             });
             id
         })

@@ -23,6 +23,7 @@
 //!   `route`, `unroute`, `routes`.
 //! - [`downloads`] (ours, after agent-browser and Playwright): `downloads`, `wait download`.
 //! - [`dialog`] (ours, after agent-browser and Playwright MCP): `dialog`.
+//! - [`emulate`] (ours, after Playwright's context options): `emulate`.
 //!
 //! A request type is a plain serde struct with documented fields: it is the daemon's wire format
 //! and its JSON Schema ([`CommandSpec::schema`]) is what an MCP server publishes. With the `cli`
@@ -68,6 +69,7 @@ pub mod batched;
 pub mod cookies;
 pub mod dialog;
 pub mod downloads;
+pub mod emulate;
 pub mod extension;
 pub mod interaction;
 pub mod lifecycle;
@@ -655,6 +657,9 @@ command_table! {
     BrowserDialog(dialog::Dialog) => Tab, T::CHANGES.idempotent(),
         about = "Answer the tab's next confirm/prompt/beforeunload dialog with accept or dismiss (--always: every one; default: back to dismissing)",
         example = "actionbook browser dialog accept --session s1 --tab t1";
+    BrowserEmulate(emulate::Emulate) => Tab, T::CHANGES.idempotent(),
+        about = "Emulate a device, geolocation, timezone, locale, offline, color-scheme, reduced-motion, user-agent, headers or media on the tab (kept with it; reset: the session's defaults; show: what is in effect)",
+        example = "actionbook browser emulate device \"iPhone 13\" --session s1 --tab t1";
 }
 
 impl Serialize for Command {

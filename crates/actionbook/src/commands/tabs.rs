@@ -248,6 +248,7 @@ impl NewTab {
                         window_id,
                         cursor: None,
                         dialog_policy: None,
+                        emulation: None,
                     });
                     id
                 })

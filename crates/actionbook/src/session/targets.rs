@@ -374,6 +374,7 @@ fn adopt_popups(r: &mut SessionRecord, targets: &[PageTarget], opened_by: &[(Str
             window_id,
             cursor: None,
             dialog_policy: None,
+            emulation: None,
         });
     }
 }

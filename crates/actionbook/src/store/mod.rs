@@ -28,6 +28,7 @@ use crate::error::{CliError, Result};
 
 pub(crate) mod artifacts;
 mod atomic;
+pub mod emulation;
 mod intent;
 mod lock;
 mod record;

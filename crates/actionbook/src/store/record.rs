@@ -30,6 +30,9 @@ pub struct TabRecord {
     /// one-time answer is not kept here: it is for the moment it was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog_policy: Option<DialogPolicy>,
+    /// What `browser emulate` set on the tab (set again on every attach).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<super::emulation::Emulation>,
 }
 
 /// How a tab answers the JavaScript dialogs that ask something (`confirm`, `prompt`,
@@ -358,6 +361,7 @@ mod tests {
             window_id: None,
             cursor: None,
             dialog_policy: None,
+            emulation: None,
         });
         assert_eq!(r.alloc_tab_id(), "t4");
         assert_eq!(r.window_for_native(100), "w0");
@@ -414,6 +418,7 @@ mod tests {
             window_id: Some(w.into()),
             cursor: None,
             dialog_policy: None,
+            emulation: None,
         };
         let mut r: SessionRecord = serde_json::from_value(serde_json::json!({
             "session_id": "s1", "mode": "local", "headless": true, "launched": true,

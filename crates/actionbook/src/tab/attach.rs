@@ -114,6 +114,13 @@ pub(crate) async fn attach(
     {
         crate::session::launch::fit_viewport(&session, size, deadline).await?;
     }
+    // `browser emulate` overrides last as long as the session that set them: set them again.
+    let emulated = slot.with_record(|r| r.tab(tab_id).and_then(|t| t.emulation.clone()));
+    if let Some(e) = emulated
+        && page_enabled
+    {
+        super::emulation::apply(&session, &root, &e, viewport, deadline).await?;
+    }
     // The services set up meanwhile (the network recorder attaches its own session); the command
     // starts once they see the page, so its first requests are recorded. A service that is slow
     // to get ready does not fail the command: it reports that itself when asked.

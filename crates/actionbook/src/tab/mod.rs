@@ -22,6 +22,7 @@ use crate::session::{BrowserConn, Registry, SessionSlot};
 use crate::store::{self, TabRecord, artifacts};
 
 pub(crate) mod attach;
+pub(crate) mod emulation;
 pub(crate) mod info;
 pub(crate) mod pipeline;
 pub(crate) mod revisions;

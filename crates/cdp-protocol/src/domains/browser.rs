@@ -148,3 +148,18 @@ pub struct DownloadProgress {
     pub file_path: Option<String>,
 }
 event!(DownloadProgress, "Browser.downloadProgress");
+
+/// `Browser.grantPermissions`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantPermissions {
+    /// Permission names, e.g. `"geolocation"`.
+    pub permissions: Vec<String>,
+    /// The origin they are granted to (all origins when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// The browser context (the default one when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<BrowserContextId>,
+}
+command!(GrantPermissions, "Browser.grantPermissions");

@@ -140,3 +140,13 @@ command!(
     SetScriptExecutionDisabled,
     "Emulation.setScriptExecutionDisabled"
 );
+
+/// `Emulation.setLocaleOverride` (no locale = no override).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetLocaleOverride {
+    /// ICU locale, e.g. `"de-DE"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+}
+command!(SetLocaleOverride, "Emulation.setLocaleOverride");

@@ -253,6 +253,7 @@ async fn open_link_in_new_tab(cx: &mut TabCx<'_>, spot: &Spot) -> Result<Option<
                 window_id,
                 cursor: None,
                 dialog_policy: None,
+                emulation: None,
             });
             id
         })
