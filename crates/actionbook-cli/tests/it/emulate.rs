@@ -204,6 +204,7 @@ fn overrides_reach_the_page_and_bad_values_are_refused() {
         (&["offline", "maybe"], "maybe"),
         (&["headers", "nocolon"], "nocolon"),
         (&["warp", "9"], "warp"),
+        (&["timezone", "Mars/Olympus"], "Mars/Olympus"),
     ] {
         let v = on(&env, &t, &[&["emulate"][..], args].concat());
         assert_failure(&v, "INVALID_ARGUMENT", part);

@@ -160,6 +160,24 @@ fn geolocation(value: &str) -> Result<[f64; 3]> {
     Ok([lat, lon, acc])
 }
 
+/// Refuses a time zone the page's `Intl` does not know: Chromium takes any name for its override
+/// (`Mars/Olympus` included) and falls back to UTC, which would answer `ok` for nothing done.
+async fn known_timezone(cx: &TabCx<'_>, zone: &str) -> Result<()> {
+    let probe = format!(
+        "(() => {{ try {{ new Intl.DateTimeFormat('en-US', {{ timeZone: {} }}); return true; }} \
+         catch (e) {{ return false; }} }})()",
+        serde_json::Value::String(zone.to_string())
+    );
+    let limit = cx.deadline.capped(crate::deadline::PROBE);
+    let known: bool = crate::page::eval::read(&cx.page, &probe, limit, "the time zone").await?;
+    match known {
+        true => Ok(()),
+        false => Err(CliError::InvalidArgument(format!(
+            "unknown time zone {zone:?}: give an IANA name such as Europe/Paris or America/New_York"
+        ))),
+    }
+}
+
 /// Sets in `e` what WHAT says; `false` when WHAT changes nothing (`show`).
 fn change(e: &mut Emulation, what: &str, values: &[String]) -> Result<bool> {
     match what {
@@ -264,6 +282,9 @@ impl TabCommand for Emulate {
             ));
         }
         if change(&mut e, &what, &self.values)? {
+            if what == "timezone" {
+                known_timezone(cx, e.timezone.as_deref().unwrap_or_default()).await?;
+            }
             let base = cx.session.with_record(|r| {
                 (r.launched && r.headless)
                     .then_some(r.window_size)
