@@ -55,6 +55,7 @@ mod files;
 pub mod manuals;
 pub mod model;
 pub mod reply;
+pub mod secrets;
 pub mod store;
 
 mod page;

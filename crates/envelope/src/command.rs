@@ -251,6 +251,10 @@ commands! {
     BrowserWaitDownload => "browser wait download", Tab, Document;
     /// `browser dialog` (not in the spec)
     BrowserDialog => "browser dialog", Tab, Document;
+    /// `browser secret set` (not in the spec)
+    BrowserSecretSet => "browser secret set", Session, Document;
+    /// `browser secret list` (not in the spec)
+    BrowserSecretList => "browser secret list", Session, Document;
     /// `browser perform`: one instruction, one model call, one action (the agent layer; not in the spec)
     BrowserPerform => "browser perform", Tab, Document;
     /// `browser ai`: a task run as a loop of model calls and actions (the agent layer; not in the spec)

@@ -77,6 +77,7 @@ pub mod network;
 pub mod observation;
 pub mod record;
 mod request;
+pub mod secret;
 pub mod storage;
 pub mod storage_state;
 pub mod tabs;
@@ -655,6 +656,12 @@ command_table! {
     BrowserDialog(dialog::Dialog) => Tab, T::CHANGES.idempotent(),
         about = "Answer the tab's next confirm/prompt/beforeunload dialog with accept or dismiss (--always: every one; default: back to dismissing)",
         example = "actionbook browser dialog accept --session s1 --tab t1";
+    BrowserSecretSet(secret::SecretSet) => Session, T::CHANGES.idempotent(),
+        about = "Add or replace secrets of a live session (name=value, typed where fill/type/select say <<name>>, masked in every answer; memory only: give them again after a daemon restart)",
+        example = "actionbook browser secret set pw=hunter2 --session s1";
+    BrowserSecretList(secret::SecretList) => Session, T::READ_ONLY,
+        about = "List the names of the session's secrets (never their values)",
+        example = "actionbook browser secret list --session s1";
 }
 
 impl Serialize for Command {

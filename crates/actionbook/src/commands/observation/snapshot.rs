@@ -383,7 +383,8 @@ async fn write_answer(
 ) -> Result<SnapshotData> {
     let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
     // An fsync and a directory scan: off the async workers.
-    let (file, bytes) = (path.clone(), text.as_bytes().to_vec());
+    // The file is the answer's text: masked for the session's secrets as the answer is.
+    let (file, bytes) = (path.clone(), cx.env.secrets.mask(text).into_bytes());
     let (dir, tab) = (cx.session.dir.clone(), cx.tab_id.clone());
     store::off_worker(move || {
         store::write_atomic(&file, &bytes)?;
