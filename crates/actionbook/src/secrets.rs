@@ -339,6 +339,8 @@ fn unknown(name: &str, session: Option<&str>) -> CliError {
 /// Gets `request` ready to run: a start's secrets taken out of it (read from its file), every
 /// `<<name>>` of the text it types put in, and the request's environment given the session's
 /// secrets (so what a handler writes to disk is masked with them). An error is the answer.
+// The error is the answer itself, returned once per request: not worth a box.
+#[allow(clippy::result_large_err)]
 pub(crate) async fn prepare(
     request: &mut Request,
     store: &SessionSecrets,
