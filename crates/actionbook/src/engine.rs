@@ -36,6 +36,8 @@ pub struct Engine {
     /// Set once what commands cut off by an earlier engine's death left was settled (before the
     /// first command runs).
     recovered: Arc<tokio::sync::OnceCell<()>>,
+    /// Each session's secrets, in memory only.
+    secrets: Arc<crate::session_secrets::SessionSecrets>,
 }
 
 impl Engine {
@@ -44,6 +46,7 @@ impl Engine {
         Ok(Engine {
             sessions: Arc::new(Sessions::open(config.home)?),
             recovered: Arc::new(tokio::sync::OnceCell::new()),
+            secrets: Arc::default(),
         })
     }
 
@@ -61,9 +64,21 @@ impl Engine {
     /// [`Engine::execute`] for `asker`: a command that [stops when
     /// asked](crate::CommandTraits::stops_when_asked) stops at its next safe point once the asker
     /// asks, and reports its progress to it.
-    pub async fn execute_for(&self, request: Request, asker: &Asker) -> Envelope {
+    pub async fn execute_for(&self, mut request: Request, asker: &Asker) -> Envelope {
         let started = Instant::now();
         self.recover().await;
+        // Secrets in, and masked out of the answer: the one pass every answer takes.
+        let prepared = match crate::session_secrets::prepare(&mut request, &self.secrets).await {
+            Ok(p) => p,
+            Err(env) => return env.with_duration_ms(started.elapsed().as_millis() as u64),
+        };
+        let env = self.execute_prepared(request, asker).await;
+        crate::session_secrets::finish(env, prepared, &self.secrets)
+            .with_duration_ms(started.elapsed().as_millis() as u64)
+    }
+
+    async fn execute_prepared(&self, request: Request, asker: &Asker) -> Envelope {
+        let started = Instant::now();
         let deadline = Deadline::new(request.timeout_or_default());
         if let crate::commands::Command::Extended(call) = request.command {
             let env = self

@@ -18,6 +18,7 @@
 //! in this list (checked by a test):
 //! - `files`: whole-file writes (temp file beside, then rename), the lowest layer;
 //!   [`boundary`]: the nonce markers of `--content-boundaries` (a leaf beside it).
+//! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
@@ -29,6 +30,7 @@
 //! - `session`: sessions, their registry, connect/launch/teardown, targets, windows, popups;
 //! - `tab`: tab state, attach and revive, background services, the tab-command pipeline;
 //! - [`commands`]: the command table, one module per spec section;
+//! - `session_secrets`: the secrets of live sessions, put into requests and masked out of answers;
 //! - `engine`: [`Engine`], [`Request`].
 //!
 //! On top: [`daemon`] (wire, server, client); [`doctor`] (the checks of `actionbook doctor`,
@@ -58,6 +60,7 @@ mod files;
 pub mod manuals;
 pub mod model;
 pub mod reply;
+pub mod secrets;
 pub mod store;
 
 mod page;
@@ -66,6 +69,7 @@ mod tab;
 
 pub mod commands;
 pub mod engine;
+mod session_secrets;
 
 pub mod daemon;
 pub mod doctor;

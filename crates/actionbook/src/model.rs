@@ -324,6 +324,10 @@ pub struct ClientEnv {
     /// or the base64 of 32 bytes); unset or empty: they are plain JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_key: Option<String>,
+    /// `ACTIONBOOK_SECRET_<NAME>`: secrets written `<<name>>` (the name lower-cased), carried with
+    /// each request so they are never on disk; the engine adds the session's own to them.
+    #[serde(default, skip_serializing_if = "crate::secrets::Secrets::is_empty")]
+    pub secrets: crate::secrets::Secrets,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
     /// engine's process abort ([`crate::fault`]); ignored by release builds.
     #[doc(hidden)]
@@ -379,6 +383,7 @@ impl ClientEnv {
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
             state_key: std::env::var(STATE_KEY_ENV).ok(),
+            secrets: crate::secrets::Secrets::from_env_vars(std::env::vars()),
             abort_at: crate::fault::requested(),
         }
     }

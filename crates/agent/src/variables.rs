@@ -3,64 +3,41 @@
 //! and every text the agent layer gives back (answers, errors, cache, trace) has the values
 //! masked again.
 
-use std::collections::BTreeMap;
+//! The syntax, name rules, substitution and masking are the engine's secrets
+//! ([`actionbook::secrets::Secrets`]); a session's secrets are variables here too, so `<<pw>>`
+//! works in an instruction of a session that has a `pw` secret.
+
+use actionbook::secrets::Secrets;
 
 use crate::error::{AgentError, Result};
 
-/// The variables of one command.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// The variables of one command. `Debug` shows the names only.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
 pub struct Variables {
-    values: BTreeMap<String, String>,
-}
-
-impl std::fmt::Debug for Variables {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Names only: values are secrets.
-        f.debug_list().entries(self.values.keys()).finish()
-    }
-}
-
-/// A name is letters, digits, `_` and `-` (so `<<name>>` cannot swallow other text).
-fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    values: Secrets,
 }
 
 impl Variables {
     /// The variables of `--var name=value` items, then the lines of `--var-file` contents
     /// (blank lines and `#` comments skipped); a later one of a name wins.
     pub fn parse(items: &[String], files: &[String]) -> Result<Variables> {
-        let mut values = BTreeMap::new();
-        let lines = files.iter().flat_map(|f| {
-            f.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        });
-        for item in items.iter().cloned().chain(lines) {
-            let Some((name, value)) = item.split_once('=') else {
-                return Err(AgentError::BadArguments(format!(
-                    "--var {:?}: write name=value",
-                    item.split('=').next().unwrap_or_default()
-                )));
-            };
-            let name = name.trim();
-            if !valid_name(name) {
-                return Err(AgentError::BadArguments(format!(
-                    "--var: {name:?} is no variable name (letters, digits, _ and -)"
-                )));
-            }
-            values.insert(name.to_string(), value.to_string());
-        }
+        let values = Secrets::parse(items, files)
+            .map_err(|e| AgentError::BadArguments(format!("--var: {e}")))?;
         Ok(Variables { values })
+    }
+
+    /// These variables with the session's secrets (as the engine hands them in the request's
+    /// environment) under them: a `--var` of the same name wins.
+    #[must_use]
+    pub fn with_secrets(self, secrets: &Secrets) -> Variables {
+        Variables {
+            values: secrets.merged(&self.values),
+        }
     }
 
     /// The names, for the model's prompt.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.values.keys().map(String::as_str)
+        self.values.names()
     }
 
     /// Whether there are none.
@@ -71,68 +48,28 @@ impl Variables {
     /// `text` with every `<<name>>` of a known variable replaced by its value (unknown names
     /// stay as written: a page may legitimately contain `<<x>>`).
     pub fn substitute(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for (name, value) in &self.values {
-            out = out.replace(&format!("<<{name}>>"), value);
-        }
-        out
+        self.values.substitute(text)
     }
 
-    /// `text` with every value written back as `<<name>>` (longest values first, so a value
-    /// that contains another is masked whole). Empty values are left: they mask nothing.
-    /// A value is masked as written and as a URL carries it (`%20` and `+` encodings), so a page
-    /// that puts it in its address does not leak it through the URL sent with the snapshot.
+    /// `text` with every value written back as `<<name>>` (longest first; as written, URL-,
+    /// form- and JSON-encoded).
     pub fn mask(&self, text: &str) -> String {
-        let mut pairs: Vec<(String, &String)> = self
-            .values
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .flat_map(|(name, v)| {
-                let form: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
-                let mut forms = vec![v.clone(), form.clone(), form.replace('+', "%20")];
-                forms.dedup();
-                forms.into_iter().map(move |f| (f, name))
-            })
-            .collect();
-        pairs.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
-        let mut out = text.to_string();
-        for (value, name) in pairs {
-            out = out.replace(value.as_str(), &format!("<<{name}>>"));
-        }
-        out
+        self.values.mask(text)
     }
 
     /// `value` (any JSON) with every string masked.
     pub fn mask_json(&self, value: &serde_json::Value) -> serde_json::Value {
-        map_strings(value, &|s| self.mask(s))
+        self.values.mask_json(value)
     }
 
     /// An envelope error with the values masked in its message, hint and details.
-    pub fn mask_info(&self, mut info: envelope::ErrorInfo) -> envelope::ErrorInfo {
-        info.message = self.mask(&info.message);
-        info.hint = info.hint.map(|h| self.mask(&h));
-        info.details = info.details.map(|d| self.mask_json(&d));
-        info
+    pub fn mask_info(&self, info: envelope::ErrorInfo) -> envelope::ErrorInfo {
+        self.values.mask_info(info)
     }
 
     /// `value` (any JSON) with every string's `<<name>>`s replaced by their values.
     pub fn substitute_json(&self, value: &serde_json::Value) -> serde_json::Value {
-        map_strings(value, &|s| self.substitute(s))
-    }
-}
-
-/// `value` with `f` applied to every string in it (keys stay).
-fn map_strings(value: &serde_json::Value, f: &dyn Fn(&str) -> String) -> serde_json::Value {
-    use serde_json::Value;
-    match value {
-        Value::String(s) => Value::String(f(s)),
-        Value::Array(a) => Value::Array(a.iter().map(|v| map_strings(v, f)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), map_strings(v, f)))
-                .collect(),
-        ),
-        other => other.clone(),
+        self.values.substitute_json(value)
     }
 }
 
@@ -154,7 +91,11 @@ mod tests {
             vars.mask("typed hunter2 for ada"),
             "typed <<pw>> for <<user>>"
         );
-        assert_eq!(format!("{vars:?}"), r#"["city", "pw", "user"]"#);
+        // Names only: values are secrets.
+        assert_eq!(
+            format!("{vars:?}"),
+            r#"Variables { values: ["city", "pw", "user"] }"#
+        );
         assert!(Variables::parse(&["nope".into()], &[]).is_err());
         assert!(Variables::parse(&["a b=1".into()], &[]).is_err());
         Ok(())

@@ -255,6 +255,10 @@ commands! {
     BrowserDialog => "browser dialog", Tab, Document;
     /// `browser emulate` (not in the spec)
     BrowserEmulate => "browser emulate", Tab, Document;
+    /// `browser secret set` (not in the spec)
+    BrowserSecretSet => "browser secret set", Session, Document;
+    /// `browser secret list` (not in the spec)
+    BrowserSecretList => "browser secret list", Session, Document;
     /// `browser perform`: one instruction, one model call, one action (the agent layer; not in the spec)
     BrowserPerform => "browser perform", Tab, Document;
     /// `browser ai`: a task run as a loop of model calls and actions (the agent layer; not in the spec)
@@ -326,10 +330,11 @@ mod tests {
         // commands, `downloads`, `wait download|text|url`, `dialog`, and the reference CLI's
         // batch commands (`batch-new-tab`, `batch-snapshot`, `batch-click`); `daemon
         // status|stop|restart`; the agent layer's `perform`, `ai`, `extract`, one-shot `ai`,
-        // `ai-cache list|clear`; `storage-state save|load`; `doctor`.
+        // `ai-cache list|clear`; `storage-state save|load`; `doctor`; `emulate`; `secret
+        // set|list`.
         assert_eq!(
             CommandName::ALL.len(),
-            68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3 + 2 + 1
+            68 + 6 + 7 + 4 + 1 + 3 + 3 + 3 + 3 + 2 + 1 + 1 + 2
         );
     }
 

@@ -8,8 +8,25 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first: a module may import only its own layer and those before it.
 // `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
 const LAYERS: &[&str] = &[
-    "files", "boundary", "manuals", "error", "fault", "model", "deadline", "reply", "store",
-    "page", "session", "tab", "commands", "engine", "daemon", "doctor", "mcp",
+    "files",
+    "boundary",
+    "manuals",
+    "error",
+    "secrets",
+    "fault",
+    "model",
+    "deadline",
+    "reply",
+    "store",
+    "page",
+    "session",
+    "tab",
+    "commands",
+    "session_secrets",
+    "engine",
+    "daemon",
+    "doctor",
+    "mcp",
 ];
 
 /// Files that may import every layer (the crate root and the binary).

@@ -31,6 +31,7 @@ mod page;
 mod parallel;
 mod pointer;
 mod runtime;
+mod secrets;
 mod snapshot_diff;
 mod snapshot_limits;
 mod snapshot_truth;

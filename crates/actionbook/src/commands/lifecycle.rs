@@ -101,6 +101,16 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long))]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub content_boundaries: bool,
+    /// A secret of the session, `name=value` (repeatable), typed where `fill`, `type` or
+    /// `select` say `<<name>>` and masked as `<<name>>` in every answer and file. Kept in the
+    /// daemon's memory only: after a daemon restart give it again (`browser secret set`).
+    #[cfg_attr(feature = "cli", arg(long = "secret", value_name = "NAME=VALUE"))]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<crate::secrets::SecretArg>,
+    /// A file of `name=value` secret lines (blank lines and `#` comments skipped), as --secret.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets_file: Option<String>,
 }
 
 /// `browser list-sessions`.

@@ -79,6 +79,7 @@ pub mod network;
 pub mod observation;
 pub mod record;
 mod request;
+pub mod secret;
 pub mod storage;
 pub mod storage_state;
 pub mod tabs;
@@ -660,6 +661,12 @@ command_table! {
     BrowserEmulate(emulate::Emulate) => Tab, T::CHANGES.idempotent(),
         about = "Emulate a device, geolocation, timezone, locale, offline, color-scheme, reduced-motion, user-agent, headers or media on the tab (kept with it; reset: the session's defaults; show: what is in effect)",
         example = "actionbook browser emulate device \"iPhone 13\" --session s1 --tab t1";
+    BrowserSecretSet(secret::SecretSet) => Session, T::CHANGES.idempotent(),
+        about = "Add or replace secrets of a live session (name=value, typed where fill/type/select say <<name>>, masked in every answer; memory only: give them again after a daemon restart)",
+        example = "actionbook browser secret set pw=hunter2 --session s1";
+    BrowserSecretList(secret::SecretList) => Session, T::READ_ONLY,
+        about = "List the names of the session's secrets (never their values)",
+        example = "actionbook browser secret list --session s1";
 }
 
 impl Serialize for Command {

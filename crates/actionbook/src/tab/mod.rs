@@ -236,7 +236,14 @@ impl TabCx<'_> {
         }
         if let Some(refs) = &self.state.frames.refs {
             let file = artifacts::refs_file(&self.session.dir, &self.tab_id);
+            // Names of elements may show a secret a page echoes.
             let json = refs.to_json();
+            let json = match std::str::from_utf8(&json) {
+                Ok(text) if !self.env.secrets.is_empty() => {
+                    self.env.secrets.mask(text).into_bytes()
+                }
+                _ => json,
+            };
             store::off_worker(move || store::write_atomic(&file, &json)).await??;
         }
         Ok(())

@@ -330,7 +330,7 @@ async fn variables(
             })?;
         files.push(text);
     }
-    Variables::parse(items, &files)
+    Ok(Variables::parse(items, &files)?.with_secrets(&call.env.secrets))
 }
 
 async fn read_schema(

@@ -1046,7 +1046,11 @@ impl TabCommand for HarStop {
             ));
         }
         let file = har::Har::new(&capture, &bodies);
-        let json = serde_json::to_vec_pretty(&file)
+        // Bodies, URLs and headers masked for the session's secrets (every string of the file,
+        // so form-encoded and JSON-escaped forms too).
+        let json = serde_json::to_value(&file)
+            .map(|v| cx.env.secrets.mask_json(&v))
+            .and_then(|v| serde_json::to_vec_pretty(&v))
             .map_err(|e| CliError::internal(format!("encoding the HAR file: {e}")))?;
         let bytes = json.len() as u64;
         let shown = path.display().to_string();

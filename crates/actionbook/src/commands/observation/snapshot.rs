@@ -382,11 +382,14 @@ async fn write_answer(
     stats: SnapshotStats,
 ) -> Result<SnapshotData> {
     let path = artifacts::snapshot_file(&cx.session.dir, &cx.tab_id);
+    // The file is the answer's text: masked for the session's secrets as the answer is, then
+    // between the session's content boundary.
+    let text = cx.env.secrets.mask(text);
     let bytes = match cx.session.with_record(|r| r.content_boundary.clone()) {
         Some(nonce) => crate::boundary::ContentBoundary::with_nonce(nonce)
-            .wrap(text)
+            .wrap(&text)
             .into_bytes(),
-        None => text.as_bytes().to_vec(),
+        None => text.into_bytes(),
     };
     // An fsync and a directory scan: off the async workers.
     let file = path.clone();
