@@ -154,7 +154,11 @@ fn geolocation(value: &str) -> Result<[f64; 3]> {
         [lat, lon, acc] => (lat, lon, acc),
         _ => return Err(bad()),
     };
-    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) || !(acc >= 0.0) {
+    if !(-90.0..=90.0).contains(&lat)
+        || !(-180.0..=180.0).contains(&lon)
+        || acc.is_nan()
+        || acc < 0.0
+    {
         return Err(bad());
     }
     Ok([lat, lon, acc])
