@@ -16,15 +16,16 @@
 //! # Map
 //! The engine (no clap, no sockets), lowest layer first; a module imports only the ones above it
 //! in this list (checked by a test):
-//! - `files`: whole-file writes (temp file beside, then rename), the lowest layer;
-//!   [`boundary`]: the nonce markers of `--content-boundaries` (a leaf beside it).
+//! - below the crate: [`manuals`] (the `actionbook-manuals` crate: the action manuals' store,
+//!   SQLite + FTS5 in `manuals.db`, search, the remote API, `config.toml`, setup and agent
+//!   guides; blocking code, so callers use `spawn_blocking`) and its `files` (whole-file writes:
+//!   temp file beside, then rename), which the engine's writers share;
+//! - [`boundary`]: the nonce markers of `--content-boundaries` (a leaf).
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
 //!   names);
-//! - [`manuals`]: the action manuals' store (SQLite + FTS5 in `manuals.db`), search, the remote
-//!   API, `config.toml`, setup and agent guides (blocking code: callers use `spawn_blocking`);
 //! - `page`: primitives on typed CDP (navigation and its load waiter, eval, locate, input, form
 //!   fields, frames and snapshots);
 //! - `session`: sessions, their registry, connect/launch/teardown, targets, windows, popups;
@@ -52,12 +53,13 @@
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
 
+pub use actionbook_manuals as manuals;
+use actionbook_manuals::files;
+
 pub mod boundary;
 pub mod deadline;
 pub mod error;
 mod fault;
-mod files;
-pub mod manuals;
 pub mod model;
 pub mod reply;
 pub mod secrets;
