@@ -18,6 +18,7 @@
 //! in this list (checked by a test):
 //! - `files`: whole-file writes (temp file beside, then rename), the lowest layer;
 //!   [`boundary`]: the nonce markers of `--content-boundaries` (a leaf beside it).
+//! - [`actions`]: the action names of a session's policy, their groups and parsing (a leaf);
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
@@ -30,6 +31,9 @@
 //! - `session`: sessions, their registry, connect/launch/teardown, targets, windows, popups;
 //! - `tab`: tab state, attach and revive, background services, the tab-command pipeline;
 //! - [`commands`]: the command table, one module per spec section;
+//! - `action_policy`: the gate of a session's `--confirm-actions` / `--deny-actions` (over
+//!   [`actions`], the names and the policy, a leaf beside `secrets`): tokens, the answer that
+//!   says what would run;
 //! - `session_secrets`: the secrets of live sessions, put into requests and masked out of answers;
 //! - `engine`: [`Engine`], [`Request`].
 //!
@@ -52,6 +56,7 @@
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
 
+pub mod actions;
 pub mod boundary;
 pub mod deadline;
 pub mod error;
@@ -67,6 +72,7 @@ mod page;
 mod session;
 mod tab;
 
+mod action_policy;
 pub mod commands;
 pub mod engine;
 mod session_secrets;
