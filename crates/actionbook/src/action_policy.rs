@@ -233,6 +233,7 @@ pub(crate) async fn gate(
             }
             let e = CliError::ConfirmationRequired {
                 command: name,
+                subject: subject(&details),
                 action: action.as_str().to_string(),
                 token,
                 refused: refused.map(|r| r.says().to_string()),
@@ -241,6 +242,39 @@ pub(crate) async fn gate(
             Gate::Answer(Box::new(failure(name, Some(context), &e)))
         }
     }
+}
+
+/// What the command acts on and puts there, for its message: `#inc (button "Add one")`,
+/// `#pw (textbox "Password") = "<<pw>>"`.
+fn subject(details: &Value) -> String {
+    let short = |v: &Value| {
+        let s = match v {
+            Value::String(s) => format!("{s:?}"),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        // A long value (a script) is in details whole; the message keeps a line.
+        match s.char_indices().nth(80) {
+            Some((i, _)) => format!("{}…", &s[..i]),
+            None => s,
+        }
+    };
+    let mut out = match &details["target"] {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    if let Some(summary) = details["element"]["summary"].as_str() {
+        out.push_str(&format!(" ({summary})"));
+    }
+    let value = short(&details["value"]);
+    if !value.is_empty() {
+        if !out.is_empty() {
+            out.push_str(" = ");
+        }
+        out.push_str(&value);
+    }
+    out.trim().to_string()
 }
 
 /// The command, its target and value as given (`<<name>>` secrets as written), and its whole

@@ -16,10 +16,12 @@ pub enum CliError {
     InvalidArgument(String),
     /// The command is in its session's `--confirm-actions`: it did not run; the same command
     /// with `--confirm <token>` runs it once.
-    #[error("{}", confirmation_message(command, action, token, refused.as_deref()))]
+    #[error("{}", confirmation_message(command, subject, action, token, refused.as_deref()))]
     ConfirmationRequired {
         /// The command.
         command: envelope::CommandName,
+        /// What it acts on and puts there, as a person reads it (`#inc (button "Add one")`).
+        subject: String,
         /// The policy's action that covers it (`click`).
         action: String,
         /// The one-time token that runs exactly this command.
@@ -997,6 +999,7 @@ impl CliError {
 /// The message of [`CliError::ConfirmationRequired`]: what needs confirming, and how.
 fn confirmation_message(
     command: &envelope::CommandName,
+    subject: &str,
     action: &str,
     token: &str,
     refused: Option<&str>,
@@ -1004,8 +1007,13 @@ fn confirmation_message(
     let why = refused.map_or(String::new(), |r| {
         format!(" (the --confirm token was not taken: {r})")
     });
+    let subject = if subject.is_empty() {
+        String::new()
+    } else {
+        format!(" {subject}")
+    };
     format!(
-        "{command} needs a confirmation: the session's policy asks one for {action} \
+        "{command}{subject} needs a confirmation: the session's policy asks one for {action} \
          (--confirm-actions); nothing ran{why}. To run it, repeat it with --confirm {token}"
     )
 }
