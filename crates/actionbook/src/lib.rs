@@ -50,7 +50,8 @@
 //! # Environment
 //! Read by the CLI only (and passed in [`ClientEnv`]): `ACTIONBOOK_HOME` (default
 //! `~/.actionbook`), `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`, `ACTIONBOOK_BROWSER_HEADLESS`
-//! (`true`/`false`, the default of `browser start --headless`); the daemon's
+//! (`true`/`false`, the default of `browser start --headless`), `ACTIONBOOK_CONFIRM_ACTIONS` and
+//! `ACTIONBOOK_DENY_ACTIONS` (the defaults of `--confirm-actions` / `--deny-actions`); the daemon's
 //! `ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS` (default 1800, 0 = never; counted while no session is open).
 //!
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or

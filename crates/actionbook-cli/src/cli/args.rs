@@ -42,7 +42,8 @@ pub struct GlobalArgs {
     )]
     pub timeout: Option<u64>,
     /// Run a command the session's --confirm-actions holds back: the token of its
-    /// CONFIRMATION_REQUIRED answer (details.token), for exactly that command, once.
+    /// CONFIRMATION_REQUIRED answer (details.token), for exactly that command, once
+    /// (`actionbook browser click @e3 --session s1 --tab t1 --confirm 3f9c…`).
     #[arg(long, global = true, value_name = "TOKEN")]
     pub confirm: Option<String>,
 }

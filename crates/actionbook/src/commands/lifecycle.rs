@@ -107,7 +107,9 @@ pub struct Start {
     /// CONFIRMATION_REQUIRED with what it would do and a one-time token, and runs when repeated
     /// with `--confirm <token>` (beyond the spec; default ACTIONBOOK_CONFIRM_ACTIONS, else
     /// config.toml's browser.confirm_actions). Kept with the session; a later start may add to
-    /// it, never take away.
+    /// it, never take away. Example: `actionbook browser start --confirm-actions click,fill
+    /// --deny-actions eval`, then `actionbook browser click @e3 --session s1 --tab t1 --confirm
+    /// <token>` with the token its first answer gave.
     #[cfg_attr(feature = "cli", arg(long, value_name = "ACTIONS"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm_actions: Option<String>,
