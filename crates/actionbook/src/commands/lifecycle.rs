@@ -1284,6 +1284,55 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_new_sessions_policy_takes_each_list_from_its_flag_then_the_env_then_the_config() {
+        use crate::actions::Action;
+        let config = super::super::manuals::BrowserDefaults {
+            confirm_actions: Some("fill".into()),
+            deny_actions: Some("eval".into()),
+            ..Default::default()
+        };
+        let env = ClientEnv {
+            confirm_actions: Some("click".into()),
+            ..Default::default()
+        };
+        let start = Start::default();
+        let p = start
+            .new_policy(&env, &config)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        assert_eq!(
+            p.confirm.into_iter().collect::<Vec<_>>(),
+            vec![Action::Click]
+        );
+        assert_eq!(p.deny.into_iter().collect::<Vec<_>>(), vec![Action::Eval]);
+        let start = Start {
+            deny_actions: Some("upload".into()),
+            ..Start::default()
+        };
+        let p = start
+            .new_policy(&env, &config)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        assert_eq!(p.deny.into_iter().collect::<Vec<_>>(), vec![Action::Upload]);
+        // None anywhere: no policy; a bad name anywhere: refused before anything starts.
+        let none = Start::default().new_policy(&ClientEnv::default(), &Default::default());
+        assert!(matches!(none, Ok(None)));
+        let bad = ClientEnv {
+            deny_actions: Some("evil".into()),
+            ..Default::default()
+        };
+        let e = Start::default().new_policy(&bad, &Default::default());
+        assert!(matches!(e, Err(CliError::InvalidArgument(m)) if m.contains("--deny-actions")));
+        let flag = Start {
+            confirm_actions: Some("nope".into()),
+            ..Start::default()
+        };
+        assert!(flag.validate().is_err());
+    }
+
+    #[test]
     fn headers_parse() {
         let h = parse_headers(&["Authorization: Bearer x".to_string()]).unwrap_or_default();
         assert_eq!(
