@@ -21,6 +21,7 @@
 //!   guides; blocking code, so callers use `spawn_blocking`) and its `files` (whole-file writes:
 //!   temp file beside, then rename), which the engine's writers share;
 //! - [`boundary`]: the nonce markers of `--content-boundaries` (a leaf).
+//! - [`actions`]: the action names of a session's policy, their groups and parsing (a leaf);
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
@@ -31,6 +32,9 @@
 //! - `session`: sessions, their registry, connect/launch/teardown, targets, windows, popups;
 //! - `tab`: tab state, attach and revive, background services, the tab-command pipeline;
 //! - [`commands`]: the command table, one module per spec section;
+//! - `action_policy`: the gate of a session's `--confirm-actions` / `--deny-actions` (over
+//!   [`actions`], the names and the policy, a leaf beside `secrets`): tokens, the answer that
+//!   says what would run;
 //! - `session_secrets`: the secrets of live sessions, put into requests and masked out of answers;
 //! - `engine`: [`Engine`], [`Request`].
 //!
@@ -47,7 +51,8 @@
 //! # Environment
 //! Read by the CLI only (and passed in [`ClientEnv`]): `ACTIONBOOK_HOME` (default
 //! `~/.actionbook`), `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`, `ACTIONBOOK_BROWSER_HEADLESS`
-//! (`true`/`false`, the default of `browser start --headless`); the daemon's
+//! (`true`/`false`, the default of `browser start --headless`), `ACTIONBOOK_CONFIRM_ACTIONS` and
+//! `ACTIONBOOK_DENY_ACTIONS` (the defaults of `--confirm-actions` / `--deny-actions`); the daemon's
 //! `ACTIONBOOK_DAEMON_IDLE_TIMEOUT_SECS` (default 1800, 0 = never; counted while no session is open).
 //!
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
@@ -56,6 +61,7 @@
 pub use actionbook_manuals as manuals;
 use actionbook_manuals::files;
 
+pub mod actions;
 pub mod boundary;
 pub mod deadline;
 pub mod error;
@@ -69,6 +75,7 @@ mod page;
 mod session;
 mod tab;
 
+mod action_policy;
 pub mod commands;
 pub mod engine;
 mod session_secrets;

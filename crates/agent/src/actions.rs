@@ -670,6 +670,7 @@ pub async fn run_aimed(
                     warnings.extend(env.meta.warnings.iter().cloned());
                     vec![]
                 }
+                Err(e) if e.held_back() => return Err(e),
                 // The model reads options by their text: try that before failing.
                 Err(_) => vec![exec(
                     CommandName::BrowserSelect,

@@ -382,6 +382,12 @@ pub async fn ai(
                             steps.push(step);
                             return Err(unfinished(e, steps));
                         }
+                        // Held back by the session's policy: the caller decides, not the model.
+                        Err(e) if e.held_back() => {
+                            step.error = Some(vars.mask(&e.to_string()));
+                            steps.push(step);
+                            return Err(unfinished(e, steps));
+                        }
                         Err(e) => {
                             let said = vars.mask(&e.to_string());
                             results.push(format!("failed: {said}"));

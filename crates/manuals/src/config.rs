@@ -59,6 +59,12 @@ pub struct BrowserSection {
     /// Headless by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headless: Option<bool>,
+    /// The default of `browser start --confirm-actions` (`"click,fill"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_actions: Option<String>,
+    /// The default of `browser start --deny-actions` (`"eval"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_actions: Option<String>,
     /// Keys this build does not use, kept as they were.
     #[serde(flatten)]
     pub other: toml::Table,

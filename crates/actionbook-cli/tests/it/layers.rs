@@ -26,6 +26,7 @@ const CRATES: &[&str] = &[
 const LAYERS: &[&str] = &[
     "boundary",
     "error",
+    "actions",
     "secrets",
     "fault",
     "model",
@@ -36,6 +37,7 @@ const LAYERS: &[&str] = &[
     "session",
     "tab",
     "commands",
+    "action_policy",
     "session_secrets",
     "engine",
     "daemon",

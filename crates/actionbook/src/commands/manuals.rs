@@ -435,6 +435,10 @@ pub(crate) struct BrowserDefaults {
     pub headless: Option<bool>,
     /// `browser.executable_path`.
     pub executable: Option<PathBuf>,
+    /// `browser.confirm_actions`.
+    pub confirm_actions: Option<String>,
+    /// `browser.deny_actions`.
+    pub deny_actions: Option<String>,
     /// Why the file was not used (unreadable, not TOML), for `meta.warnings`.
     pub warning: Option<String>,
 }
@@ -452,6 +456,8 @@ pub(crate) async fn browser_defaults(home: &Home) -> BrowserDefaults {
                 .executable_path
                 .filter(|p| !p.trim().is_empty())
                 .map(PathBuf::from),
+            confirm_actions: file.browser.confirm_actions,
+            deny_actions: file.browser.deny_actions,
             warning: None,
         },
         Ok(Err(e)) => BrowserDefaults {

@@ -169,6 +169,10 @@ pub struct SessionRecord {
     /// given between marker lines naming it ([`crate::boundary`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_boundary: Option<String>,
+    /// The session's action policy (`start --confirm-actions`, `--deny-actions`): kept here so a
+    /// restarted daemon polices as the one that started it ([`crate::actions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_policy: Option<crate::actions::ActionPolicy>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -344,6 +348,7 @@ mod tests {
             max_tracked_requests: None,
             network_routes: Vec::new(),
             content_boundary: None,
+            action_policy: None,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],

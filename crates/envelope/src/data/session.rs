@@ -161,6 +161,13 @@ pub struct StartData {
     /// omitted when `None`): page text comes between marker lines naming it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_boundary: Option<String>,
+    /// The actions the session asks a confirmation for (`--confirm-actions`; beyond the spec,
+    /// omitted when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirm_actions: Vec<String>,
+    /// The actions the session refuses (`--deny-actions`; beyond the spec, omitted when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_actions: Vec<String>,
 }
 
 impl RenderText for StartData {
@@ -174,6 +181,12 @@ impl RenderText for StartData {
         body.field("title", &self.tab.title);
         if let Some(nonce) = &self.content_boundary {
             body.field("content_boundary", nonce);
+        }
+        if !self.confirm_actions.is_empty() {
+            body.field("confirm_actions", self.confirm_actions.join(","));
+        }
+        if !self.deny_actions.is_empty() {
+            body.field("deny_actions", self.deny_actions.join(","));
         }
     }
 }
