@@ -40,8 +40,9 @@
 //!
 //! On top: [`daemon`] (wire, server, client); [`doctor`] (the checks of `actionbook doctor`,
 //! run in the asking process); [`mcp`] (the MCP server over stdio, its tools made
-//! from the command table, on the daemon or an in-process engine); and, with the `cli` feature
-//! (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
+//! from the command table, on the daemon or an in-process engine); [`api`] (the typed handles,
+//! [`Browser`] → [`Session`] → [`Tab`] → [`Locator`], over the engine or the daemon); and, with the
+//! `cli` feature (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
 //!
 //! # Adding a command
 //! Its request type (serde + `schemars::JsonSchema`, `clap::Args` behind `cfg_attr`) and handler
@@ -84,12 +85,15 @@ pub mod daemon;
 pub mod doctor;
 pub mod mcp;
 
+pub mod api;
+
 /// Internals the benches measure directly (not a stable API).
 #[doc(hidden)]
 pub mod bench_support {
     pub use crate::tab::services::network::{RecorderProbe, network_enable};
 }
 
+pub use api::{ApiError, Browser, Locator, Session, Snapshot, Tab};
 pub use commands::{COMMANDS, Command, CommandSpec, Stage};
 pub use deadline::{DEFAULT_TIMEOUT_MS, Deadline};
 pub use engine::{Engine, EngineConfig, Request};

@@ -43,6 +43,7 @@ const LAYERS: &[&str] = &[
     "daemon",
     "doctor",
     "mcp",
+    "api",
 ];
 
 /// Files that may import every layer (the crate root and the binary).

@@ -4,6 +4,7 @@
 mod support;
 
 mod agent;
+mod api;
 mod atomic;
 mod batch;
 mod batched;

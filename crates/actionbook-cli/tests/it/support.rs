@@ -134,6 +134,11 @@ impl Env {
         }
     }
 
+    /// The Chromium wrapper this home's sessions launch (for an in-process engine's requests).
+    pub fn wrapper(&self) -> &Path {
+        &self.wrapper
+    }
+
     /// Whether Chromium is installed (tests needing it are skipped with a message otherwise).
     pub fn chromium_available() -> bool {
         Path::new(CHROMIUM).exists()

@@ -144,11 +144,44 @@ pub fn send_with_progress(
     hang_up: &HangUp,
     progress: Option<&dyn Fn(&str)>,
 ) -> Result<Reply> {
+    let build = wire::build_id();
+    send_via(
+        home,
+        request,
+        text,
+        hang_up,
+        progress,
+        &Spawn::CurrentExe,
+        build,
+    )
+}
+
+/// Whether a call may start the daemon when none serves the home, and which binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Spawn {
+    /// This process's own executable (the CLI: `actionbook __daemon`).
+    CurrentExe,
+    /// This `actionbook` binary (a Rust program that is not the CLI).
+    Executable(std::path::PathBuf),
+    /// None: the call fails when no daemon serves the home.
+    Never,
+}
+
+/// [`send_with_progress`] as a client of build `build` (a daemon of another build drains and
+/// exits), starting a missing daemon as `spawn` says.
+pub fn send_via(
+    home: &Home,
+    request: Request,
+    text: bool,
+    hang_up: &HangUp,
+    progress: Option<&dyn Fn(&str)>,
+    spawn: &Spawn,
+    build: String,
+) -> Result<Reply> {
     let hung_up = || CliError::DaemonLost {
         detail: "the call was hung up".to_string(),
     };
     home.ensure()?;
-    let build = wire::build_id();
     let timeout_ms = request.timeout_or_default().unwrap_or(DEFAULT_TIMEOUT_MS);
     let frame = ClientFrame {
         v: PROTOCOL_VERSION,
@@ -160,7 +193,7 @@ pub fn send_with_progress(
     let mut restarts = 0;
     let mut resets = 0;
     loop {
-        let mut stream = connect_or_spawn(home)?;
+        let mut stream = connect_or_spawn(home, spawn)?;
         if !hang_up.watch(&stream) {
             return Err(hung_up());
         }
@@ -251,6 +284,14 @@ pub fn send_with_progress(
     }
 }
 
+/// The build id the daemon serving `home` wrote when it started (`daemon.version`), if any.
+pub fn serving_build(home: &Home) -> Option<String> {
+    std::fs::read_to_string(home.file("daemon.version"))
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
 /// The daemon of a home, as [`status`] finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DaemonState {
@@ -338,19 +379,30 @@ fn wait_released(home: &Home, drain_ms: u64) -> Result<()> {
 /// Starts the daemon of `home` unless one serves; its pid.
 pub fn start(home: &Home) -> Result<Option<u32>> {
     home.ensure()?;
-    drop(connect_or_spawn(home)?);
+    drop(connect_or_spawn(home, &Spawn::CurrentExe)?);
     Ok(HomeLock::holder(home).flatten())
 }
 
-fn connect_or_spawn(home: &Home) -> Result<UnixStream> {
+fn connect_or_spawn(home: &Home, spawn: &Spawn) -> Result<UnixStream> {
     if let Ok(s) = UnixStream::connect(home.socket()) {
         return Ok(s);
     }
+    let exe = match spawn {
+        Spawn::CurrentExe => std::env::current_exe()?,
+        Spawn::Executable(path) => path.clone(),
+        Spawn::Never => {
+            return Err(CliError::Daemon(format!(
+                "no daemon serves {} (any `actionbook` command starts one, e.g. \
+                 `actionbook browser list-sessions`)",
+                home.root().display()
+            )));
+        }
+    };
     let started = Instant::now();
     let mut last_spawn: Option<Instant> = None;
     loop {
         if last_spawn.is_none_or(|t| t.elapsed() > Duration::from_millis(1500)) {
-            spawn_daemon(home)?;
+            spawn_daemon(home, &exe)?;
             last_spawn = Some(Instant::now());
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -388,8 +440,7 @@ fn daemon_malloc_env(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'stat
 /// requests carry absolute paths and the client's cwd). It starts a session of its own
 /// ([`super::server::run`]), which it can only while it leads no process group, so it is not
 /// given one here. A second daemon started concurrently exits at once (see [`super::server`]).
-fn spawn_daemon(home: &Home) -> Result<()> {
-    let exe = std::env::current_exe()?;
+fn spawn_daemon(home: &Home, exe: &std::path::Path) -> Result<()> {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
