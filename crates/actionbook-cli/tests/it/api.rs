@@ -329,3 +329,29 @@ fn the_daemon_backend_shares_a_session_with_the_cli() {
     ]);
     assert_eq!(v["data"]["value"], "from rust", "{v}");
 }
+
+#[test]
+fn the_daemon_backend_starts_the_given_binary_when_none_serves() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let daemon =
+        actionbook::api::Daemon::start_with(Home::at(&env.home), env!("CARGO_BIN_EXE_actionbook"));
+    let browser = Browser::over(daemon).with_env(ClientEnv {
+        browser_executable: Some(env.wrapper().to_path_buf()),
+        ..ClientEnv::default()
+    });
+    let rt = runtime();
+    let sid = rt.block_on(async {
+        assert!(browser.sessions().await.expect("sessions").is_empty());
+        let session = browser
+            .start(start(&f.url("/index.html")))
+            .await
+            .expect("start");
+        session.id().to_string()
+    });
+    assert!(env.live_daemon_pid().is_some(), "no daemon serves the home");
+    // The CLI sees the session the program started through its daemon.
+    let v = env.json(&["browser", "title", "--session", &sid, "--tab", "t1"]);
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+}
