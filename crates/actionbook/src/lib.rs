@@ -19,6 +19,7 @@
 //! - `files`: whole-file writes (temp file beside, then rename), the lowest layer;
 //!   [`boundary`]: the nonce markers of `--content-boundaries` (a leaf beside it).
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
+//!   [`allowlist`]: the rules of `--allowed-domains`, parsing and matching (a pure leaf beside it);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
@@ -52,6 +53,7 @@
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
 
+pub mod allowlist;
 pub mod boundary;
 pub mod deadline;
 pub mod error;

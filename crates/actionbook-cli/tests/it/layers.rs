@@ -13,6 +13,7 @@ const LAYERS: &[&str] = &[
     "manuals",
     "error",
     "secrets",
+    "allowlist",
     "fault",
     "model",
     "deadline",

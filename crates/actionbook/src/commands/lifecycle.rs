@@ -743,6 +743,7 @@ impl Start {
             max_tracked_requests: None,
             network_routes: Vec::new(),
             content_boundary: None,
+            allowed_domains: Vec::new(),
         };
         let conn = BrowserConn {
             conn,
@@ -805,6 +806,7 @@ async fn launch_new(
         max_tracked_requests: None,
         network_routes: Vec::new(),
         content_boundary: None,
+        allowed_domains: Vec::new(),
     };
     Ok((record, launched.conn, Some(launched.browser)))
 }
