@@ -285,15 +285,22 @@ impl Allowlist {
         out.join(",")
     }
 
-    /// Chromium's `--host-resolver-rules` for the list: every name not in it resolves to
-    /// nothing. IP literals are never resolved, so this is depth, not the boundary.
+    /// Chromium's `--host-resolver-rules` for the list: every host not in it resolves to
+    /// nothing. Chromium 156 applies the rules to IP literals too (measured: `MAP * ~NOTFOUND`
+    /// alone makes `http://127.0.0.1/` fail), so the list's addresses are excluded as well; the
+    /// rules know no ports (the proxy's bypass list and `Fetch` do).
     pub fn host_resolver_rules(&self) -> String {
         let mut out = vec!["MAP * ~NOTFOUND".to_string()];
         for r in &self.rules {
-            match &r.host {
-                Host::Exact(h) => out.push(format!("EXCLUDE {h}")),
-                Host::Subdomains(h) => out.push(format!("EXCLUDE *.{h}")),
-                Host::Ip(_) => {}
+            let host = match &r.host {
+                Host::Exact(h) => h.clone(),
+                Host::Subdomains(h) => format!("*.{h}"),
+                Host::Ip(IpAddr::V4(a)) => a.to_string(),
+                Host::Ip(IpAddr::V6(a)) => format!("[{a}]"),
+            };
+            let line = format!("EXCLUDE {host}");
+            if !out.contains(&line) {
+                out.push(line);
             }
         }
         out.join(", ")
@@ -456,7 +463,7 @@ mod tests {
         );
         assert_eq!(
             l.host_resolver_rules(),
-            "MAP * ~NOTFOUND, EXCLUDE a.com, EXCLUDE *.b.com"
+            "MAP * ~NOTFOUND, EXCLUDE a.com, EXCLUDE *.b.com, EXCLUDE 127.0.0.1"
         );
     }
 

@@ -111,6 +111,15 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secrets_file: Option<String>,
+    /// The only hosts the session's pages may reach, comma-separated (repeatable): `a.com`
+    /// (that host), `*.b.com` (its subdomains), IP literals (`127.0.0.1`, `[::1]`), each with
+    /// an optional `:port`. Every other request is refused in the browser (navigations, frames,
+    /// subresources, fetch/XHR, workers, popups; WebSockets and WebRTC too in a browser this
+    /// command launches). Default from ACTIONBOOK_ALLOWED_DOMAINS, else config.toml's
+    /// `browser.allowed_domains`. Only for a new session.
+    #[cfg_attr(feature = "cli", arg(long = "allowed-domains", value_name = "HOSTS"))]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
 }
 
 /// `browser list-sessions`.
@@ -207,6 +216,7 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
         tab,
         reused,
         content_boundary: rec.content_boundary.clone(),
+        allowed_domains: rec.allowed_domains.clone(),
     }
 }
 
@@ -451,6 +461,21 @@ impl Start {
                 "--max-tracked-requests is set when a session starts; session '{id}' {kept} (ignored)"
             ));
         }
+        if !self.allowed_domains.is_empty() {
+            let asked = crate::allowlist::Allowlist::parse(&self.allowed_domains)
+                .map_err(CliError::InvalidArgument)?
+                .rules();
+            if asked != rec.allowed_domains {
+                let has = match rec.allowed_domains.is_empty() {
+                    true => "no allowed-domains list".to_string(),
+                    false => format!("--allowed-domains {}", rec.allowed_domains.join(",")),
+                };
+                return Err(CliError::InvalidArgument(format!(
+                    "session '{id}' exists with {has}: --allowed-domains is set when a session \
+                     starts; close it or start another session id"
+                )));
+            }
+        }
         if self.content_boundaries && rec.content_boundary.is_none() {
             warnings.push(format!(
                 "--content-boundaries is set when a session starts; session '{id}' has none (ignored)"
@@ -547,6 +572,29 @@ impl GlobalCommand for Start {
         // Flags, then the caller's environment, then config.toml (`setup` writes it).
         let config = super::manuals::browser_defaults(sessions.home()).await;
         warnings.extend(config.warning);
+        let allowed_domains = match (&self.allowed_domains, &cx.env.allowed_domains) {
+            (given, _) if !given.is_empty() => given.clone(),
+            (_, Some(env)) if !env.trim().is_empty() => vec![env.clone()],
+            _ => config.allowed_domains.clone().into_iter().collect(),
+        };
+        let allowed_domains = match allowed_domains.is_empty() {
+            true => Vec::new(),
+            false => crate::allowlist::Allowlist::parse(&allowed_domains)
+                .map_err(CliError::InvalidArgument)?
+                .rules(),
+        };
+        if let Some(url) = &self.open_url {
+            crate::session::guard::check_navigation(&allowed_domains, url, "--open-url")?;
+        }
+        if !allowed_domains.is_empty() && self.cdp_endpoint.is_some() {
+            warnings.push(
+                "--allowed-domains on a browser behind --cdp-endpoint: its requests are refused \
+                 through CDP (request interception) while this daemon is connected, but no launch \
+                 flag can be given to a browser someone else started, so its WebSockets and \
+                 WebRTC are not contained"
+                    .to_string(),
+            );
+        }
         let headless = self
             .headless
             .or(cx.env.browser_headless)
@@ -593,7 +641,8 @@ impl GlobalCommand for Start {
             Some(p) => {
                 let executable = cx.env.browser_executable.clone().or(config.executable);
                 let what = (session_id.as_str(), mode, headless);
-                launch_new(p, what, executable, window_size, &session_dir, deadline).await
+                let sizes = (window_size, allowed_domains.as_slice());
+                launch_new(p, what, executable, sizes, &session_dir, deadline).await
             }
         };
         let (mut record, conn, owned) = match made {
@@ -605,6 +654,7 @@ impl GlobalCommand for Start {
         };
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
         record.max_tracked_requests = self.max_tracked_requests;
+        record.allowed_domains = allowed_domains;
         record.content_boundary = self.content_boundaries.then(|| {
             crate::boundary::ContentBoundary::fresh()
                 .nonce()
@@ -633,6 +683,11 @@ impl GlobalCommand for Start {
         slot.set_conn(Some(conn.clone()));
         slot.set_owned(owned);
         sessions.insert(slot.clone());
+        // Nothing loads before the guard of a session with a list is on.
+        if let Err(e) = slot.guard.ready(conn.generation, deadline).await {
+            let _ = teardown(sessions, &slot).await;
+            return Err(e);
+        }
         fault::step(cx.env.abort_at.as_deref(), "start.recorded");
         let tab = match first_tab(
             &slot,
@@ -759,7 +814,7 @@ async fn launch_new(
     profile: &NewProfile,
     (session_id, mode, headless): (&str, Mode, bool),
     executable: Option<std::path::PathBuf>,
-    window_size: Option<(u32, u32)>,
+    (window_size, allowed_domains): (Option<(u32, u32)>, &[String]),
     session_dir: &Path,
     deadline: &Deadline,
 ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
@@ -768,7 +823,7 @@ async fn launch_new(
         executable.clone(),
         headless,
         profile.dir.clone(),
-        window_size,
+        (window_size, allowed_domains),
         1,
         deadline.remaining(),
     )
@@ -1024,7 +1079,7 @@ async fn restart_steps(
             rec.executable.clone().map(Into::into),
             rec.headless,
             dir,
-            rec.window_size,
+            (rec.window_size, &rec.allowed_domains),
             generation,
             deadline.remaining(),
         )
@@ -1063,6 +1118,7 @@ async fn restart_steps(
     .await?;
     slot.set_conn(Some(conn.clone()));
     slot.set_owned(owned);
+    slot.guard.ready(conn.generation, deadline).await?;
     fault::step(env.abort_at.as_deref(), "restart.recorded");
     first_tab(
         slot,

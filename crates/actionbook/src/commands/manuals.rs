@@ -435,6 +435,8 @@ pub(crate) struct BrowserDefaults {
     pub headless: Option<bool>,
     /// `browser.executable_path`.
     pub executable: Option<PathBuf>,
+    /// `browser.allowed_domains`.
+    pub allowed_domains: Option<String>,
     /// Why the file was not used (unreadable, not TOML), for `meta.warnings`.
     pub warning: Option<String>,
 }
@@ -452,6 +454,10 @@ pub(crate) async fn browser_defaults(home: &Home) -> BrowserDefaults {
                 .executable_path
                 .filter(|p| !p.trim().is_empty())
                 .map(PathBuf::from),
+            allowed_domains: file
+                .browser
+                .allowed_domains
+                .filter(|d| !d.trim().is_empty()),
             warning: None,
         },
         Ok(Err(e)) => BrowserDefaults {

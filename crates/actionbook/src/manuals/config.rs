@@ -59,6 +59,9 @@ pub struct BrowserSection {
     /// Headless by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headless: Option<bool>,
+    /// The default of `browser start --allowed-domains` (`"a.com,*.b.com"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_domains: Option<String>,
     /// Keys this build does not use, kept as they were.
     #[serde(flatten)]
     pub other: toml::Table,

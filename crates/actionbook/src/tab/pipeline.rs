@@ -62,7 +62,11 @@ pub(crate) async fn run_tab<C: TabCommand>(
                 .await
                 .map_err(|e| (e, None, Vec::new(), true)),
             Err(e) => {
-                let told = told(&mut cx);
+                let mut told = told(&mut cx);
+                let (denial, refused) = allowlist_told(&mut cx);
+                told.extend(refused);
+                // A navigation the allowlist refused is why it failed (a redirect of `goto`).
+                let e = denial.unwrap_or(e);
                 let (now, silent) = page_now(&mut cx, &e).await;
                 // Out of time on a page that does not answer while the browser does: say so.
                 let e = match timed_out(e, deadline, name) {
@@ -421,6 +425,11 @@ async fn finish<C: TabCommand>(
         );
     }
     done.warnings.extend(told(cx));
+    let (denial, refused) = allowlist_told(cx);
+    if let Some(e) = denial {
+        return Err(e);
+    }
+    done.warnings.extend(refused);
     let mut context = match done.context.take() {
         Some(c) => c,
         None => context_after(cx, &mut done.warnings).await?,
@@ -447,6 +456,13 @@ fn told(cx: &mut TabCx<'_>) -> Vec<String> {
     told.extend(cx.state.frames.take_match_warnings());
     told.append(&mut cx.state.notes);
     told
+}
+
+/// What the allowlist guard refused since the last answer (see
+/// [`crate::session::guard::told`]).
+fn allowlist_told(cx: &mut TabCx<'_>) -> (Option<CliError>, Vec<String>) {
+    let rules = cx.session.with_record(|r| r.allowed_domains.clone());
+    crate::session::guard::told(&cx.session.guard, &rules, cx.state.target_id.as_deref())
 }
 
 /// What a command's answer says of a download the tab began.

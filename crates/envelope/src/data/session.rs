@@ -161,6 +161,10 @@ pub struct StartData {
     /// omitted when `None`): page text comes between marker lines naming it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_boundary: Option<String>,
+    /// The session's `--allowed-domains` rules (beyond the spec, omitted when empty: every
+    /// host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
 }
 
 impl RenderText for StartData {
@@ -174,6 +178,9 @@ impl RenderText for StartData {
         body.field("title", &self.tab.title);
         if let Some(nonce) = &self.content_boundary {
             body.field("content_boundary", nonce);
+        }
+        if !self.allowed_domains.is_empty() {
+            body.field("allowed_domains", self.allowed_domains.join(","));
         }
     }
 }
