@@ -4,6 +4,7 @@
 mod support;
 
 mod agent;
+mod allowlist;
 mod atomic;
 mod batch;
 mod batched;

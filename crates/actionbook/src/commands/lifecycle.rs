@@ -590,8 +590,9 @@ impl GlobalCommand for Start {
             warnings.push(
                 "--allowed-domains on a browser behind --cdp-endpoint: its requests are refused \
                  through CDP (request interception) while this daemon is connected, but no launch \
-                 flag can be given to a browser someone else started, so its WebSockets and \
-                 WebRTC are not contained"
+                 flag can be given to a browser someone else started, so its WebSockets, WebRTC, \
+                 preconnects and DNS prefetches (connections and look-ups without a request) are \
+                 not contained"
                     .to_string(),
             );
         }

@@ -71,6 +71,8 @@ pub(crate) struct Blocked {
     pub resource_type: String,
     /// The frame that made it (empty for a worker's).
     pub frame_id: String,
+    /// When it was refused.
+    pub at: std::time::Instant,
 }
 
 impl Blocked {
@@ -228,7 +230,7 @@ impl Guard {
         let root = conn.browser();
         let id = p.request_id.clone();
         let refused = match verdict {
-            Verdict::Allowed => None,
+            Verdict::Allowed => false,
             Verdict::Denied { host } => {
                 self.note(
                     Blocked {
@@ -236,16 +238,17 @@ impl Guard {
                         host,
                         resource_type: p.resource_type.clone(),
                         frame_id: p.frame_id.as_str().to_string(),
+                        at: std::time::Instant::now(),
                     },
                     p.network_id.as_ref().map(|n| n.as_str().to_string()),
                 );
-                Some(())
+                true
             }
         };
         tokio::spawn(async move {
             let t = deadline::QUICK_CALL;
             let _ = match refused {
-                None => root
+                false => root
                     .send_timeout(
                         &fetch::ContinueRequest {
                             request_id: id,
@@ -255,7 +258,7 @@ impl Guard {
                     )
                     .await
                     .map(|_| ()),
-                Some(()) => root
+                true => root
                     .send_timeout(
                         &fetch::FailRequest {
                             request_id: id,
@@ -348,13 +351,15 @@ pub(crate) fn check_navigation(rules: &[String], url: &str, what: &str) -> Resul
     }
 }
 
-/// The refused requests to tell with a command of tab `target` (its page's target id): the
-/// tab's own refused navigation (the command's answer is then `ACCESS_DENIED`), and warnings of
-/// the others (sub-resources, frames, workers, popups: of any tab of the session, told once).
+/// The refused requests to tell with a command of tab `target` (its page's target id) that
+/// started at `since`: the tab's own navigation refused while it ran (the command's answer is
+/// then `ACCESS_DENIED`), and warnings of the others (sub-resources, frames, workers, popups, a
+/// navigation refused before the command: of any tab of the session, told once).
 pub(crate) fn told(
     guard: &Guard,
     rules: &[String],
     target: Option<&str>,
+    since: std::time::Instant,
 ) -> (Option<CliError>, Vec<String>) {
     if rules.is_empty() {
         return (None, Vec::new());
@@ -364,7 +369,7 @@ pub(crate) fn told(
     let mut denial = None;
     let mut warnings = Vec::new();
     for b in blocked {
-        if denial.is_none() && target.is_some_and(|t| b.navigates(t)) {
+        if denial.is_none() && b.at >= since && target.is_some_and(|t| b.navigates(t)) {
             denial = Some(CliError::HostNotAllowed {
                 what: "navigation to".to_string(),
                 url: b.url.clone(),

@@ -226,6 +226,7 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                     tab,
                     reused,
                     content_boundary,
+                    allowed_domains: Vec::new(),
                 }
                 .into()
             })
