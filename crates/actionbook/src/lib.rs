@@ -80,6 +80,7 @@ pub mod mcp;
 /// Internals the benches measure directly (not a stable API).
 #[doc(hidden)]
 pub mod bench_support {
+    pub use crate::session::guard::GuardProbe;
     pub use crate::tab::services::network::{RecorderProbe, network_enable};
 }
 

@@ -581,3 +581,39 @@ fn the_list_comes_from_the_environment_and_a_session_keeps_its_own() {
     let tabs = env.json(&["browser", "list-tabs", "--session", "s1"]);
     assert_eq!(tabs["data"]["total_tabs"], 1, "{tabs}");
 }
+
+#[test]
+fn the_guard_is_back_on_after_a_daemon_restart() {
+    need_chromium!();
+    let outside = Outside::start();
+    let out = outside.origin();
+    let f = Fixture::start();
+    f.html(
+        "/img.html",
+        &format!(r#"<!doctype html><title>img</title><img src="{out}/after-restart">"#),
+    );
+    let env = Env::new();
+    let port = f
+        .url("/")
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches('/')
+        .to_string();
+    let list = format!("127.0.0.1:{port}");
+    let sid = env.start(&["--allowed-domains", &list]);
+    env.kill_daemon();
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let mut told = Told::default();
+    let v = on(&env, &t, &["goto", &f.url("/img.html")]);
+    assert_eq!(v["ok"], true, "{v}");
+    told.take(&v, &out);
+    let until = Instant::now() + Duration::from_secs(20);
+    while told.missing(&["after-restart"]).len() == 1 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+        let v = on(&env, &t, &["eval", "1"]);
+        told.take(&v, &out);
+    }
+    assert_eq!(told.missing(&["after-restart"]), Vec::<&str>::new());
+    let v = on(&env, &t, &["goto", &format!("{out}/x")]);
+    assert_failure(&v, "ACCESS_DENIED", "127.0.0.2");
+    assert_eq!(outside.seen(), Vec::<String>::new());
+}

@@ -387,3 +387,44 @@ pub(crate) fn told(
     }
     (denial, warnings)
 }
+
+/// The guard on its own, for the allowlist's cost in `benches/network.rs`: the session's guard
+/// on a connection, as a session with `rules` runs it (launch flags aside: they are per browser).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct GuardProbe {
+    guard: Guard,
+    conn: Connection,
+}
+
+impl GuardProbe {
+    /// Guards every request of `conn`'s browser with `rules`; `Err` with why it could not.
+    pub async fn start(
+        conn: &Connection,
+        rules: &[String],
+    ) -> std::result::Result<GuardProbe, String> {
+        let guard = Guard::default();
+        guard.watch(conn, 1, rules);
+        let deadline = Deadline::after_ms(deadline::SLOW_CALL.as_millis() as u64);
+        guard.ready(1, &deadline).await.map_err(|e| e.to_string())?;
+        Ok(GuardProbe {
+            guard,
+            conn: conn.clone(),
+        })
+    }
+
+    /// Requests it refused so far.
+    pub fn refused(&self) -> u64 {
+        lock(&self.guard.log).total
+    }
+
+    /// Stops guarding: interception off on the browser, its task ended.
+    pub async fn stop(self) {
+        let _ = self
+            .conn
+            .browser()
+            .send_timeout(&fetch::Disable, deadline::QUICK_CALL)
+            .await;
+        self.guard.unwatch();
+    }
+}
