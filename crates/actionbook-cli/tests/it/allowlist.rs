@@ -1,15 +1,16 @@
 //! `browser start --allowed-domains` on real Chromium: a hostile page, in the top document and in
 //! an out-of-process iframe, tries every way out to a host outside the list (img, script,
 //! fetch, XHR, WebSocket, EventSource, sendBeacon, prefetch, an iframe, dedicated, shared and
-//! service workers, window.open, link clicks, a form, a 3xx redirect, a meta refresh,
-//! `location.href`), and the host outside the list, a server of this test on 127.0.0.2 (all of
+//! service workers, WebRTC's STUN, window.open, link clicks, a form, a 3xx redirect, a meta
+//! refresh, `location.href`), and the host outside the list, a server of this test on 127.0.0.2 (all of
 //! 127/8 is loopback on Linux), is reached by no connection at all; the agent is told each
 //! refusal (`ACCESS_DENIED` for the tab's navigations, warnings for the rest, notes in `network
 //! requests`), and an allowed site works fully.
 //!
 //! Twice: on a browser the session launches (the `Fetch` guard plus the launch flags) and on a
-//! browser behind `--cdp-endpoint` (the `Fetch` guard alone: no flags, so its WebSockets are not
-//! contained, which `start` says; everything else must still be refused).
+//! browser behind `--cdp-endpoint` (the `Fetch` guard alone: no flags, so its WebSockets, WebRTC
+//! and preconnects are not contained, which `start` says, and which that run sees get out; no
+//! request may).
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -23,9 +24,11 @@ use serde_json::Value;
 use crate::need_chromium;
 use crate::support::{Env, Fixture, assert_failure, on, value, value_until};
 
-/// A server on 127.0.0.2 that notes every connection made to it (the first line of what came).
+/// A server on 127.0.0.2 that notes every connection made to it (the first line of what came),
+/// and a UDP port there that notes every datagram (`udp`: WebRTC's STUN requests).
 struct Outside {
     port: u16,
+    udp_port: u16,
     seen: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -38,9 +41,18 @@ impl Outside {
         let port = listener.local_addr().expect("addr").port();
         let seen: Arc<Mutex<Vec<String>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
+        let udp = std::net::UdpSocket::bind("127.0.0.2:0").expect("bind udp 127.0.0.2");
+        udp.set_nonblocking(true).expect("nonblocking udp");
+        let udp_port = udp.local_addr().expect("udp addr").port();
         let (s, st) = (seen.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             while !st.load(Ordering::SeqCst) {
+                let mut dgram = [0u8; 1500];
+                if udp.recv_from(&mut dgram).is_ok() {
+                    s.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push("udp".into());
+                }
                 match listener.accept() {
                     Ok((mut c, _)) => {
                         let _ = c.set_nonblocking(false);
@@ -63,6 +75,7 @@ impl Outside {
         });
         Outside {
             port,
+            udp_port,
             seen,
             stop,
             thread: Some(thread),
@@ -71,6 +84,10 @@ impl Outside {
 
     fn origin(&self) -> String {
         format!("http://127.0.0.2:{}", self.port)
+    }
+
+    fn stun(&self) -> String {
+        format!("stun:127.0.0.2:{}", self.udp_port)
     }
 
     fn seen(&self) -> Vec<String> {
@@ -88,7 +105,7 @@ impl Drop for Outside {
 }
 
 /// The hostile part of a page: every way out to `out`, each URL tagged `<tag>-<way>`.
-fn hostile(out: &str, tag: &str) -> String {
+fn hostile(out: &str, stun: &str, tag: &str) -> String {
     let ws = out.replace("http://", "ws://");
     format!(
         r#"<img src="{out}/{tag}-img"><script src="{out}/{tag}-script"></script>
@@ -109,13 +126,22 @@ navigator.sendBeacon("{out}/{tag}-beacon", "x"); mark("beacon");
 new Worker("/worker.js?{tag}");
 try {{ new SharedWorker("/shared.js?{tag}"); }} catch (e) {{}}
 navigator.serviceWorker.register("/sw.js?{tag}").catch(() => {{}});
+try {{
+  const pc = new RTCPeerConnection({{ iceServers: [{{ urls: "{stun}" }}] }});
+  pc.createDataChannel("x");
+  // Gathering (the STUN requests) starts with the local description.
+  pc.createOffer().then(o => pc.setLocalDescription(o)).finally(() => mark("rtc"));
+  window.pc = pc;
+}} catch (e) {{ mark("rtc"); }}
 </script>"#
     )
 }
 
 /// The allowed origin's pages: the hostile top page (with a cross-site OOPIF doing the same),
 /// the workers, the navigations' starting points, and an allowed site that must work.
-fn fixture(out: &str) -> Fixture {
+fn fixture(outside: &Outside) -> Fixture {
+    let (out, stun) = (outside.origin(), outside.stun());
+    let out = out.as_str();
     let f = Fixture::start();
     let frame = f.cross_site_url("/frame.html");
     f.html(
@@ -128,7 +154,7 @@ fn fixture(out: &str) -> Fixture {
 <form id="form" action="{out}/top-form"><button id="submit">send</button></form>
 <iframe id="oopif" src="{frame}"></iframe>
 {}</body></html>"#,
-            hostile(out, "top")
+            hostile(out, &stun, "top")
         ),
     );
     f.html(
@@ -138,7 +164,7 @@ fn fixture(out: &str) -> Fixture {
 {}
 <script>setTimeout(() => {{ location.href = "{out}/oopif-location"; }}, 300);</script>
 </body></html>"#,
-            hostile(out, "oopif")
+            hostile(out, &stun, "oopif")
         ),
     );
     let js = "text/javascript";
@@ -288,7 +314,7 @@ fn hostile_run(env: &Env, sid: &str, f: &Fixture, outside: &Outside, launched: b
     told.take(&v, &out);
     // The page tried every way (the WebSocket and EventSource failed, the beacon was sent);
     // every answer is read, as refusals are told with whichever command ends next.
-    let tried = "['fetch','xhr','ws','es','beacon'].every(k => window.done[k])";
+    let tried = "['fetch','xhr','ws','es','beacon','rtc'].every(k => window.done[k])";
     let until = Instant::now() + Duration::from_secs(20);
     loop {
         let v = on(env, &t, &["eval", tried]);
@@ -427,12 +453,18 @@ fn hostile_run(env: &Env, sid: &str, f: &Fixture, outside: &Outside, launched: b
     if launched {
         assert_eq!(seen, Vec::<String>::new(), "the outside host was reached");
     } else {
-        // Behind --cdp-endpoint no flag can stop a WebSocket or Chromium's preconnects (a
-        // connection that sends nothing, on a pointer down on a link: `Fetch` sees no request),
-        // as start says: no request came.
+        // Behind --cdp-endpoint no flag can stop a WebSocket, WebRTC or Chromium's preconnects
+        // (a connection that sends nothing, on a pointer down on a link: `Fetch` sees no
+        // request), as start says: no request came.
+        // And those ways are real: what the launched browser's flags stop does get out here
+        // (so the zero above is the flags' doing, not a page that never tried).
+        assert!(
+            seen.iter().any(|l| l.contains("-ws ")) && seen.iter().any(|l| l == "udp"),
+            "the page's WebSocket and WebRTC attempts were not seen: {seen:?}"
+        );
         let others: Vec<&String> = seen
             .iter()
-            .filter(|l| !l.contains("-ws ") && *l != "(nothing sent)")
+            .filter(|l| !l.contains("-ws ") && *l != "(nothing sent)" && *l != "udp")
             .collect();
         assert_eq!(
             others,
@@ -446,7 +478,7 @@ fn hostile_run(env: &Env, sid: &str, f: &Fixture, outside: &Outside, launched: b
 fn a_hostile_page_reaches_no_host_outside_the_list() {
     need_chromium!();
     let outside = Outside::start();
-    let f = fixture(&outside.origin());
+    let f = fixture(&outside);
     let env = Env::new();
     let port = f
         .url("/")
@@ -472,7 +504,7 @@ fn a_hostile_page_reaches_no_host_outside_the_list() {
 fn behind_a_cdp_endpoint_the_fetch_guard_alone_refuses_every_request() {
     need_chromium!();
     let outside = Outside::start();
-    let f = fixture(&outside.origin());
+    let f = fixture(&outside);
     let env = Env::new();
     // A browser with no flags of ours: the list's session attaches to it.
     let plain = env.json(&["browser", "start", "--headless"]);
