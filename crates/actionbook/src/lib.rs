@@ -7,7 +7,7 @@
 //!   in-process, without the daemon or clap.
 //! - The command table ([`commands::COMMANDS`]) is the one list of commands: per command its
 //!   name, addressing level, stage, [`CommandTraits`] and the JSON Schema of its request.
-//! - The `actionbook` binary is thin: [`cli`] parses arguments, lowers them into a [`Request`],
+//! - The `actionbook` binary is thin: `cli` parses arguments, lowers them into a [`Request`],
 //!   sends it to the per-user [`daemon`] and prints the reply.
 //! - Session state is durable ([`store`]): browsers outlive the daemon, and a new daemon
 //!   re-attaches to them with the same session ids, tab ids and refs.
@@ -41,7 +41,7 @@
 //! On top: [`daemon`] (wire, server, client); [`doctor`] (the checks of `actionbook doctor`,
 //! run in the asking process); [`mcp`] (the MCP server over stdio, its tools made
 //! from the command table, on the daemon or an in-process engine); and, with the `cli` feature
-//! (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
+//! (default), `cli` (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
 //!
 //! # Adding a command
 //! Its request type (serde + `schemars::JsonSchema`, `clap::Args` behind `cfg_attr`) and handler
@@ -57,6 +57,10 @@
 //!
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
+
+// Request types' doc comments are their `--help` text too, where `<name>` is a placeholder meant
+// literally, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 pub use actionbook_manuals as manuals;
 use actionbook_manuals::files;

@@ -335,7 +335,7 @@ pub struct ClientEnv {
     #[serde(default, skip_serializing_if = "crate::secrets::Secrets::is_empty")]
     pub secrets: crate::secrets::Secrets,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
-    /// engine's process abort ([`crate::fault`]); ignored by release builds.
+    /// engine's process abort (`crate::fault`); ignored by release builds.
     #[doc(hidden)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]

@@ -3,7 +3,7 @@
 //! turns a tab's page into an area ([`super::record`]).
 //!
 //! The store is SQLite (blocking): every call runs in `spawn_blocking`, on one [`Manuals`] per
-//! home kept open between commands ([`with_manuals`]). The remote API settings come from the
+//! home kept open between commands (`with_manuals`). The remote API settings come from the
 //! caller's environment ([`ClientEnv`]) over `config.toml`, not from the daemon's.
 
 use std::collections::HashMap;
