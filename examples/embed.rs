@@ -23,7 +23,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         home: Home::at(home.path().join("actionbook")),
     })?;
     let page = format!(
-        "file://{}/crates/actionbook/demo/index.html",
+        "file://{}/crates/manuals/demo/index.html",
         env!("CARGO_MANIFEST_DIR")
     );
     let tab = || TabTarget::new("embed", "t1");

@@ -12,7 +12,7 @@ if [ -z "${ACTIONBOOK_BROWSER_EXECUTABLE_PATH:-}" ] && ! command -v chromium >/d
 fi
 cargo --quiet build-cli
 AB="${CARGO_TARGET_DIR:-target}/release/actionbook"
-PAGE="file://$(pwd)/crates/actionbook/demo/index.html"
+PAGE="file://$(pwd)/crates/manuals/demo/index.html"
 
 # A private home for the demo, removed at the end (the daemon and browser go with it).
 export ACTIONBOOK_HOME="$(mktemp -d)/actionbook"

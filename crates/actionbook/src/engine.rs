@@ -38,6 +38,8 @@ pub struct Engine {
     recovered: Arc<tokio::sync::OnceCell<()>>,
     /// Each session's secrets, in memory only.
     secrets: Arc<crate::session_secrets::SessionSecrets>,
+    /// The confirmation tokens given out (`--confirm-actions`), in memory only.
+    confirmations: Arc<crate::action_policy::Confirmations>,
 }
 
 impl Engine {
@@ -47,6 +49,7 @@ impl Engine {
             sessions: Arc::new(Sessions::open(config.home)?),
             recovered: Arc::new(tokio::sync::OnceCell::new()),
             secrets: Arc::default(),
+            confirmations: Arc::default(),
         })
     }
 
@@ -67,12 +70,38 @@ impl Engine {
     pub async fn execute_for(&self, mut request: Request, asker: &Asker) -> Envelope {
         let started = Instant::now();
         self.recover().await;
+        // The session's policy first, on the request as written (`<<name>>` unresolved): a
+        // refused or unconfirmed command goes no further.
+        let gate =
+            crate::action_policy::gate(&mut request, &self.sessions, &self.confirmations).await;
+        let note = match gate {
+            crate::action_policy::Gate::Run(note) => note,
+            crate::action_policy::Gate::Answer(env) => {
+                let session = request.command.addressed().map(|c| c.session_id);
+                let secrets = session
+                    .map(|s| self.secrets.of(&s))
+                    .unwrap_or_default()
+                    .merged(&request.env.secrets);
+                return secrets
+                    .mask_envelope(*env)
+                    .with_duration_ms(started.elapsed().as_millis() as u64);
+            }
+        };
         // Secrets in, and masked out of the answer: the one pass every answer takes.
         let prepared = match crate::session_secrets::prepare(&mut request, &self.secrets).await {
             Ok(p) => p,
             Err(env) => return env.with_duration_ms(started.elapsed().as_millis() as u64),
         };
-        let env = self.execute_prepared(request, asker).await;
+        let mut env = self.execute_prepared(request, asker).await;
+        if let Some(note) = note {
+            env = env.with_warning(note);
+        }
+        if env.ok()
+            && env.command() == envelope::CommandName::BrowserClose
+            && let Some(c) = env.context()
+        {
+            self.confirmations.forget(&c.session_id);
+        }
         crate::session_secrets::finish(env, prepared, &self.secrets)
             .with_duration_ms(started.elapsed().as_millis() as u64)
     }

@@ -14,6 +14,35 @@ pub enum CliError {
     /// A bad argument value (bad id, bad URL, unknown mode ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// The command is in its session's `--confirm-actions`: it did not run; the same command
+    /// with `--confirm <token>` runs it once.
+    #[error("{}", confirmation_message(command, subject, action, token, refused.as_deref()))]
+    ConfirmationRequired {
+        /// The command.
+        command: envelope::CommandName,
+        /// What it acts on and puts there, as a person reads it (`#inc (button "Add one")`).
+        subject: String,
+        /// The policy's action that covers it (`click`).
+        action: String,
+        /// The one-time token that runs exactly this command.
+        token: String,
+        /// Why a `--confirm` token given with it was not taken (used, expired, another command).
+        refused: Option<String>,
+        /// What would run (`details`: command, target, element, value, token, expiry).
+        details: Box<Value>,
+    },
+    /// The command is in its session's `--deny-actions`: it did not run and never will there.
+    #[error(
+        "{command} is refused: session {session}'s policy denies {action} (--deny-actions); nothing ran"
+    )]
+    ActionDenied {
+        /// The command.
+        command: envelope::CommandName,
+        /// The policy's action that covers it.
+        action: String,
+        /// The session.
+        session: String,
+    },
     /// `network har stop` with no HAR recording running in the tab.
     #[error("no HAR recording runs in this tab: start one with `browser network har start`")]
     HarNotRecording,
@@ -561,6 +590,8 @@ impl CliError {
             | CliError::ClosedOption { .. }
             | CliError::Inert { .. }
             | CliError::OffScreen { .. } => ErrorCode::InvalidArgument,
+            CliError::ConfirmationRequired { .. } => ErrorCode::ConfirmationRequired,
+            CliError::ActionDenied { .. } => ErrorCode::AccessDenied,
             CliError::SessionNotFound(_) | CliError::SessionUnreadable { .. } => {
                 ErrorCode::SessionNotFound
             }
@@ -674,6 +705,8 @@ impl CliError {
         matches!(
             self,
             CliError::NotActionable { .. }
+                | CliError::ConfirmationRequired { .. }
+                | CliError::ActionDenied { .. }
                 | CliError::NoBox { .. }
                 | CliError::CanvasFallback { .. }
                 | CliError::ClosedOption { .. }
@@ -688,6 +721,10 @@ impl CliError {
     pub fn details(&self) -> Option<Value> {
         match self {
             CliError::PageBusy { cause } => cause.details(),
+            CliError::ConfirmationRequired { details, .. } => Some((**details).clone()),
+            CliError::ActionDenied {
+                command, action, ..
+            } => Some(serde_json::json!({ "command": command, "action": action })),
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
@@ -925,6 +962,12 @@ impl CliError {
             CliError::SessionUnreadable { .. } => Some(
                 "look at the file: once it decodes again (repaired, or moved back) the session answers; a browser it names still runs until closed by hand",
             ),
+            CliError::ConfirmationRequired { .. } => Some(
+                "nothing ran: ask whoever decides, then run the same command again with --confirm <details.token> (MCP: the tool's `confirm` argument; batch: --confirm on the line, or \"confirm\" in its JSON) before details.expires_in_ms pass; a token is good for one attempt at exactly this command",
+            ),
+            CliError::ActionDenied { .. } => Some(
+                "a session's policy is never loosened while it lives: if the action is meant, close the session and start one without it in --deny-actions",
+            ),
             CliError::RecordUnreadable { .. } => Some(
                 "look at the file, then move it aside or delete the session's folder; or pick another --set-session-id",
             ),
@@ -987,6 +1030,28 @@ impl CliError {
     pub fn internal(msg: impl Into<String>) -> Self {
         CliError::Internal(msg.into())
     }
+}
+
+/// The message of [`CliError::ConfirmationRequired`]: what needs confirming, and how.
+fn confirmation_message(
+    command: &envelope::CommandName,
+    subject: &str,
+    action: &str,
+    token: &str,
+    refused: Option<&str>,
+) -> String {
+    let why = refused.map_or(String::new(), |r| {
+        format!(" (the --confirm token was not taken: {r})")
+    });
+    let subject = if subject.is_empty() {
+        String::new()
+    } else {
+        format!(" {subject}")
+    };
+    format!(
+        "{command}{subject} needs a confirmation: the session's policy asks one for {action} \
+         (--confirm-actions); nothing ran{why}. To run it, repeat it with --confirm {token}"
+    )
 }
 
 impl From<FrameGraphError> for CliError {

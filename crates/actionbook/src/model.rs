@@ -327,12 +327,18 @@ pub struct ClientEnv {
     /// or the base64 of 32 bytes); unset or empty: they are plain JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_key: Option<String>,
+    /// `ACTIONBOOK_CONFIRM_ACTIONS`: the default of `browser start --confirm-actions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_actions: Option<String>,
+    /// `ACTIONBOOK_DENY_ACTIONS`: the default of `browser start --deny-actions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_actions: Option<String>,
     /// `ACTIONBOOK_SECRET_<NAME>`: secrets written `<<name>>` (the name lower-cased), carried with
     /// each request so they are never on disk; the engine adds the session's own to them.
     #[serde(default, skip_serializing_if = "crate::secrets::Secrets::is_empty")]
     pub secrets: crate::secrets::Secrets,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
-    /// engine's process abort ([`crate::fault`]); ignored by release builds.
+    /// engine's process abort (`crate::fault`); ignored by release builds.
     #[doc(hidden)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]
@@ -367,6 +373,10 @@ pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
 pub const ALLOWED_DOMAINS_ENV: &str = "ACTIONBOOK_ALLOWED_DOMAINS";
 /// Environment variable: the browser executable.
 pub const EXECUTABLE_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
+/// Environment variable: the default of `browser start --confirm-actions`.
+pub const CONFIRM_ACTIONS_ENV: &str = "ACTIONBOOK_CONFIRM_ACTIONS";
+/// Environment variable: the default of `browser start --deny-actions`.
+pub const DENY_ACTIONS_ENV: &str = "ACTIONBOOK_DENY_ACTIONS";
 /// Environment variable: the key storage-state files are encrypted with.
 pub const STATE_KEY_ENV: &str = "ACTIONBOOK_STATE_KEY";
 
@@ -391,6 +401,8 @@ impl ClientEnv {
                 .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
                 .collect(),
             state_key: std::env::var(STATE_KEY_ENV).ok(),
+            confirm_actions: std::env::var(CONFIRM_ACTIONS_ENV).ok(),
+            deny_actions: std::env::var(DENY_ACTIONS_ENV).ok(),
             secrets: crate::secrets::Secrets::from_env_vars(std::env::vars()),
             abort_at: crate::fault::requested(),
         }

@@ -462,21 +462,41 @@ const PLACE_SCRIPT: &str = r#"(() => {
 /// The [`Place`] of `selector`'s element, read before the action (a click may take it away);
 /// none when the page cannot say (the action's own command then reports what is wrong).
 pub async fn place(call: &ExtensionCall<'_>, target: &TabTarget, selector: &str) -> Place {
-    place_on_page(call, target, selector).await.0
-}
-
-/// [`place`], with the context of the page it was read on (its URL: a cached `perform` keys its
-/// entry by it, and needs no `browser url` of its own).
-pub async fn place_on_page(
-    call: &ExtensionCall<'_>,
-    target: &TabTarget,
-    selector: &str,
-) -> (Place, Option<envelope::Context>) {
     let eval = command(
         CommandName::BrowserEval,
         json!({ "code": PLACE_SCRIPT, "element": selector }),
         target,
     );
+    read_place(call, eval).await.0
+}
+
+/// The [`Place`] of the element at `xpath` in the top document, with the context of the page it
+/// was read on (its URL: a cached `perform` keys its entry by it, and needs no `browser url` of
+/// its own). The script finds the element itself: one `Runtime.evaluate`, where an
+/// `eval --element` also resolves the element and hands it over. Nothing there: an empty place,
+/// with the page's context all the same.
+pub async fn place_at_xpath(
+    call: &ExtensionCall<'_>,
+    target: &TabTarget,
+    xpath: &str,
+) -> (Place, Option<envelope::Context>) {
+    let Ok(literal) = serde_json::to_string(xpath) else {
+        return (Place::default(), None);
+    };
+    let code = format!(
+        "(() => {{ const el = document.evaluate({literal}, document, null, \
+         XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue; \
+         if (!el || el.nodeType !== 1) return null; return {PLACE_SCRIPT}; }})()"
+    );
+    let eval = command(CommandName::BrowserEval, json!({ "code": code }), target);
+    read_place(call, eval).await
+}
+
+/// Runs a place script's `eval`: the place (empty when the page cannot say) and the context.
+async fn read_place(
+    call: &ExtensionCall<'_>,
+    eval: Result<Command>,
+) -> (Place, Option<envelope::Context>) {
     let Ok(eval) = eval else {
         return (Place::default(), None);
     };
@@ -650,6 +670,7 @@ pub async fn run_aimed(
                     warnings.extend(env.meta.warnings.iter().cloned());
                     vec![]
                 }
+                Err(e) if e.held_back() => return Err(e),
                 // The model reads options by their text: try that before failing.
                 Err(_) => vec![exec(
                     CommandName::BrowserSelect,

@@ -243,6 +243,8 @@ pub async fn ai(
     // Replaying cached steps until one is not in the cache or fails; the model has then seen
     // no page yet (its first look is a full one) and is told what the replays did.
     let mut replaying = use_cache;
+    // Replays counted and not yet written: (step, page).
+    let mut hits: Vec<(u32, String)> = Vec::new();
     let mut replayed: Vec<String> = Vec::new();
     let mut model_saw_page = false;
     for n in 1..=max_steps {
@@ -291,6 +293,7 @@ pub async fn ai(
                 Some(actions) => {
                     let step = replay(call, target, view, vars, n, diff, &actions).await;
                     cache.hit_step(task, n, &page_key);
+                    hits.push((n, page_key.clone()));
                     for line in step_lines(std::slice::from_ref(&step)) {
                         call.asker.progress(&line);
                         replayed.push(line);
@@ -379,6 +382,12 @@ pub async fn ai(
                             steps.push(step);
                             return Err(unfinished(e, steps));
                         }
+                        // Held back by the session's policy: the caller decides, not the model.
+                        Err(e) if e.held_back() => {
+                            step.error = Some(vars.mask(&e.to_string()));
+                            steps.push(step);
+                            return Err(unfinished(e, steps));
+                        }
                         Err(e) => {
                             let said = vars.mask(&e.to_string());
                             results.push(format!("failed: {said}"));
@@ -461,18 +470,31 @@ pub async fn ai(
             }
         }
         let whole = step.error.is_none() && end.is_none() && !stopped && !ran.is_empty();
-        if use_cache && whole && only_ours {
-            cache.record_step(StepEntry {
-                task: task.to_string(),
-                step: n,
-                page: page_key,
-                actions: ran,
-                hits: 0,
-            });
-        }
-        if use_cache && let Err(e) = cache.save(&cache_file).await {
-            steps.push(step);
-            return Err(unfinished(e, steps));
+        let recorded = (use_cache && whole && only_ours).then(|| StepEntry {
+            task: task.to_string(),
+            step: n,
+            page: page_key,
+            actions: ran,
+            hits: 0,
+        });
+        // Written as the file holds it now (another command may have changed it meanwhile): the
+        // hits counted since the last write and this step, if it is one to keep.
+        if use_cache && (recorded.is_some() || !hits.is_empty()) {
+            let counted = std::mem::take(&mut hits);
+            let written = Cache::update(&cache_file, |c| {
+                for (step, page) in &counted {
+                    c.hit_step(task, *step, page);
+                }
+                if let Some(entry) = recorded {
+                    c.record_step(entry);
+                }
+                true
+            })
+            .await;
+            if let Err(e) = written {
+                steps.push(step);
+                return Err(unfinished(e, steps));
+            }
         }
         steps.push(step);
         if stopped {

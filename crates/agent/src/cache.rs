@@ -4,8 +4,15 @@
 //! and accessible name, exactly one such element); otherwise the model is asked and the entry
 //! replaced. Stored in `$ACTIONBOOK_HOME/agent-cache.json`; values of variables are never in it
 //! (actions keep their `<<name>>`s, names are masked).
+//!
+//! Commands of one daemon run at once, so the file changes only through [`Cache::update`]: under
+//! the process's one cache lock it reads the file as the last writer left it, applies the
+//! command's change and writes it whole; two `perform`s recording at once both keep their entry.
+//! A replay's hit count is written after the command answers ([`Cache::count_hit`]): it holds
+//! the lock until written, so the next read of the cache sees it.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +24,10 @@ use crate::page::PageView;
 pub const FILE: &str = "agent-cache.json";
 /// Entries kept (the oldest go first).
 const MAX_ENTRIES: usize = 1000;
+
+/// The process's one writer of cache files (held from a read to its write).
+static WRITER: LazyLock<Arc<tokio::sync::Mutex<()>>> =
+    LazyLock::new(|| Arc::new(tokio::sync::Mutex::new(())));
 
 /// One cached action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +129,44 @@ impl Cache {
     /// Reads the cache (none yet: empty; a file that does not decode: empty, it is rewritten on
     /// the next record).
     pub async fn load(path: &Path) -> Result<Cache> {
+        let _held = WRITER.lock().await;
+        Cache::read(path).await
+    }
+
+    /// Applies `change` to the cache as the file holds it now and writes it (see the module's
+    /// doc). The file is not written when `change` says nothing changed (`false`).
+    pub async fn update(path: &Path, change: impl FnOnce(&mut Cache) -> bool) -> Result<()> {
+        let _held = WRITER.lock().await;
+        let mut cache = Cache::read(path).await?;
+        match change(&mut cache) {
+            true => cache.write(path).await,
+            false => Ok(()),
+        }
+    }
+
+    /// Counts a replay of the entry of this key, written after the caller goes on (a count is
+    /// no reason to keep an answer waiting for the disk); the lock is taken before this returns,
+    /// so whatever reads the cache next sees the count.
+    pub async fn count_hit(path: &Path, instruction: &str, page: &str) {
+        let held = Arc::clone(&WRITER).lock_owned().await;
+        let (path, instruction, page) = (
+            path.to_path_buf(),
+            instruction.to_string(),
+            page.to_string(),
+        );
+        tokio::spawn(async move {
+            let _held = held;
+            if let Ok(mut cache) = Cache::read(&path).await
+                && cache.hit(&instruction, &page)
+            {
+                // A count that could not be written is lost, nothing else: the entry stays.
+                let _ = cache.write(&path).await;
+            }
+        });
+    }
+
+    /// Reads the file (the caller holds [`WRITER`]).
+    async fn read(path: &Path) -> Result<Cache> {
         match tokio::fs::read(path).await {
             Ok(bytes) => Ok(serde_json::from_slice(&bytes).unwrap_or_default()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Cache::default()),
@@ -125,8 +174,9 @@ impl Cache {
         }
     }
 
-    /// Writes the cache whole (a temporary file beside it, then a rename).
-    pub async fn save(&self, path: &Path) -> Result<()> {
+    /// Writes the cache whole (a temporary file beside it, then a rename; the caller holds
+    /// [`WRITER`]).
+    async fn write(&self, path: &Path) -> Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(|e| file_error(path, e.into()))?;
         if let Some(dir) = path.parent() {
             tokio::fs::create_dir_all(dir)
@@ -190,25 +240,33 @@ impl Cache {
         }
     }
 
-    /// Counts a replay of the `ai` step of this key.
-    pub fn hit_step(&mut self, task: &str, step: u32, page: &str) {
-        if let Some(e) = self
+    /// Counts a replay of the `ai` step of this key (false: there is no such step).
+    pub fn hit_step(&mut self, task: &str, step: u32, page: &str) -> bool {
+        match self
             .steps
             .iter_mut()
             .find(|e| e.task == task && e.step == step && e.page == page)
         {
-            e.hits += 1;
+            Some(e) => {
+                e.hits += 1;
+                true
+            }
+            None => false,
         }
     }
 
-    /// Counts a replay of the entry of this key.
-    pub fn hit(&mut self, instruction: &str, page: &str) {
-        if let Some(e) = self
+    /// Counts a replay of the entry of this key (false: there is no such entry).
+    pub fn hit(&mut self, instruction: &str, page: &str) -> bool {
+        match self
             .entries
             .iter_mut()
             .find(|e| e.instruction == instruction && e.page == page)
         {
-            e.hits += 1;
+            Some(e) => {
+                e.hits += 1;
+                true
+            }
+            None => false,
         }
     }
 }
@@ -370,5 +428,76 @@ mod tests {
         assert_eq!(old.quick_aim(), None);
         e.top_document = false;
         assert_eq!(e.quick_aim(), None);
+    }
+
+    fn click(instruction: &str) -> Entry {
+        Entry {
+            instruction: instruction.into(),
+            page: "p".into(),
+            action: Action::Click {
+                reference: "e1".into(),
+            },
+            role: Some("button".into()),
+            name: Some("Go".into()),
+            xpath: None,
+            top_document: false,
+            signature: None,
+            hits: 0,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_recording_at_once_all_keep_their_entry_and_counts() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let file = dir.path().join(FILE);
+        let records: Vec<_> = (0..16)
+            .map(|i| {
+                let file = file.clone();
+                tokio::spawn(async move {
+                    Cache::update(&file, |c| {
+                        c.record(click(&format!("click {i}")));
+                        true
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for record in records {
+            record
+                .await
+                .unwrap_or_else(|e| panic!("task: {e}"))
+                .unwrap_or_else(|e| panic!("update: {e}"));
+        }
+        for _ in 0..3 {
+            Cache::count_hit(&file, "click 7", "p").await;
+        }
+        // Read at once: the counts written after their commands went on are there all the same.
+        let cache = Cache::load(&file)
+            .await
+            .unwrap_or_else(|e| panic!("load: {e}"));
+        assert_eq!(
+            cache.entries.len(),
+            16,
+            "no record lost: {:?}",
+            cache.entries
+        );
+        assert_eq!(cache.find("click 7", "p").map(|e| e.hits), Some(3));
+        assert_eq!(cache.find("click 8", "p").map(|e| e.hits), Some(0));
+        // A change that says nothing changed writes nothing.
+        let before = std::fs::metadata(&file).and_then(|m| m.modified()).ok();
+        Cache::update(&file, |_| false)
+            .await
+            .unwrap_or_else(|e| panic!("update: {e}"));
+        assert_eq!(
+            std::fs::metadata(&file).and_then(|m| m.modified()).ok(),
+            before
+        );
+        assert!(
+            std::fs::read_dir(dir.path())
+                .map(|d| d.count())
+                .unwrap_or_default()
+                == 1,
+            "no temporary file left"
+        );
     }
 }

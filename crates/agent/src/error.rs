@@ -138,6 +138,13 @@ pub enum AgentError {
 }
 
 impl AgentError {
+    /// Whether the session's action policy held one of the agent's commands back
+    /// (`CONFIRMATION_REQUIRED`, `ACCESS_DENIED`): the loop ends there, its model not asked again.
+    pub fn held_back(&self) -> bool {
+        matches!(self, AgentError::Engine(e)
+            if matches!(e.code, ErrorCode::ConfirmationRequired | ErrorCode::AccessDenied))
+    }
+
     /// The envelope error of this failure: its code, message, hint and details.
     pub fn to_info(&self) -> ErrorInfo {
         let info = |code: ErrorCode| ErrorInfo::new(code, self.to_string());
@@ -189,6 +196,16 @@ impl AgentError {
             AgentError::McpServerDied { server, .. } => info(ErrorCode::ApiError)
                 .with_retryable(true)
                 .with_details(serde_json::json!({ "server": server })),
+            // The agent's own command was held back: the token is that command's, which the
+            // caller runs itself (the agent cannot be handed a token for a step it has yet to
+            // choose).
+            AgentError::Engine(e) if self.held_back() => e.clone().with_hint(
+                "the agent's step was held back by the session's policy and nothing of it ran: \
+                 details.command with details.arguments is the engine command it would run; to \
+                 allow it, send exactly that with the token (a batch JSON line {\"command\": ..., \
+                 \"args\": ..., \"confirm\": token}, or the MCP tool with `confirm`), then run \
+                 the agent again",
+            ),
             AgentError::Engine(e) => e.clone(),
             AgentError::File { .. } => info(ErrorCode::ArtifactWriteFailed),
         }

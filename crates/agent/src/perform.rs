@@ -130,14 +130,14 @@ pub async fn perform(
         ));
     }
     let cache_file = cache::path(call.home.root());
-    let mut cache = if use_cache {
+    let cache = if use_cache {
         Cache::load(&cache_file).await?
     } else {
         Cache::default()
     };
     if use_cache
         && let Some(answer) =
-            replay_quickly(call, target, instruction, vars, &mut cache, &cache_file).await?
+            replay_quickly(call, target, instruction, vars, &cache, &cache_file).await?
     {
         return Ok(answer);
     }
@@ -148,8 +148,7 @@ pub async fn perform(
         .and_then(|e| e.replay_on(&view, |n| vars.mask(n)))
     {
         let outcome = actions::run(call, target, &view, vars, &action).await?;
-        cache.hit(instruction, &page_key);
-        cache.save(&cache_file).await?;
+        Cache::count_hit(&cache_file, instruction, &page_key).await;
         return Ok(PerformAnswer {
             outcome,
             cached: true,
@@ -175,7 +174,7 @@ pub async fn perform(
     mcp.shutdown().await;
     let (answer, action) = done?;
     if use_cache && let Some(action) = action {
-        cache.record(Entry {
+        let entry = Entry {
             instruction: instruction.to_string(),
             page: page_key,
             action,
@@ -185,8 +184,12 @@ pub async fn perform(
             top_document: answer.outcome.xpath.is_some() && answer.outcome.frame.is_none(),
             signature: answer.outcome.signature.clone(),
             hits: 0,
-        });
-        cache.save(&cache_file).await?;
+        };
+        Cache::update(&cache_file, |c| {
+            c.record(entry);
+            true
+        })
+        .await?;
     }
     Ok(answer)
 }
@@ -275,11 +278,11 @@ async fn ask_and_act(
 
 /// The cached action of `instruction` on the tab's page, run with no snapshot: the element at
 /// the entry's XPath in the top document, when it is still what was recorded there (its
-/// signature: tag, type, id, name, labels and text). One small `eval` before the action, so about
-/// the plain command's cost: it aims at the newest entry of the instruction, and the page it ran
-/// on (its context's URL) says whether that entry is this page's; when it is another page's (or
-/// nothing is at its XPath here, so the URL is asked), this page's own entry is aimed at (a second
-/// `eval`). An entry whose action names no element asks the URL alone.
+/// signature: tag, type, id, name, labels and text). One small `eval` before the action (one
+/// `Runtime.evaluate` that finds the element by its XPath itself), so about the plain command's
+/// cost: it aims at the newest entry of the instruction, and the page it ran on (its context's
+/// URL) says whether that entry is this page's; when it is another page's, this page's own entry
+/// is aimed at (a second `eval`). An entry whose action names no element asks the URL alone.
 /// `None` when there is no such entry or the element does not match: the caller then looks at
 /// the page whole (the entry may still replay on an element that moved).
 async fn replay_quickly(
@@ -287,7 +290,7 @@ async fn replay_quickly(
     target: &TabTarget,
     instruction: &str,
     vars: &Variables,
-    cache: &mut Cache,
+    cache: &Cache,
     cache_file: &std::path::Path,
 ) -> Result<Option<PerformAnswer>> {
     let Some(newest) = cache.newest(instruction) else {
@@ -295,7 +298,7 @@ async fn replay_quickly(
     };
     let (page_key, context, aim) = match newest.quick_aim() {
         Some(quick) => {
-            let (now, context) = actions::place_on_page(call, target, quick.xpath).await;
+            let (now, context) = actions::place_at_xpath(call, target, quick.xpath).await;
             match context.as_ref().and_then(|c| c.url.clone()) {
                 Some(url) => {
                     let page_key = cache::page_key(&url);
@@ -304,7 +307,7 @@ async fn replay_quickly(
                     let aimed = (page_key == newest.page).then_some(now);
                     (page_key, context, aimed)
                 }
-                // Nothing at that XPath here (the eval failed): the page is asked its URL.
+                // The eval failed (the page was navigating, say): the page is asked its URL.
                 None => {
                     let (url, context) = page::url(call, target).await?;
                     (cache::page_key(&url), context, None)
@@ -327,7 +330,7 @@ async fn replay_quickly(
             };
             let now = match aim {
                 Some(now) => now,
-                None => actions::place(call, target, quick.xpath).await,
+                None => actions::place_at_xpath(call, target, quick.xpath).await.0,
             };
             let same = now.frame.is_none()
                 && now.xpath.as_deref() == Some(quick.xpath)
@@ -350,8 +353,7 @@ async fn replay_quickly(
         return Err(AgentError::Stopped);
     }
     let outcome = actions::run_aimed(call, target, context, vars, &action, aim).await?;
-    cache.hit(instruction, &page_key);
-    cache.save(cache_file).await?;
+    Cache::count_hit(cache_file, instruction, &page_key).await;
     Ok(Some(PerformAnswer {
         outcome,
         cached: true,

@@ -41,9 +41,17 @@ pub struct GlobalArgs {
         value_parser = clap::value_parser!(u64).range(0..=actionbook::deadline::MAX_TIMEOUT_MS)
     )]
     pub timeout: Option<u64>,
+    /// Run a command the session's --confirm-actions holds back: the token of its
+    /// CONFIRMATION_REQUIRED answer (details.token), for exactly that command, once
+    /// (`actionbook browser click @e3 --session s1 --tab t1 --confirm 3f9c…`).
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub confirm: Option<String>,
 }
 
 /// Top-level commands.
+// One per process, parsed once: its size is of no account (and clap's derive cannot box a
+// flattened subcommand).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum TopCommand {
     /// Every command of the table: `browser ...` and the non-browser ones, at the paths their

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use envelope::CommandName;
+use envelope::{CommandName, ErrorCode};
 use serde::Deserialize;
 
 use super::args::GlobalArgs;
@@ -49,6 +49,9 @@ struct JsonLine {
     args: Option<serde_json::Value>,
     #[serde(default)]
     timeout_ms: Option<u64>,
+    /// The `--confirm` token of a command the session's policy holds back.
+    #[serde(default)]
+    confirm: Option<String>,
 }
 
 /// A line that could not become a request: the envelope to print (JSON and text).
@@ -115,11 +118,17 @@ pub fn run(home: &Home, args: &BatchArgs, global: &GlobalArgs) -> ExitCode {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        let mut held_back = false;
         let (body, ok, exit_code) = match parse_line(line, global, &env) {
             Ok(request) => {
                 let sent = client::Unanswered::of(&request.command);
                 match client::send(home, request, !global.json) {
-                    Ok(reply) => (reply.body, reply.ok, reply.exit_code),
+                    Ok(reply) => {
+                        held_back = reply.code.is_some_and(|c| {
+                            matches!(c, ErrorCode::ConfirmationRequired | ErrorCode::AccessDenied)
+                        });
+                        (reply.body, reply.ok, reply.exit_code)
+                    }
                     Err(e) => {
                         let env = sent.envelope(&e);
                         let body = if global.json {
@@ -155,7 +164,9 @@ pub fn run(home: &Home, args: &BatchArgs, global: &GlobalArgs) -> ExitCode {
         printed = true;
         if !ok {
             first_failure.get_or_insert(exit_code.max(1));
-            if args.bail {
+            // A command the session's policy held back ends the batch, --bail or not: what
+            // follows may count on it having run.
+            if args.bail || held_back {
                 break;
             }
         }
@@ -172,7 +183,7 @@ fn parse_line(
     global: &GlobalArgs,
     env: &ClientEnv,
 ) -> Result<Request, (String, String)> {
-    let (command, timeout_ms) = if line.starts_with('{') {
+    let (command, timeout_ms, confirm) = if line.starts_with('{') {
         let parsed: JsonLine = serde_json::from_str(line)
             .map_err(|e| ("batch".to_string(), format!("not a command object: {e}")))?;
         let name: CommandName = parsed.command.parse().map_err(|_| {
@@ -192,7 +203,7 @@ fn parse_line(
         }
         let command = Command::from_json(name, args)
             .map_err(|e| (name.as_str().to_string(), e.to_string()))?;
-        (command, parsed.timeout_ms)
+        (command, parsed.timeout_ms, parsed.confirm)
     } else {
         let mut words = split_words(line).map_err(|e| ("batch".to_string(), e))?;
         if words.first().is_some_and(|w| w == "actionbook") {
@@ -204,7 +215,7 @@ fn parse_line(
                 .collect();
             (guess_command(&argv), e.to_string())
         })?;
-        (command, own.timeout)
+        (command, own.timeout, own.confirm)
     };
     let name = command.name().as_str().to_string();
     if tools::code_from_stdin(&command) {
@@ -217,6 +228,8 @@ fn parse_line(
     }
     let mut request = lower(command, global).map_err(|e| (name, e.to_string()))?;
     request.timeout_ms = timeout_ms.or(global.timeout);
+    // A token is for one command: the batch's own `--confirm` is not handed to every line.
+    request.confirm = confirm;
     request.env = env.clone();
     Ok(request)
 }
@@ -302,6 +315,7 @@ mod tests {
         let g = GlobalArgs {
             json: true,
             timeout: Some(700),
+            confirm: Some("batch-wide".into()),
         };
         let env = ClientEnv::default();
         let words = parse_line("actionbook browser title --session s1 --tab t1", &g, &env);
@@ -315,6 +329,20 @@ mod tests {
         };
         assert_eq!(words.command, json.command);
         assert_eq!((words.timeout_ms, json.timeout_ms), (Some(700), Some(700)));
+        // A token is one line's: the batch's own --confirm is not every line's.
+        assert_eq!((&words.confirm, &json.confirm), (&None, &None));
+        let own = parse_line(
+            "browser click '#b' --session s1 --tab t1 --confirm abc",
+            &g,
+            &env,
+        );
+        assert_eq!(own.map(|r| r.confirm).ok(), Some(Some("abc".into())));
+        let own = parse_line(
+            r##"{"command": "browser click", "args": {"selector": "#b", "session": "s1", "tab": "t1"}, "confirm": "abc"}"##,
+            &g,
+            &env,
+        );
+        assert_eq!(own.map(|r| r.confirm).ok(), Some(Some("abc".into())));
         let own = parse_line("browser url --session s1 --tab t1 --timeout 5", &g, &env);
         assert_eq!(own.map(|r| r.timeout_ms).ok(), Some(Some(5)));
         let name = |l: &str| parse_line(l, &g, &env).err().map(|(n, _)| n);

@@ -28,6 +28,7 @@ pub(crate) fn lower(command: Command, global: &GlobalArgs) -> Result<Request, Cl
         command,
         timeout_ms: global.timeout,
         env,
+        confirm: global.confirm.clone(),
     })
 }
 

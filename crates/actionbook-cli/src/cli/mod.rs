@@ -327,6 +327,7 @@ mod tests {
             &args::GlobalArgs {
                 json: false,
                 timeout: Some(5),
+                confirm: None,
             },
         )
         .unwrap_or_else(|e| panic!("{e}"));

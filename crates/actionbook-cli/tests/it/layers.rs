@@ -1,17 +1,32 @@
-//! The crate's layering holds: every `crate::` path in `src/` points down the layer list (or
+//! The layering holds, between the workspace's crates (each depends only on crates below it) and
+//! inside the engine crate: every `crate::` path in `src/` points down the layer list (or
 //! within its own layer), and no two sibling modules of a layer import each other (a cycle).
-//! Reads the source, so a new upward import fails CI, not a review.
+//! Reads the manifests and the source, so a new upward import fails CI, not a review.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The layers, lowest first: a module may import only its own layer and those before it.
-// `manuals` is a self-contained library (it imports no other module of the crate): the lowest.
+/// The workspace's crates, lowest first: a crate may depend (also for its tests) only on those
+/// before it.
+const CRATES: &[&str] = &[
+    "actionbook-envelope",
+    "actionbook-cdp-protocol",
+    "actionbook-frame-graph",
+    "actionbook-a11y-snapshot",
+    "actionbook-manuals",
+    "actionbook",
+    "actionbook-agent",
+    "actionbook-cli",
+    "actionbook-workspace",
+];
+
+/// The engine's layers, lowest first: a module may import only its own layer and those before
+/// it. (The manuals and their whole-file writes are a crate below: `crate::manuals` and
+/// `crate::files` are its re-exports.)
 const LAYERS: &[&str] = &[
-    "files",
     "boundary",
-    "manuals",
     "error",
+    "actions",
     "secrets",
     "allowlist",
     "fault",
@@ -23,6 +38,7 @@ const LAYERS: &[&str] = &[
     "session",
     "tab",
     "commands",
+    "action_policy",
     "session_secrets",
     "engine",
     "daemon",
@@ -220,6 +236,104 @@ fn sibling_cycles(sources: &[Source]) -> Vec<String> {
         }
     }
     cycles
+}
+
+/// The package each of the root's `[workspace.dependencies]` keys names (`cdp-protocol` is
+/// `actionbook-cdp-protocol`; a key without `package = ` names itself).
+fn packages_by_key(root: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root.join("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("read the root Cargo.toml: {e}"));
+    let mut section = String::new();
+    let mut out = BTreeMap::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        if section != "workspace.dependencies" {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let package = value
+            .split("package = \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or(key.trim());
+        out.insert(key.trim().to_string(), package.to_string());
+    }
+    out
+}
+
+/// A manifest's package name and the workspace crates it depends on (any kind of dependency),
+/// by package name.
+fn manifest(path: &Path, packages: &BTreeMap<String, String>) -> (String, Vec<String>) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let (mut name, mut deps, mut section) = (String::new(), Vec::new(), String::new());
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        let key = line
+            .split(['=', '.', ' '])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        if section == "package" && key == "name" {
+            name = line.split('"').nth(1).unwrap_or_default().to_string();
+        }
+        let package = packages.get(key).map(String::as_str).unwrap_or(key);
+        if section.ends_with("dependencies")
+            && !section.starts_with("workspace")
+            && CRATES.contains(&package)
+        {
+            deps.push(package.to_string());
+        }
+    }
+    (name, deps)
+}
+
+#[test]
+fn crates_depend_only_on_crates_below_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut manifests = vec![root.join("Cargo.toml")];
+    for dir in std::fs::read_dir(root.join("crates"))
+        .unwrap_or_else(|e| panic!("read crates/: {e}"))
+        .flatten()
+    {
+        manifests.push(dir.path().join("Cargo.toml"));
+    }
+    let packages = packages_by_key(&root);
+    let mut seen = BTreeSet::new();
+    let mut up = Vec::new();
+    for path in &manifests {
+        let (name, deps) = manifest(path, &packages);
+        let Some(rank) = CRATES.iter().position(|c| *c == name) else {
+            panic!(
+                "{}: crate {name:?} is in no layer: add it to CRATES",
+                path.display()
+            );
+        };
+        // A crate's tests may take the crate itself with a feature (`test-support`).
+        for dep in deps.into_iter().filter(|d| *d != name) {
+            let below = CRATES
+                .iter()
+                .position(|c| *c == dep)
+                .is_some_and(|r| r < rank);
+            if !below {
+                up.push(format!("{name} -> {dep}"));
+            }
+        }
+        seen.insert(name);
+    }
+    assert!(
+        up.is_empty(),
+        "dependencies that run up the crates: {up:#?}"
+    );
+    assert_eq!(seen.len(), CRATES.len(), "crates found: {seen:?}");
 }
 
 #[test]

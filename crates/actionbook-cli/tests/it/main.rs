@@ -31,6 +31,7 @@ mod ownership;
 mod page;
 mod parallel;
 mod pointer;
+mod policy;
 mod runtime;
 mod secrets;
 mod snapshot_diff;

@@ -9,6 +9,7 @@ use envelope::{
 use serde::{Deserialize, Serialize};
 
 use super::{Cx, GlobalCommand, SessionCommand};
+use crate::actions::ActionPolicy;
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::{self, Mode, SessionStatus, SessionTarget};
@@ -101,6 +102,22 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long))]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub content_boundaries: bool,
+    /// Actions that must be confirmed, comma-separated (`click,fill,upload,eval`, or groups:
+    /// `all`, `input`, `pointer`, `navigate`, `state`): such a command answers
+    /// CONFIRMATION_REQUIRED with what it would do and a one-time token, and runs when repeated
+    /// with `--confirm <token>` (beyond the spec; default ACTIONBOOK_CONFIRM_ACTIONS, else
+    /// config.toml's browser.confirm_actions). Kept with the session; a later start may add to
+    /// it, never take away. Example: `actionbook browser start --confirm-actions click,fill
+    /// --deny-actions eval`, then `actionbook browser click @e3 --session s1 --tab t1 --confirm
+    /// <token>` with the token its first answer gave.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ACTIONS"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_actions: Option<String>,
+    /// Actions refused outright (ACCESS_DENIED), as --confirm-actions names them (beyond the
+    /// spec; default ACTIONBOOK_DENY_ACTIONS, else config.toml's browser.deny_actions).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ACTIONS"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_actions: Option<String>,
     /// A secret of the session, `name=value` (repeatable), typed where `fill`, `type` or
     /// `select` say `<<name>>` and masked as `<<name>>` in every answer and file. Kept in the
     /// daemon's memory only: after a daemon restart give it again (`browser secret set`).
@@ -217,6 +234,16 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
         reused,
         content_boundary: rec.content_boundary.clone(),
         allowed_domains: rec.allowed_domains.clone(),
+        confirm_actions: rec
+            .action_policy
+            .as_ref()
+            .map(|p| ActionPolicy::names(&p.confirm))
+            .unwrap_or_default(),
+        deny_actions: rec
+            .action_policy
+            .as_ref()
+            .map(|p| ActionPolicy::names(&p.deny))
+            .unwrap_or_default(),
     }
 }
 
@@ -392,6 +419,7 @@ impl Start {
                 "invalid profile name '{p}': use letters, digits, '.', '_' or '-'"
             )));
         }
+        self.explicit_policy()?;
         if mode == Mode::Extension {
             return Err(CliError::Unsupported(
                 "extension mode is not supported yet; use --mode local, or --cdp-endpoint to attach to a running browser".into(),
@@ -427,6 +455,37 @@ impl Start {
         Ok(mode)
     }
 
+    /// The policy `--confirm-actions` / `--deny-actions` name (not the environment's or the
+    /// config's, which are for new sessions).
+    fn explicit_policy(&self) -> Result<ActionPolicy> {
+        ActionPolicy::parse(
+            self.confirm_actions.as_deref(),
+            self.deny_actions.as_deref(),
+        )
+        .map_err(CliError::InvalidArgument)
+    }
+
+    /// The policy of a new session: each list from its flag, else the caller's environment,
+    /// else config.toml.
+    fn new_policy(
+        &self,
+        env: &ClientEnv,
+        config: &super::manuals::BrowserDefaults,
+    ) -> Result<Option<ActionPolicy>> {
+        let confirm = self
+            .confirm_actions
+            .as_deref()
+            .or(env.confirm_actions.as_deref())
+            .or(config.confirm_actions.as_deref());
+        let deny = self
+            .deny_actions
+            .as_deref()
+            .or(env.deny_actions.as_deref())
+            .or(config.deny_actions.as_deref());
+        let policy = ActionPolicy::parse(confirm, deny).map_err(CliError::InvalidArgument)?;
+        Ok((!policy.is_empty()).then_some(policy))
+    }
+
     /// `--set-session-id` of a session that exists: attach to it.
     async fn reuse(
         &self,
@@ -440,6 +499,24 @@ impl Start {
                 "session '{id}' exists: --state {file} is for a new session; load it into this one \
                  with `actionbook browser storage-state load {file} --session {id}`"
             )));
+        }
+        // A policy given to a live session tightens it; nothing loosens one.
+        let asked = self.explicit_policy()?;
+        if !asked.is_empty() {
+            let before = slot
+                .with_record(|r| r.action_policy.clone())
+                .unwrap_or_default();
+            let after = before.tightened(&asked);
+            if after != before {
+                slot.update(|r| r.action_policy = Some(after.clone()))
+                    .await?;
+            }
+            if after != asked {
+                warnings.push(format!(
+                    "session '{id}' keeps the stricter of its policy and this one (a policy is \
+                     never loosened while the session lives: close it and start again for another)"
+                ));
+            }
         }
         let rec = slot.record();
         if let Some(p) = &self.profile
@@ -571,6 +648,7 @@ impl GlobalCommand for Start {
         };
         // Flags, then the caller's environment, then config.toml (`setup` writes it).
         let config = super::manuals::browser_defaults(sessions.home()).await;
+        let policy = self.new_policy(cx.env, &config)?;
         warnings.extend(config.warning);
         let allowed_domains = match (&self.allowed_domains, &cx.env.allowed_domains) {
             (given, _) if !given.is_empty() => given.clone(),
@@ -656,6 +734,7 @@ impl GlobalCommand for Start {
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
         record.max_tracked_requests = self.max_tracked_requests;
         record.allowed_domains = allowed_domains;
+        record.action_policy = policy;
         record.content_boundary = self.content_boundaries.then(|| {
             crate::boundary::ContentBoundary::fresh()
                 .nonce()
@@ -800,6 +879,7 @@ impl Start {
             network_routes: Vec::new(),
             content_boundary: None,
             allowed_domains: Vec::new(),
+            action_policy: None,
         };
         let conn = BrowserConn {
             conn,
@@ -863,6 +943,7 @@ async fn launch_new(
         network_routes: Vec::new(),
         content_boundary: None,
         allowed_domains: Vec::new(),
+        action_policy: None,
     };
     Ok((record, launched.conn, Some(launched.browser)))
 }
@@ -1260,6 +1341,55 @@ async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_sessions_policy_takes_each_list_from_its_flag_then_the_env_then_the_config() {
+        use crate::actions::Action;
+        let config = super::super::manuals::BrowserDefaults {
+            confirm_actions: Some("fill".into()),
+            deny_actions: Some("eval".into()),
+            ..Default::default()
+        };
+        let env = ClientEnv {
+            confirm_actions: Some("click".into()),
+            ..Default::default()
+        };
+        let start = Start::default();
+        let p = start
+            .new_policy(&env, &config)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        assert_eq!(
+            p.confirm.into_iter().collect::<Vec<_>>(),
+            vec![Action::Click]
+        );
+        assert_eq!(p.deny.into_iter().collect::<Vec<_>>(), vec![Action::Eval]);
+        let start = Start {
+            deny_actions: Some("upload".into()),
+            ..Start::default()
+        };
+        let p = start
+            .new_policy(&env, &config)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        assert_eq!(p.deny.into_iter().collect::<Vec<_>>(), vec![Action::Upload]);
+        // None anywhere: no policy; a bad name anywhere: refused before anything starts.
+        let none = Start::default().new_policy(&ClientEnv::default(), &Default::default());
+        assert!(matches!(none, Ok(None)));
+        let bad = ClientEnv {
+            deny_actions: Some("evil".into()),
+            ..Default::default()
+        };
+        let e = Start::default().new_policy(&bad, &Default::default());
+        assert!(matches!(e, Err(CliError::InvalidArgument(m)) if m.contains("--deny-actions")));
+        let flag = Start {
+            confirm_actions: Some("nope".into()),
+            ..Start::default()
+        };
+        assert!(flag.validate().is_err());
+    }
 
     #[test]
     fn headers_parse() {

@@ -3,7 +3,7 @@
 //! turns a tab's page into an area ([`super::record`]).
 //!
 //! The store is SQLite (blocking): every call runs in `spawn_blocking`, on one [`Manuals`] per
-//! home kept open between commands ([`with_manuals`]). The remote API settings come from the
+//! home kept open between commands (`with_manuals`). The remote API settings come from the
 //! caller's environment ([`ClientEnv`]) over `config.toml`, not from the daemon's.
 
 use std::collections::HashMap;
@@ -437,6 +437,10 @@ pub(crate) struct BrowserDefaults {
     pub executable: Option<PathBuf>,
     /// `browser.allowed_domains`.
     pub allowed_domains: Option<String>,
+    /// `browser.confirm_actions`.
+    pub confirm_actions: Option<String>,
+    /// `browser.deny_actions`.
+    pub deny_actions: Option<String>,
     /// Why the file was not used (unreadable, not TOML), for `meta.warnings`.
     pub warning: Option<String>,
 }
@@ -458,6 +462,8 @@ pub(crate) async fn browser_defaults(home: &Home) -> BrowserDefaults {
                 .browser
                 .allowed_domains
                 .filter(|d| !d.trim().is_empty()),
+            confirm_actions: file.browser.confirm_actions,
+            deny_actions: file.browser.deny_actions,
             warning: None,
         },
         Ok(Err(e)) => BrowserDefaults {

@@ -18,6 +18,10 @@ pub struct Request {
     /// The caller's environment (filled by the CLI from its own process).
     #[serde(default)]
     pub env: ClientEnv,
+    /// `--confirm <token>`: the token of a `CONFIRMATION_REQUIRED` answer, which lets exactly
+    /// the command that answer described run, once (the session's `--confirm-actions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<String>,
 }
 
 impl Request {
@@ -27,6 +31,7 @@ impl Request {
             command: command.into(),
             timeout_ms: None,
             env: ClientEnv::default(),
+            confirm: None,
         }
     }
 
@@ -46,6 +51,13 @@ impl Request {
             }
             _ => None,
         })
+    }
+
+    /// The same request with `--confirm <token>`.
+    #[must_use]
+    pub fn with_confirm(mut self, token: impl Into<String>) -> Request {
+        self.confirm = Some(token.into());
+        self
     }
 
     /// The same request with this client environment.

@@ -33,6 +33,24 @@ pub struct Reply {
     pub ok: bool,
     /// The process exit status.
     pub exit_code: u8,
+    /// The error code of a failed command.
+    pub code: Option<envelope::ErrorCode>,
+}
+
+/// The `error.code` of an envelope's JSON.
+fn error_code(envelope: &str) -> Option<envelope::ErrorCode> {
+    #[derive(serde::Deserialize)]
+    struct Failed {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: envelope::ErrorCode,
+    }
+    serde_json::from_str::<Failed>(envelope)
+        .ok()?
+        .error
+        .map(|e| e.code)
 }
 
 /// Hangs up a [`send_cancellable`] call from another thread: its connection is shut down, which
@@ -198,10 +216,12 @@ pub fn send_with_progress(
                 ok,
                 exit_code,
             } => {
+                let code = if ok { None } else { error_code(&envelope) };
                 return Ok(Reply {
                     body: text.unwrap_or(envelope),
                     ok,
                     exit_code,
+                    code,
                 });
             }
             // Read past above: never here (and never a reason to send the command again).

@@ -37,6 +37,9 @@ const CORE: &[CommandName] = &[
 
 /// The per-call timeout argument every tool accepts (the CLI's global `--timeout`).
 const TIMEOUT_ARG: &str = "timeout";
+/// The confirmation argument of the tools a session's policy may police (the CLI's global
+/// `--confirm`).
+const CONFIRM_ARG: &str = "confirm";
 
 /// The tool name of a command: its words joined by `_`, dashes too (`browser_list_tabs`).
 pub fn tool_name(name: CommandName) -> String {
@@ -99,6 +102,8 @@ pub struct Tool {
     pub definition: Value,
     /// Whether [`TIMEOUT_ARG`] is ours (not a field of the request itself).
     timeout_is_ours: bool,
+    /// Whether the tool takes [`CONFIRM_ARG`] (an action a policy may police).
+    confirm_is_ours: bool,
 }
 
 /// The published tools and how a call becomes a request.
@@ -162,6 +167,16 @@ impl Catalogue {
                 ))
             })?);
         }
+        let mut confirm = None;
+        if tool.confirm_is_ours
+            && let Some(t) = args.remove(CONFIRM_ARG)
+        {
+            confirm = Some(
+                t.as_str()
+                    .ok_or_else(|| invalid(format!("{CONFIRM_ARG} must be a string, not {t}")))?
+                    .to_string(),
+            );
+        }
         if let Some(session) = &self.session {
             match tool.spec.level {
                 AddressingLevel::Session | AddressingLevel::Tab => {
@@ -186,6 +201,7 @@ impl Catalogue {
             command,
             timeout_ms,
             env: self.env.clone(),
+            confirm,
         })
     }
 }
@@ -236,6 +252,21 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
             }
         }
     }
+    let confirm_is_ours =
+        crate::actions::Action::of(spec.name).is_some() && !has_property(&schema, CONFIRM_ARG);
+    if confirm_is_ours && let Some(p) = schema["properties"].as_object_mut() {
+        p.insert(
+            CONFIRM_ARG.into(),
+            json!({
+                "description": "The token of this tool's CONFIRMATION_REQUIRED answer \
+                    (`details.token`), once whoever decides said yes: runs exactly the call that \
+                    answer described (same arguments), once. Only for a session started with \
+                    --confirm-actions.",
+                "type": "string",
+                "minLength": 1
+            }),
+        );
+    }
     let name = tool_name(spec.name);
     let traits = spec.traits;
     let definition = json!({
@@ -256,6 +287,7 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
         name,
         definition,
         timeout_is_ours,
+        confirm_is_ours,
     }
 }
 

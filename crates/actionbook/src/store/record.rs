@@ -174,6 +174,10 @@ pub struct SessionRecord {
     /// connection ([`crate::allowlist`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_domains: Vec<String>,
+    /// The session's action policy (`start --confirm-actions`, `--deny-actions`): kept here so a
+    /// restarted daemon polices as the one that started it ([`crate::actions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_policy: Option<crate::actions::ActionPolicy>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -350,6 +354,7 @@ mod tests {
             network_routes: Vec::new(),
             content_boundary: None,
             allowed_domains: Vec::new(),
+            action_policy: None,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],

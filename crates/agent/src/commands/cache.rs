@@ -239,22 +239,24 @@ impl CacheCommand {
     async fn clear(&self, call: &ExtensionCall<'_>) -> Result<Envelope> {
         let r: CacheClear = decode(CommandName::AiCacheClear, call.args.clone())?;
         let path = cache::path(call.home.root());
-        let mut cache = Cache::load(&path).await?;
-        let before = cache.entries.len() + cache.steps.len();
-        match r.page.as_deref().map(cache::page_key) {
-            Some(page) => {
-                cache.entries.retain(|e| e.page != page);
-                cache.steps.retain(|e| e.page != page);
+        let page = r.page.as_deref().map(cache::page_key);
+        let (mut before, mut left) = (0, 0);
+        Cache::update(&path, |cache| {
+            before = cache.entries.len() + cache.steps.len();
+            match &page {
+                Some(page) => {
+                    cache.entries.retain(|e| &e.page != page);
+                    cache.steps.retain(|e| &e.page != page);
+                }
+                None => {
+                    cache.entries.clear();
+                    cache.steps.clear();
+                }
             }
-            None => {
-                cache.entries.clear();
-                cache.steps.clear();
-            }
-        }
-        let left = cache.entries.len() + cache.steps.len();
-        if left != before {
-            cache.save(&path).await?;
-        }
+            left = cache.entries.len() + cache.steps.len();
+            left != before
+        })
+        .await?;
         let cleared = CacheCleared {
             path: path.display().to_string(),
             removed: before - left,

@@ -165,6 +165,13 @@ pub struct StartData {
     /// host).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_domains: Vec<String>,
+    /// The actions the session asks a confirmation for (`--confirm-actions`; beyond the spec,
+    /// omitted when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirm_actions: Vec<String>,
+    /// The actions the session refuses (`--deny-actions`; beyond the spec, omitted when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_actions: Vec<String>,
 }
 
 impl RenderText for StartData {
@@ -181,6 +188,12 @@ impl RenderText for StartData {
         }
         if !self.allowed_domains.is_empty() {
             body.field("allowed_domains", self.allowed_domains.join(","));
+        }
+        if !self.confirm_actions.is_empty() {
+            body.field("confirm_actions", self.confirm_actions.join(","));
+        }
+        if !self.deny_actions.is_empty() {
+            body.field("deny_actions", self.deny_actions.join(","));
         }
     }
 }

@@ -219,17 +219,23 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
             tab_info(),
             any::<bool>(),
             of("[0-9a-f]{32}"),
+            vec("[a-z-]{1,10}", 0..3),
+            vec("[a-z-]{1,10}", 0..3),
         )
-            .prop_map(|(session, tab, reused, content_boundary)| {
-                StartData {
-                    session,
-                    tab,
-                    reused,
-                    content_boundary,
-                    allowed_domains: Vec::new(),
-                }
-                .into()
-            })
+            .prop_map(
+                |(session, tab, reused, content_boundary, confirm_actions, deny_actions)| {
+                    StartData {
+                        session,
+                        tab,
+                        reused,
+                        content_boundary,
+                        confirm_actions,
+                        deny_actions,
+                        allowed_domains: Vec::new(),
+                    }
+                    .into()
+                },
+            )
             .boxed(),
         DataKind::SessionList => vec(session_info(), 0..3)
             .prop_map(|v| SessionListData::new(v).into())

@@ -34,7 +34,7 @@ fn section_7_1_start() {
         tab: google_tab(Some(391.into())),
         reused: false,
         content_boundary: None,
-        allowed_domains: Vec::new(),
+        ..StartData::default()
     };
     let ctx = Context::tab("research-google", "t1")
         .with_url("https://google.com")

@@ -650,8 +650,8 @@ fn render_action(a: &ActionManual, body: &mut TextBody<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manuals::store::{Origin, StoreOptions};
-    use crate::manuals::store_tests::area;
+    use crate::store::{Origin, StoreOptions};
+    use crate::store_tests::area;
 
     fn el(id: &str, ty: &str, d: &str, css: &str, methods: &[&str]) -> AreaElement {
         AreaElement {

@@ -62,6 +62,12 @@ pub struct BrowserSection {
     /// The default of `browser start --allowed-domains` (`"a.com,*.b.com"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_domains: Option<String>,
+    /// The default of `browser start --confirm-actions` (`"click,fill"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_actions: Option<String>,
+    /// The default of `browser start --deny-actions` (`"eval"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_actions: Option<String>,
     /// Keys this build does not use, kept as they were.
     #[serde(flatten)]
     pub other: toml::Table,

@@ -9,13 +9,13 @@
 //! two, five and eight words, the nearly-everything word, domain and URL filters, a rare word
 //! and page 50; as wall time (`manuals_search_10k`) and as the thread's CPU time
 //! (`manuals_search_10k_cpu`, which a loaded machine does not inflate). Run with
-//! `cargo bench -p actionbook-cli --bench manuals_search`.
+//! `cargo bench -p actionbook-manuals --bench manuals_search`.
 
 use std::hint::black_box;
 
-use actionbook::manuals::store::{Origin, StoreOptions};
-use actionbook::manuals::time::Timestamp;
-use actionbook::manuals::{Area, SearchQuery, Store};
+use actionbook_manuals::store::{Origin, StoreOptions};
+use actionbook_manuals::time::Timestamp;
+use actionbook_manuals::{Area, SearchQuery, Store};
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use envelope::AreaElement;

@@ -1,5 +1,5 @@
 //! Manuals shipped with actionbook, loaded into every fresh store so that `search login` answers
-//! on a fresh install: the demo page (`crates/actionbook/demo/index.html`, as a `file:` URL of
+//! on a fresh install: the demo page (`crates/manuals/demo/index.html`, as a `file:` URL of
 //! the source tree this binary was built from) and the CLI test fixture's home page (served on
 //! 127.0.0.1 at a port of the test's choosing, which area ids leave out).
 //!
@@ -67,7 +67,7 @@ mod tests {
             .find(|a| a.area_id.ends_with(":login"))
             .unwrap();
         assert!(login.url.starts_with("file://"));
-        assert!(login.url.ends_with("/crates/actionbook/demo/index.html"));
+        assert!(login.url.ends_with("/crates/manuals/demo/index.html"));
         // The id is the same wherever the checkout is.
         assert_eq!(login.area_id, "actionbook-demo:/index.html:login");
         let id: AreaId = login.area_id.parse().unwrap();
@@ -91,7 +91,7 @@ mod tests {
     /// The fixture site's home page, read from the CLI tests' own definition so the bundled area
     /// cannot drift from it unnoticed.
     fn fixture_home_html() -> String {
-        let support = include_str!("../../../actionbook-cli/tests/it/support.rs");
+        let support = include_str!("../../actionbook-cli/tests/it/support.rs");
         let start = support.find("\"/index.html\",\n        r#\"").expect(
             "tests/it/support.rs no longer defines /index.html as before: update bundled.json",
         ) + "\"/index.html\",\n        r#\"".len();
@@ -117,7 +117,7 @@ mod tests {
         }
         let server = FixtureServer::start().await;
         let html = "text/html; charset=utf-8";
-        server.route("/demo.html", html, include_str!("../../demo/index.html"));
+        server.route("/demo.html", html, include_str!("../demo/index.html"));
         server.route("/index.html", html, fixture_home_html());
         let browser = launch_test_browser().await;
         let (_, session) = open_blank_page(&browser).await.unwrap();

@@ -1,7 +1,9 @@
 //! Action manuals: an embedded, offline-first catalogue of page areas (selectors for the
 //! elements of known pages) behind `search`, `get`, `manual`, `areas …` and `setup`.
 //!
-//! Engine-side library: no clap, no daemon, no printing. Everything is synchronous and blocking
+//! A crate of its own (`actionbook-manuals`), usable without the engine: no clap, no daemon, no
+//! printing, no browser (the engine's `areas record` reads the page and hands this crate a
+//! [`record::Recording`]). Everything is synchronous and blocking
 //! (SQLite, file writes, the optional HTTP client); the engine calls it inside
 //! `tokio::task::spawn_blocking`, keeping one [`Manuals`] in an `Arc<std::sync::Mutex<_>>` that is
 //! locked only inside the blocking closure (nothing here awaits, so no lock is held across an
@@ -24,6 +26,8 @@
 //! - [`guide`]: `setup --target claude|codex|cursor|stdout`.
 //! - [`mcp_config`]: the MCP server entry for each `setup --target` agent.
 //! - [`error`]: [`ManualsError`] and its mapping to envelope errors.
+//! - [`files`]: whole-file writes (a temp file beside, then a rename), shared with the engine's
+//!   state store and artifact writers.
 //!
 //! # How the command handlers call it
 //!
@@ -65,6 +69,7 @@ pub mod bundled;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod files;
 pub mod fts;
 pub mod guide;
 pub mod manual;

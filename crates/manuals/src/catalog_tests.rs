@@ -10,9 +10,9 @@ use std::time::Duration;
 use envelope::AreaElement;
 
 use super::*;
-use crate::manuals::manual::ManualData;
-use crate::manuals::store::StoreOptions;
-use crate::manuals::store_tests::area;
+use crate::manual::ManualData;
+use crate::store::StoreOptions;
+use crate::store_tests::area;
 
 /// A canned answer: status, content type, body, delay before answering.
 #[derive(Clone)]
@@ -387,9 +387,7 @@ fn manual_prefers_the_remote_and_adds_local_groups() {
 
 #[test]
 fn record_import_export_list_delete() {
-    use crate::manuals::record::{
-        ElementFacts, PageFacts, RecordOptions, RecordedElement, build_area,
-    };
+    use crate::record::{ElementFacts, PageFacts, RecordOptions, RecordedElement, build_area};
     let dir = tempfile::tempdir().unwrap();
     let mut m = local_manuals(&dir, None);
     let page = PageFacts {
@@ -424,7 +422,7 @@ fn record_import_export_list_delete() {
         &page,
         &RecordOptions::default(),
         &elements,
-        crate::manuals::time::Timestamp::now(),
+        crate::time::Timestamp::now(),
     )
     .unwrap();
     let first = m.record(&rec).unwrap();
