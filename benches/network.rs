@@ -7,7 +7,9 @@
 //!    Raw CDP on both sides, so the difference is the recorder's alone. `NETWORK_BENCH_MODES`
 //!    picks other setups to compare (see [`Mode`]): the recorder of a session that records
 //!    nothing (`recorder-off`), parts of what the recorder does, and the Fetch domain as another
-//!    source of requests (`fetch-response`).
+//!    source of requests (`fetch-response`). `recorder-allowlist` is the recorder with the
+//!    `--allowed-domains` guard (`Fetch` on the browser session, every request checked), in the
+//!    default set; its ratio to `recorder` is the allowlist's cost.
 //! 2. `browser network requests` on a full ring (500 requests) against `browser title` through the
 //!    in-process engine, same tab, same run (criterion).
 //!
@@ -21,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use actionbook::bench_support::{RecorderProbe, network_enable};
+use actionbook::bench_support::{GuardProbe, RecorderProbe, network_enable};
 use actionbook::commands::network::Requests;
 use actionbook::commands::observation::Title;
 use actionbook::{Request, TabTarget};
@@ -69,6 +71,9 @@ enum Mode {
     Plain,
     /// The tab's network recorder itself, started on the page as an attached tab starts it.
     Recorder,
+    /// The recorder and the `--allowed-domains` guard (`Fetch` on the browser session pausing
+    /// every request, each checked against a list that allows the page's host and continued).
+    RecorderAllowlist,
     /// The recorder of a session started with `--max-tracked-requests 0` (routes only).
     RecorderOff,
     /// `Network.enable` (Chromium's defaults) on a second session, every event counted by method
@@ -95,6 +100,7 @@ impl Mode {
         Some(match s.trim() {
             "plain" => Mode::Plain,
             "recorder" => Mode::Recorder,
+            "recorder-allowlist" => Mode::RecorderAllowlist,
             "recorder-off" => Mode::RecorderOff,
             "enable-count" => Mode::EnableCount,
             "enable-only" => Mode::EnableOnly,
@@ -147,6 +153,7 @@ async fn load_ms(
     };
     let conn = browser.connection().clone();
     let mut probe = None;
+    let mut guard = None;
     let mut off_probe = None;
     let mut watcher = None;
     // A task beside the load: the event counter, or the Fetch mode's continuer.
@@ -158,6 +165,22 @@ async fn load_ms(
             Ok(p) => probe = Some(p),
             Err(e) => panic!("start the recorder: {e}"),
         },
+        Mode::RecorderAllowlist => {
+            let host = url
+                .trim_start_matches("http://")
+                .split('/')
+                .next()
+                .unwrap_or_default();
+            let rules = vec![format!("{host},localhost,*.example.com")];
+            match GuardProbe::start(&conn, &rules).await {
+                Ok(g) => guard = Some(g),
+                Err(e) => panic!("start the allowlist guard: {e}"),
+            }
+            match RecorderProbe::start(&conn, &target_id, &session, 500).await {
+                Ok(p) => probe = Some(p),
+                Err(e) => panic!("start the recorder: {e}"),
+            }
+        }
         Mode::RecorderOff => match RecorderProbe::start(&conn, &target_id, &session, 0).await {
             Ok(p) => off_probe = Some(p),
             Err(e) => panic!("start the recorder: {e}"),
@@ -276,6 +299,14 @@ async fn load_ms(
         assert!(seen >= 200, "the recorder saw {seen} requests of 201");
         p.stop().await;
     }
+    if let Some(g) = guard {
+        assert_eq!(
+            g.refused(),
+            0,
+            "the guard refused a request of the allowed page"
+        );
+        g.stop().await;
+    }
     if let Some(p) = off_probe {
         assert_eq!(p.seen(), 0, "the recorder saw requests with recording off");
         p.stop().await;
@@ -322,7 +353,7 @@ fn network(c: &mut Criterion) {
             .split(',')
             .map(|m| Mode::parse(m).unwrap_or_else(|| panic!("unknown mode {m:?}")))
             .collect(),
-        Err(_) => vec![Mode::Plain, Mode::Recorder],
+        Err(_) => vec![Mode::Plain, Mode::Recorder, Mode::RecorderAllowlist],
     };
     let rounds = rounds();
     for r in 0..=modes.len() * rounds {
@@ -362,6 +393,17 @@ fn network(c: &mut Criterion) {
             modes[0],
             t / base,
             p / page_base
+        );
+    }
+    // The allowlist's own cost: a session's tabs always have the recorder, so against it.
+    let at = |m: Mode| modes.iter().position(|x| *x == m);
+    if let (Some(r), Some(a)) = (at(Mode::Recorder), at(Mode::RecorderAllowlist)) {
+        let (tr, ta) = (median(&mut times[r]), median(&mut times[a]));
+        let (pr, pa) = (median(&mut page_times[r]), median(&mut page_times[a]));
+        println!(
+            "allowlist guard: {ta:.1} vs {tr:.1} ms to the client's load event, ratio {:.3}; the page's own {pa:.1} vs {pr:.1} ms, ratio {:.3}",
+            ta / tr,
+            pa / pr
         );
     }
     let counted = counts.lock().unwrap_or_else(|p| p.into_inner()).clone();

@@ -5,7 +5,7 @@
 //! (`/html/body/iframe[2]/html/body/button`, Stagehand's cross-frame form: an `<iframe>` has no
 //! `<html>` child in the DOM, so a step from one into `html` can only mean its document).
 //!
-//! Only the split is here; [`crate::resolve`] finds the iframe, then the rest in its frame alone.
+//! Only the split is here; [`crate::resolve()`] finds the iframe, then the rest in its frame alone.
 
 /// The parts of `s` between top-level ` >> ` (outside quotes, brackets, parentheses and
 /// escapes), trimmed; `None` when it has no such separator. An empty part is kept (the caller

@@ -2,7 +2,7 @@
 //! --deny-actions eval`): which commands each name covers, the groups a user expects (`all`,
 //! `input`, `pointer`, `navigate`, `state`), their parsing, and the policy itself as the session's
 //! record keeps it. A leaf (names and sets only): what the engine does with a policy, the tokens
-//! and the answers, is [`crate::action_policy`]'s.
+//! and the answers, is `crate::action_policy`'s.
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -327,6 +327,26 @@ pub enum CliError {
     /// Not supported (yet) in this mode.
     #[error("{0}")]
     Unsupported(String),
+    /// A navigation to a host outside the session's `--allowed-domains`: refused in the browser.
+    #[error(
+        "{what} {url} was refused: host {host} is not in the session's --allowed-domains ({rules})"
+    )]
+    HostNotAllowed {
+        /// What was refused (`goto`, `navigation to`, `redirect to` ...).
+        what: String,
+        /// The URL refused.
+        url: String,
+        /// Its host (`host:port` when the port mattered).
+        host: String,
+        /// The session's rules, comma-separated.
+        rules: String,
+    },
+    /// The session has `--allowed-domains` but its browser cannot be guarded: nothing runs.
+    #[error("the session's --allowed-domains cannot be enforced, so nothing was run: {detail}")]
+    AllowlistUnenforced {
+        /// Why.
+        detail: String,
+    },
     /// A profile already belongs to a running session.
     #[error("profile '{profile}' is already in use by session '{session}'")]
     ProfileInUse {
@@ -627,6 +647,9 @@ impl CliError {
             CliError::BatchOpenFailed { .. } => ErrorCode::BatchOpenError,
             CliError::DownloadFailed { .. } => ErrorCode::DownloadFailed,
             CliError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
+            CliError::HostNotAllowed { .. } | CliError::AllowlistUnenforced { .. } => {
+                ErrorCode::AccessDenied
+            }
             CliError::Cdp(e) => match e {
                 CdpError::Timeout { .. } | CdpError::LaunchTimeout { .. } => ErrorCode::Timeout,
                 CdpError::BrowserNotFound { .. } => ErrorCode::BrowserNotFound,
@@ -705,6 +728,13 @@ impl CliError {
             CliError::ElementNotFound { selector } => {
                 Some(serde_json::json!({ "selector": selector }))
             }
+            CliError::HostNotAllowed {
+                url, host, rules, ..
+            } => Some(serde_json::json!({
+                "url": url,
+                "host": host,
+                "allowed_domains": rules.split(',').collect::<Vec<_>>(),
+            })),
             CliError::QueryNoMatch { query } => Some(serde_json::json!({
                 "selector": query, "query": query, "count": 0,
             })),
@@ -871,6 +901,12 @@ impl CliError {
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
+            CliError::HostNotAllowed { .. } => Some(
+                "the session may only reach the hosts of its --allowed-domains (details.allowed_domains): go to a page of one of them, or start a session whose list has this host; the session stays usable",
+            ),
+            CliError::AllowlistUnenforced { .. } => Some(
+                "close the session and start it again (a browser that refuses request interception cannot take --allowed-domains)",
+            ),
             CliError::Timeout { .. } | CliError::WaitTimedOut { .. } => {
                 Some("increase --timeout or retry the command")
             }

@@ -7,7 +7,7 @@
 //!   in-process, without the daemon or clap.
 //! - The command table ([`commands::COMMANDS`]) is the one list of commands: per command its
 //!   name, addressing level, stage, [`CommandTraits`] and the JSON Schema of its request.
-//! - The `actionbook` binary is thin: [`cli`] parses arguments, lowers them into a [`Request`],
+//! - The `actionbook` binary is thin: `cli` parses arguments, lowers them into a [`Request`],
 //!   sends it to the per-user [`daemon`] and prints the reply.
 //! - Session state is durable ([`store`]): browsers outlive the daemon, and a new daemon
 //!   re-attaches to them with the same session ids, tab ids and refs.
@@ -23,6 +23,7 @@
 //! - [`boundary`]: the nonce markers of `--content-boundaries` (a leaf).
 //! - [`actions`]: the action names of a session's policy, their groups and parsing (a leaf);
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
+//!   [`allowlist`]: the rules of `--allowed-domains`, parsing and matching (a pure leaf beside it);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
 //!   [`ClientEnv`], [`CommandTraits`]; the per-command [`Deadline`] and named caps; envelopes);
 //! - [`store`]: durable state under `ACTIONBOOK_HOME` ([`Home`], records, atomic writes, artifact
@@ -41,8 +42,8 @@
 //! On top: [`daemon`] (wire, server, client); [`doctor`] (the checks of `actionbook doctor`,
 //! run in the asking process); [`mcp`] (the MCP server over stdio, its tools made
 //! from the command table, on the daemon or an in-process engine); [`api`] (the typed handles,
-//! [`Browser`] → [`Session`] → [`Tab`] → [`Locator`], over the engine or the daemon); and, with the
-//! `cli` feature (default), [`cli`] (the clap tree, lowering, printing, `batch`) and the binary (`main.rs`).
+//! [`Browser`] → [`Session`] → [`Tab`] → [`Locator`], over the engine or the daemon). The clap
+//! tree, lowering, printing, `batch` and the binary are in `actionbook-cli`.
 //!
 //! # Adding a command
 //! Its request type (serde + `schemars::JsonSchema`, `clap::Args` behind `cfg_attr`) and handler
@@ -59,10 +60,15 @@
 //! What it does not do: talk CDP itself (that is `cdp-protocol`), track frames (`frame-graph`) or
 //! build snapshots and resolve selectors (`a11y-snapshot`).
 
+// Request types' doc comments are their `--help` text too, where `<name>` is a placeholder meant
+// literally, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 pub use actionbook_manuals as manuals;
 use actionbook_manuals::files;
 
 pub mod actions;
+pub mod allowlist;
 pub mod boundary;
 pub mod deadline;
 pub mod error;
@@ -90,6 +96,7 @@ pub mod api;
 /// Internals the benches measure directly (not a stable API).
 #[doc(hidden)]
 pub mod bench_support {
+    pub use crate::session::guard::GuardProbe;
     pub use crate::tab::services::network::{RecorderProbe, network_enable};
 }
 

@@ -309,6 +309,9 @@ pub struct ClientEnv {
     /// `ACTIONBOOK_BROWSER_EXECUTABLE_PATH`: the browser `browser start` launches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser_executable: Option<PathBuf>,
+    /// `ACTIONBOOK_ALLOWED_DOMAINS`: the default of `browser start --allowed-domains`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_domains: Option<String>,
     /// The directory relative paths in the request are relative to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
@@ -335,7 +338,7 @@ pub struct ClientEnv {
     #[serde(default, skip_serializing_if = "crate::secrets::Secrets::is_empty")]
     pub secrets: crate::secrets::Secrets,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
-    /// engine's process abort ([`crate::fault`]); ignored by release builds.
+    /// engine's process abort (`crate::fault`); ignored by release builds.
     #[doc(hidden)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]
@@ -366,6 +369,8 @@ pub const LLM_ENV: &[&str] = &[
 
 /// Environment variable: the default of `browser start --headless`.
 pub const HEADLESS_ENV: &str = "ACTIONBOOK_BROWSER_HEADLESS";
+/// Environment variable: the default of `browser start --allowed-domains`.
+pub const ALLOWED_DOMAINS_ENV: &str = "ACTIONBOOK_ALLOWED_DOMAINS";
 /// Environment variable: the browser executable.
 pub const EXECUTABLE_ENV: &str = "ACTIONBOOK_BROWSER_EXECUTABLE_PATH";
 /// Environment variable: the default of `browser start --confirm-actions`.
@@ -383,6 +388,9 @@ impl ClientEnv {
             browser_executable: std::env::var_os(EXECUTABLE_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            allowed_domains: std::env::var(ALLOWED_DOMAINS_ENV)
+                .ok()
+                .filter(|v| !v.trim().is_empty()),
             cwd: std::env::current_dir().ok(),
             api: API_ENV
                 .iter()
@@ -405,6 +413,7 @@ impl ClientEnv {
     pub fn var(&self, name: &str) -> Option<String> {
         match name {
             HEADLESS_ENV => self.browser_headless.map(|h| h.to_string()),
+            ALLOWED_DOMAINS_ENV => self.allowed_domains.clone(),
             EXECUTABLE_ENV => self
                 .browser_executable
                 .as_ref()

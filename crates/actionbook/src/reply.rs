@@ -1,4 +1,4 @@
-//! What a handler returns ([`Done`]) and how results become envelopes.
+//! What a handler returns (`Done`) and how results become envelopes.
 
 use envelope::{CommandName, Context, Data, Document, Envelope, Pagination};
 

@@ -22,6 +22,10 @@
 //! What it does not do: talk CDP or read the DOM itself (every look and every action is one of
 //! the engine's commands), or keep a browser of its own.
 
+// Request types' doc comments are their `--help` text too, where `<<name>>` and `<url>` are
+// meant literally, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 mod actions;
 mod ai;
 mod ask;

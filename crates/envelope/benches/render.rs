@@ -1,5 +1,5 @@
 //! Render 10,000 envelopes to JSON and to text: the CLI's hot output path.
-//! A regression guard, not a target: compare runs with `cargo bench -p envelope`.
+//! A regression guard, not a target: compare runs with `cargo bench -p actionbook-envelope`.
 
 use std::hint::black_box;
 

@@ -1,6 +1,6 @@
 //! Reading frame owners and document order: cheaply, per frame document, with
 //! `DOM.querySelectorAll` for frame owner elements (document order) and `DOM.describeNode` on
-//! each ([`owner_query`]); or out of the whole `DOM.getDocument{depth:-1, pierce:true}` tree, which
+//! each (`owner_query`); or out of the whole `DOM.getDocument{depth:-1, pierce:true}` tree, which
 //! also sees owners inside shadow roots but costs as much as the page is large.
 //!
 //! The `<iframe>` element itself carries `frameId`, for same-process frames and OOPIFs alike

@@ -59,6 +59,9 @@ pub struct BrowserSection {
     /// Headless by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headless: Option<bool>,
+    /// The default of `browser start --allowed-domains` (`"a.com,*.b.com"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_domains: Option<String>,
     /// The default of `browser start --confirm-actions` (`"click,fill"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm_actions: Option<String>,

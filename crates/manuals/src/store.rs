@@ -581,7 +581,7 @@ impl Store {
     /// the whole result (the best is 1, every score is in (0, 1]), rounded to two decimals.
     ///
     /// Every hit's bm25 comes from the in-memory copy of the index when it is current (see
-    /// [`super::ranking`]), else from one FTS5 pass (where a filter adds a host phrase to the
+    /// `ranking`), else from one FTS5 pass (where a filter adds a host phrase to the
     /// match so that only that host's areas are ranked); both then check the exact host and
     /// path. Sorting, paging and tie-breaking happen here, and only the rows of the page asked
     /// for are read from `areas`.

@@ -3,7 +3,7 @@
 //! XPaths) must equal the files under `tests/golden/`, recorded from the snapshot as it was built
 //! on Chromium's accessibility tree. They guard the output across changes of how it is captured.
 //!
-//! `A11Y_GOLDEN=record cargo test -p a11y-snapshot --test it golden` rewrites the files.
+//! `A11Y_GOLDEN=record cargo test -p actionbook-a11y-snapshot --test it golden` rewrites the files.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

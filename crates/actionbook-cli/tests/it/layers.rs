@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 /// The workspace's crates, lowest first: a crate may depend (also for its tests) only on those
 /// before it.
 const CRATES: &[&str] = &[
-    "envelope",
-    "cdp-protocol",
-    "frame-graph",
-    "a11y-snapshot",
+    "actionbook-envelope",
+    "actionbook-cdp-protocol",
+    "actionbook-frame-graph",
+    "actionbook-a11y-snapshot",
     "actionbook-manuals",
     "actionbook",
     "actionbook-agent",
@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "error",
     "actions",
     "secrets",
+    "allowlist",
     "fault",
     "model",
     "deadline",
@@ -238,8 +239,37 @@ fn sibling_cycles(sources: &[Source]) -> Vec<String> {
     cycles
 }
 
-/// A manifest's package name and the workspace crates it depends on (any kind of dependency).
-fn manifest(path: &Path) -> (String, Vec<String>) {
+/// The package each of the root's `[workspace.dependencies]` keys names (`cdp-protocol` is
+/// `actionbook-cdp-protocol`; a key without `package = ` names itself).
+fn packages_by_key(root: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root.join("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("read the root Cargo.toml: {e}"));
+    let mut section = String::new();
+    let mut out = BTreeMap::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        if section != "workspace.dependencies" {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let package = value
+            .split("package = \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or(key.trim());
+        out.insert(key.trim().to_string(), package.to_string());
+    }
+    out
+}
+
+/// A manifest's package name and the workspace crates it depends on (any kind of dependency),
+/// by package name.
+fn manifest(path: &Path, packages: &BTreeMap<String, String>) -> (String, Vec<String>) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let (mut name, mut deps, mut section) = (String::new(), Vec::new(), String::new());
@@ -256,11 +286,12 @@ fn manifest(path: &Path) -> (String, Vec<String>) {
         if section == "package" && key == "name" {
             name = line.split('"').nth(1).unwrap_or_default().to_string();
         }
+        let package = packages.get(key).map(String::as_str).unwrap_or(key);
         if section.ends_with("dependencies")
             && !section.starts_with("workspace")
-            && CRATES.contains(&key)
+            && CRATES.contains(&package)
         {
-            deps.push(key.to_string());
+            deps.push(package.to_string());
         }
     }
     (name, deps)
@@ -276,10 +307,11 @@ fn crates_depend_only_on_crates_below_them() {
     {
         manifests.push(dir.path().join("Cargo.toml"));
     }
+    let packages = packages_by_key(&root);
     let mut seen = BTreeSet::new();
     let mut up = Vec::new();
     for path in &manifests {
-        let (name, deps) = manifest(path);
+        let (name, deps) = manifest(path, &packages);
         let Some(rank) = CRATES.iter().position(|c| *c == name) else {
             panic!(
                 "{}: crate {name:?} is in no layer: add it to CRATES",

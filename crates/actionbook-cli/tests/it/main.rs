@@ -4,6 +4,7 @@
 mod support;
 
 mod agent;
+mod allowlist;
 mod api;
 mod atomic;
 mod batch;

@@ -2,7 +2,7 @@
 //! (viewport, scale, user agent, touch), geolocation, timezone, locale, offline, color scheme,
 //! reduced motion, user agent, extra HTTP headers and the media type, per tab.
 //!
-//! Kept in the tab's record and set again on every attach ([`crate::tab::attach`]), so the
+//! Kept in the tab's record and set again on every attach (`crate::tab::attach`), so the
 //! emulation outlives a daemon restart and `browser restart`. `emulate reset` is the session's
 //! defaults again (its own viewport included).
 
@@ -18,7 +18,7 @@ use crate::tab::{TabCommand, TabCx};
 
 /// `browser emulate [<what> <value>...]`.
 ///
-/// WHAT is one of: device "<name>" (--list: the names), geolocation <lat>,<lon>[,accuracy]
+/// WHAT is one of: device "<name>" (--list: the names), geolocation <lat>,<lon>,accuracy
 /// (grants the permission too), timezone <IANA>, locale <bcp47>, offline on|off, color-scheme
 /// light|dark|no-preference, reduced-motion reduce|no-preference, user-agent "<ua>", headers
 /// K:V..., media print|screen, reset (the session's defaults), show (or nothing: what is in

@@ -3,8 +3,8 @@
 //!
 //! A crate implements [`Extension`] (its row, its CLI arguments, its handler) and calls
 //! [`register`] once at start (the binary before it parses arguments, the daemon before it
-//! serves). From then on the command is everywhere the table is: [`Command::from_json`] decodes
-//! it (as [`Command::Extended`]), [`all_commands`] lists it (help, MCP tools, batch checks), the
+//! serves). From then on the command is everywhere the table is: `Command::from_json` decodes
+//! it (as `Command::Extended`), [`all_commands`] lists it (help, MCP tools, batch checks), the
 //! clap tree has it, and [`crate::Engine::execute`] runs it. Its handler composes the engine's
 //! own commands through the [`CommandRunner`] it is handed: never a private path around them.
 //!

@@ -128,6 +128,15 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secrets_file: Option<String>,
+    /// The only hosts the session's pages may reach, comma-separated (repeatable): `a.com`
+    /// (that host), `*.b.com` (its subdomains), IP literals (`127.0.0.1`, `[::1]`), each with
+    /// an optional `:port`. Every other request is refused in the browser (navigations, frames,
+    /// subresources, fetch/XHR, workers, popups; WebSockets and WebRTC too in a browser this
+    /// command launches). Default from ACTIONBOOK_ALLOWED_DOMAINS, else config.toml's
+    /// `browser.allowed_domains`. Only for a new session.
+    #[cfg_attr(feature = "cli", arg(long = "allowed-domains", value_name = "HOSTS"))]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
 }
 
 /// `browser list-sessions`.
@@ -224,6 +233,7 @@ fn start_data(rec: &SessionRecord, tab: TabInfo, reused: bool) -> StartData {
         tab,
         reused,
         content_boundary: rec.content_boundary.clone(),
+        allowed_domains: rec.allowed_domains.clone(),
         confirm_actions: rec
             .action_policy
             .as_ref()
@@ -528,6 +538,21 @@ impl Start {
                 "--max-tracked-requests is set when a session starts; session '{id}' {kept} (ignored)"
             ));
         }
+        if !self.allowed_domains.is_empty() {
+            let asked = crate::allowlist::Allowlist::parse(&self.allowed_domains)
+                .map_err(CliError::InvalidArgument)?
+                .rules();
+            if asked != rec.allowed_domains {
+                let has = match rec.allowed_domains.is_empty() {
+                    true => "no allowed-domains list".to_string(),
+                    false => format!("--allowed-domains {}", rec.allowed_domains.join(",")),
+                };
+                return Err(CliError::InvalidArgument(format!(
+                    "session '{id}' exists with {has}: --allowed-domains is set when a session \
+                     starts; close it or start another session id"
+                )));
+            }
+        }
         if self.content_boundaries && rec.content_boundary.is_none() {
             warnings.push(format!(
                 "--content-boundaries is set when a session starts; session '{id}' has none (ignored)"
@@ -625,6 +650,30 @@ impl GlobalCommand for Start {
         let config = super::manuals::browser_defaults(sessions.home()).await;
         let policy = self.new_policy(cx.env, &config)?;
         warnings.extend(config.warning);
+        let allowed_domains = match (&self.allowed_domains, &cx.env.allowed_domains) {
+            (given, _) if !given.is_empty() => given.clone(),
+            (_, Some(env)) if !env.trim().is_empty() => vec![env.clone()],
+            _ => config.allowed_domains.clone().into_iter().collect(),
+        };
+        let allowed_domains = match allowed_domains.is_empty() {
+            true => Vec::new(),
+            false => crate::allowlist::Allowlist::parse(&allowed_domains)
+                .map_err(CliError::InvalidArgument)?
+                .rules(),
+        };
+        if let Some(url) = &self.open_url {
+            crate::session::guard::check_navigation(&allowed_domains, url, "--open-url")?;
+        }
+        if !allowed_domains.is_empty() && self.cdp_endpoint.is_some() {
+            warnings.push(
+                "--allowed-domains on a browser behind --cdp-endpoint: its requests are refused \
+                 through CDP (request interception) while this daemon is connected, but no launch \
+                 flag can be given to a browser someone else started, so its WebSockets, WebRTC, \
+                 preconnects and DNS prefetches (connections and look-ups without a request) are \
+                 not contained"
+                    .to_string(),
+            );
+        }
         let headless = self
             .headless
             .or(cx.env.browser_headless)
@@ -671,7 +720,8 @@ impl GlobalCommand for Start {
             Some(p) => {
                 let executable = cx.env.browser_executable.clone().or(config.executable);
                 let what = (session_id.as_str(), mode, headless);
-                launch_new(p, what, executable, window_size, &session_dir, deadline).await
+                let sizes = (window_size, allowed_domains.as_slice());
+                launch_new(p, what, executable, sizes, &session_dir, deadline).await
             }
         };
         let (mut record, conn, owned) = match made {
@@ -683,6 +733,7 @@ impl GlobalCommand for Start {
         };
         fault::step(cx.env.abort_at.as_deref(), "start.launched");
         record.max_tracked_requests = self.max_tracked_requests;
+        record.allowed_domains = allowed_domains;
         record.action_policy = policy;
         record.content_boundary = self.content_boundaries.then(|| {
             crate::boundary::ContentBoundary::fresh()
@@ -712,6 +763,11 @@ impl GlobalCommand for Start {
         slot.set_conn(Some(conn.clone()));
         slot.set_owned(owned);
         sessions.insert(slot.clone());
+        // Nothing loads before the guard of a session with a list is on.
+        if let Err(e) = slot.guard.ready(conn.generation, deadline).await {
+            let _ = teardown(sessions, &slot).await;
+            return Err(e);
+        }
         fault::step(cx.env.abort_at.as_deref(), "start.recorded");
         let tab = match first_tab(
             &slot,
@@ -822,6 +878,7 @@ impl Start {
             max_tracked_requests: None,
             network_routes: Vec::new(),
             content_boundary: None,
+            allowed_domains: Vec::new(),
             action_policy: None,
         };
         let conn = BrowserConn {
@@ -838,7 +895,7 @@ async fn launch_new(
     profile: &NewProfile,
     (session_id, mode, headless): (&str, Mode, bool),
     executable: Option<std::path::PathBuf>,
-    window_size: Option<(u32, u32)>,
+    (window_size, allowed_domains): (Option<(u32, u32)>, &[String]),
     session_dir: &Path,
     deadline: &Deadline,
 ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
@@ -847,7 +904,7 @@ async fn launch_new(
         executable.clone(),
         headless,
         profile.dir.clone(),
-        window_size,
+        (window_size, allowed_domains),
         1,
         deadline.remaining(),
     )
@@ -885,6 +942,7 @@ async fn launch_new(
         max_tracked_requests: None,
         network_routes: Vec::new(),
         content_boundary: None,
+        allowed_domains: Vec::new(),
         action_policy: None,
     };
     Ok((record, launched.conn, Some(launched.browser)))
@@ -1103,7 +1161,7 @@ async fn restart_steps(
             rec.executable.clone().map(Into::into),
             rec.headless,
             dir,
-            rec.window_size,
+            (rec.window_size, &rec.allowed_domains),
             generation,
             deadline.remaining(),
         )
@@ -1142,6 +1200,7 @@ async fn restart_steps(
     .await?;
     slot.set_conn(Some(conn.clone()));
     slot.set_owned(owned);
+    slot.guard.ready(conn.generation, deadline).await?;
     fault::step(env.abort_at.as_deref(), "restart.recorded");
     first_tab(
         slot,

@@ -3,7 +3,7 @@
 //! turns a tab's page into an area ([`super::record`]).
 //!
 //! The store is SQLite (blocking): every call runs in `spawn_blocking`, on one [`Manuals`] per
-//! home kept open between commands ([`with_manuals`]). The remote API settings come from the
+//! home kept open between commands (`with_manuals`). The remote API settings come from the
 //! caller's environment ([`ClientEnv`]) over `config.toml`, not from the daemon's.
 
 use std::collections::HashMap;
@@ -435,6 +435,8 @@ pub(crate) struct BrowserDefaults {
     pub headless: Option<bool>,
     /// `browser.executable_path`.
     pub executable: Option<PathBuf>,
+    /// `browser.allowed_domains`.
+    pub allowed_domains: Option<String>,
     /// `browser.confirm_actions`.
     pub confirm_actions: Option<String>,
     /// `browser.deny_actions`.
@@ -456,6 +458,10 @@ pub(crate) async fn browser_defaults(home: &Home) -> BrowserDefaults {
                 .executable_path
                 .filter(|p| !p.trim().is_empty())
                 .map(PathBuf::from),
+            allowed_domains: file
+                .browser
+                .allowed_domains
+                .filter(|d| !d.trim().is_empty()),
             confirm_actions: file.browser.confirm_actions,
             deny_actions: file.browser.deny_actions,
             warning: None,

@@ -30,8 +30,8 @@
 //! feature the same struct derives `clap::Args` (its `arg` attributes are `cfg_attr`-gated), and
 //! the `actionbook browser` subcommands are [`Command`]'s variants, made from the rows below.
 //!
-//! Adding a command: its request type and handler (an impl of [`GlobalCommand`],
-//! [`SessionCommand`] or [`TabCommand`]) in its section's module, and one row in
+//! Adding a command: its request type and handler (an impl of `GlobalCommand`,
+//! `SessionCommand` or `TabCommand`) in its section's module, and one row in
 //! `command_table!` below. Its addressing level is [`CommandName::level`]; the row's stage says
 //! which pipeline runs it (a tab-level command may run as a session command when it only changes
 //! the tab list, as `close-tab` does), checked at compile time.
@@ -129,7 +129,7 @@ pub enum Stage {
     Global = 1,
     /// The session is looked up (SESSION_NOT_FOUND otherwise) and handed to the handler.
     Session = 2,
-    /// The tab pipeline ([`crate::tab::pipeline`]): the tab's queue, attach, crash watch, context.
+    /// The tab pipeline (`crate::tab::pipeline`): the tab's queue, attach, crash watch, context.
     Tab = 3,
 }
 

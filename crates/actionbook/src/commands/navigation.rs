@@ -190,6 +190,8 @@ impl TabCommand for Goto {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
+        let rules = cx.session.with_record(|r| r.allowed_domains.clone());
+        crate::session::guard::check_navigation(&rules, &self.url, "browser goto")?;
         let from_url = cx.url_before_loading().await?;
         let page = cx.page.clone();
         let downloads_before = cx.session.downloads.begun();

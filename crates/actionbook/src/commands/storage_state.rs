@@ -9,7 +9,7 @@
 //!   localStorage and sessionStorage of every frame the session's tabs show now, out-of-process
 //!   frames included (each read in an isolated world of the frame, so the page's scripts are not
 //!   involved); and the localStorage of the origins the session's frames showed before
-//!   ([`crate::session::origins`]) that no tab shows now, read in a scratch tab (below).
+//!   (`crate::session::origins`) that no tab shows now, read in a scratch tab (below).
 //!   IndexedDB is not kept (`data.not_kept`).
 //! - Loaded: cookies with `Storage.setCookies` (read back; an expired one is skipped and counted);
 //!   localStorage in a scratch tab that visits each origin with every request answered by the

@@ -87,8 +87,10 @@ impl NewTab {
     /// Checks the request before any tab is opened.
     fn validate(&self, slot: &BrowserSession) -> Result<()> {
         // Refused URLs are refused before any tab is opened.
+        let rules = slot.with_record(|r| r.allowed_domains.clone());
         for url in &self.urls {
             navigation::normalize_url(url)?;
+            crate::session::guard::check_navigation(&rules, url, "browser new-tab")?;
         }
         if !self.tab_ids.is_empty() && self.tab_ids.len() != self.urls.len() {
             return Err(CliError::InvalidArgument(format!(

@@ -6,7 +6,7 @@
 //! runs on its own tab's queue only, so the other tabs of the session keep working meanwhile. When
 //! time runs out it fails with `TIMEOUT`, `error.details` holding `elapsed_ms` and what it saw
 //! last (`observed_value`). Element and condition waits check again on every change of the main
-//! frame's document, and at least every [`watch::POLL`].
+//! frame's document, and at least every `watch::POLL`.
 
 use std::time::{Duration, Instant};
 

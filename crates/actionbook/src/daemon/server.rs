@@ -11,7 +11,7 @@
 //! lets the commands in flight finish, bounded by their deadlines, and then exits; the client
 //! waits for that and starts a new daemon of its own build.
 //!
-//! A daemon whose socket file was deleted or replaced exits within [`SOCKET_CHECK`] (no client can
+//! A daemon whose socket file was deleted or replaced exits within `SOCKET_CHECK` (no client can
 //! reach it); before that it closes the sessions whose records were deleted too (a removed home).
 
 use std::os::unix::fs::PermissionsExt;

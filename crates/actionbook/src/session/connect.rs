@@ -81,12 +81,14 @@ impl<T: Default> SessionSlot<T> {
     /// needed.
     pub async fn connect(&self, deadline: &Deadline) -> Result<BrowserConn> {
         if let Some(c) = self.conn() {
+            self.guard.ready(c.generation, deadline).await?;
             return Ok(c);
         }
         let _guard = tokio::time::timeout(deadline.remaining(), self.connecting.lock())
             .await
             .map_err(|_| deadline.timeout("connecting to the browser"))?;
         if let Some(c) = self.conn() {
+            self.guard.ready(c.generation, deadline).await?;
             return Ok(c);
         }
         let rec = self.record();
@@ -99,6 +101,8 @@ impl<T: Default> SessionSlot<T> {
         match reconnect(&rec, self.next_generation(), deadline).await {
             Ok(conn) => {
                 self.set_conn(Some(conn.clone()));
+                // No command runs on an unguarded connection of a session with a list.
+                self.guard.ready(conn.generation, deadline).await?;
                 Ok(conn)
             }
             Err(e) => {

@@ -94,12 +94,13 @@ pub(crate) async fn fit_viewport(
 
 /// Launches a browser for a session (own process group, so it outlives the daemon), within
 /// `startup` (the command's `--timeout`: a slow machine may need more than a fixed cap, a short
-/// `--timeout` must not wait longer).
+/// `--timeout` must not wait longer). `allowed_domains`: the session's rules, whose network
+/// flags the browser gets ([`crate::session::guard::launch_args`]).
 pub(crate) async fn launch(
     executable: Option<PathBuf>,
     headless: bool,
     profile_dir: PathBuf,
-    window_size: Option<(u32, u32)>,
+    (window_size, allowed_domains): (Option<(u32, u32)>, &[String]),
     generation: u64,
     startup: std::time::Duration,
 ) -> Result<Launched> {
@@ -113,6 +114,7 @@ pub(crate) async fn launch(
     if let Some((w, h)) = window_size {
         args.push(format!("--window-size={w},{h}"));
     }
+    args.extend(crate::session::guard::launch_args(allowed_domains)?);
     let options = LaunchOptions {
         executable: Some(executable.clone()),
         headless,

@@ -4,6 +4,7 @@
 //! - [`registry`]: every session of the home, and id allocation;
 //! - [`connect`]: (re)connecting and the crash policy;
 //! - [`downloads`]: where the browser saves downloads, and what became of each;
+//! - [`guard`]: `--allowed-domains` enforced in the browser (browser-level `Fetch`, launch flags);
 //! - [`launch`]: launching, and tearing a session down;
 //! - [`origins`]: the web origins the session's pages showed (for a saved storage state);
 //! - [`targets`]: the browser's page targets and windows, popups adopted as tabs;
@@ -28,6 +29,7 @@ use crate::store::{self, SessionRecord, TabRecord};
 
 pub(crate) mod connect;
 pub(crate) mod downloads;
+pub(crate) mod guard;
 pub(crate) mod launch;
 pub(crate) mod origins;
 pub(crate) mod process;
@@ -87,6 +89,8 @@ pub(crate) struct SessionSlot<T> {
     pub downloads: downloads::Downloads,
     /// The web origins the session's frames showed (watched on every connection).
     pub origins: origins::Origins,
+    /// The allowlist guard (on every connection of a session with `--allowed-domains`).
+    pub guard: guard::Guard,
 }
 
 impl<T: Default> SessionSlot<T> {
@@ -106,6 +110,7 @@ impl<T: Default> SessionSlot<T> {
             generations: AtomicU64::new(0),
             downloads,
             origins: origins::Origins::default(),
+            guard: guard::Guard::default(),
         }
     }
 
@@ -281,6 +286,10 @@ impl<T: Default> SessionSlot<T> {
             self.downloads
                 .watch(&c.conn, c.generation, save_to, self.record.clone());
             self.origins.watch(&c.conn, c.generation);
+            let rules = self.with_record(|r| r.allowed_domains.clone());
+            self.guard.watch(&c.conn, c.generation, &rules);
+        } else {
+            self.guard.unwatch();
         }
         *lock(&self.conn) = conn;
     }

@@ -18,7 +18,7 @@
 //! ```
 //! Every file is written atomically ([`write_atomic`]: temp file in the same directory, then
 //! rename), so a reader or a crash never sees half a file. File names of artifacts come from
-//! [`artifacts`]; the records are in [`record`].
+//! `artifacts`; the records are in `record`.
 
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};

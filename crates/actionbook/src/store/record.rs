@@ -169,6 +169,11 @@ pub struct SessionRecord {
     /// given between marker lines naming it ([`crate::boundary`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_boundary: Option<String>,
+    /// The hosts the session's pages may reach (`start --allowed-domains`, canonical rules;
+    /// empty: no list, every host). Enforced by the browser-level `Fetch` guard on every
+    /// connection ([`crate::allowlist`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
     /// The session's action policy (`start --confirm-actions`, `--deny-actions`): kept here so a
     /// restarted daemon polices as the one that started it ([`crate::actions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -348,6 +353,7 @@ mod tests {
             max_tracked_requests: None,
             network_routes: Vec::new(),
             content_boundary: None,
+            allowed_domains: Vec::new(),
             action_policy: None,
             tabs: vec![],
             next_tab: 1,

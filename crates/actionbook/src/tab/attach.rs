@@ -53,7 +53,7 @@ pub(crate) async fn attach(
                     .collect(),
             )
         });
-        recorder.configure(capacity, routes);
+        recorder.configure(capacity, routes, Some(slot.guard.clone()));
     }
     if let Some(answerer) = pending.get::<dialogs::DialogAnswerer>() {
         if !state.dialog_policy_loaded {

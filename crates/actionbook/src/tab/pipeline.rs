@@ -56,13 +56,31 @@ pub(crate) async fn run_tab<C: TabCommand>(
             .map_err(|e| (e, None, Vec::new(), false))?;
         // Notes of a command that failed before its answer are not this one's.
         cx.state.frames.take_match_warnings();
+        let started = std::time::Instant::now();
         let done = run_watched(cmd, &mut cx).await;
         match settle(&mut cx, traits, done) {
-            Ok(done) => finish::<C>(name, &mut cx, done)
-                .await
-                .map_err(|e| (e, None, Vec::new(), true)),
+            Ok(mut done) => match allowlist_told(&mut cx, started) {
+                // The tab's navigation was refused: that is the answer, with all it has to tell.
+                (Some(denial), refused) => {
+                    let mut told = std::mem::take(&mut done.warnings);
+                    told.extend(self::told(&mut cx));
+                    told.extend(refused);
+                    let (now, _) = page_now(&mut cx, &denial).await;
+                    Err((denial, now, told, true))
+                }
+                (None, refused) => {
+                    done.warnings.extend(refused);
+                    finish::<C>(name, &mut cx, done)
+                        .await
+                        .map_err(|e| (e, None, Vec::new(), true))
+                }
+            },
             Err(e) => {
-                let told = told(&mut cx);
+                let mut told = told(&mut cx);
+                let (denial, refused) = allowlist_told(&mut cx, started);
+                told.extend(refused);
+                // A navigation the allowlist refused is why it failed (a redirect of `goto`).
+                let e = denial.unwrap_or(e);
                 let (now, silent) = page_now(&mut cx, &e).await;
                 // Out of time on a page that does not answer while the browser does: say so.
                 let e = match timed_out(e, deadline, name) {
@@ -447,6 +465,17 @@ fn told(cx: &mut TabCx<'_>) -> Vec<String> {
     told.extend(cx.state.frames.take_match_warnings());
     told.append(&mut cx.state.notes);
     told
+}
+
+/// What the allowlist guard refused since the last answer (see
+/// [`crate::session::guard::told`]).
+fn allowlist_told(
+    cx: &mut TabCx<'_>,
+    started: std::time::Instant,
+) -> (Option<CliError>, Vec<String>) {
+    let rules = cx.session.with_record(|r| r.allowed_domains.clone());
+    let target = cx.state.target_id.as_deref();
+    crate::session::guard::told(&cx.session.guard, &rules, target, started)
 }
 
 /// What a command's answer says of a download the tab began.

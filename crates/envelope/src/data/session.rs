@@ -161,6 +161,10 @@ pub struct StartData {
     /// omitted when `None`): page text comes between marker lines naming it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_boundary: Option<String>,
+    /// The session's `--allowed-domains` rules (beyond the spec, omitted when empty: every
+    /// host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
     /// The actions the session asks a confirmation for (`--confirm-actions`; beyond the spec,
     /// omitted when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -181,6 +185,9 @@ impl RenderText for StartData {
         body.field("title", &self.tab.title);
         if let Some(nonce) = &self.content_boundary {
             body.field("content_boundary", nonce);
+        }
+        if !self.allowed_domains.is_empty() {
+            body.field("allowed_domains", self.allowed_domains.join(","));
         }
         if !self.confirm_actions.is_empty() {
             body.field("confirm_actions", self.confirm_actions.join(","));

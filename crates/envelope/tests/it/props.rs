@@ -231,6 +231,7 @@ fn data(kind: DataKind) -> BoxedStrategy<Data> {
                         content_boundary,
                         confirm_actions,
                         deny_actions,
+                        allowed_domains: Vec::new(),
                     }
                     .into()
                 },

@@ -91,7 +91,7 @@ async fn an_oopif_whose_attach_event_was_lost_is_resumed_and_tracked() {
 // One runtime thread, which the test blocks for a moment: the socket task then finds the
 // piled-up events at once and offers them faster than the graph's task can take them.
 // Timing-dependent (whether the attach event is among the lost ones varies by machine), so it is
-// a stress test to run by hand: `cargo test -p frame-graph -- --ignored real_overflow`.
+// a stress test to run by hand: `cargo test -p actionbook-frame-graph -- --ignored real_overflow`.
 #[tokio::test]
 #[ignore = "timing-dependent stress test; the deterministic variant runs always"]
 async fn an_oopif_whose_attach_event_was_lost_under_real_overflow_is_resumed_and_tracked() {

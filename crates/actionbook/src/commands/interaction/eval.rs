@@ -1,4 +1,4 @@
-//! `browser eval`: page script, as an agent needs it (see [`eval::run_user_script`]).
+//! `browser eval`: page script, as an agent needs it (see `eval::run_user_script`).
 
 use std::path::PathBuf;
 

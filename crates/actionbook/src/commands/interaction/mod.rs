@@ -1,9 +1,9 @@
 //! Interaction (spec 11): every action and input command, across every frame (out-of-process
 //! iframes included), with auto-wait, actionability checks and input that is known to land.
 //!
-//! - [`pointer`]: the shared shape of a pointer action (wait until actionable and hovered, act,
-//!   confirm; a press reaches the page once); [`aftermath`]: what an action changed (navigation
-//!   waited for, focus, URL); [`quick_click`]: the common click (a CSS selector matching in a
+//! - `pointer`: the shared shape of a pointer action (wait until actionable and hovered, act,
+//!   confirm; a press reaches the page once); `aftermath`: what an action changed (navigation
+//!   waited for, focus, URL); `quick_click`: the common click (a CSS selector matching in a
 //!   page without out-of-process frames) in two round trips, the rest on the careful path;
 //! - [`click`]: `click`, `hover`, `mouse-move`, `cursor-position`, `drag`;
 //! - [`keys`]: `press`, `type`, `focus`;

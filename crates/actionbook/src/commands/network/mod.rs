@@ -1,6 +1,6 @@
 //! `browser network requests | request <id> | har start | har stop | route | unroute | routes`
 //! (beyond the spec; the reference CLI 1.6 has the first four, routing is agent-browser's and
-//! Playwright's): what the tab's network recorder ([`NetworkRecorder`]) kept, one request with its
+//! Playwright's): what the tab's network recorder (`NetworkRecorder`) kept, one request with its
 //! body, a HAR 1.2 file of a stretch of time, and routes that abort, mock or amend requests of the
 //! tab's page, its OOPIFs and its workers. Routes are kept in the session record, so they come back
 //! when the daemon restarts; the request ring and a running HAR capture do not.

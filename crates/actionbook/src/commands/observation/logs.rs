@@ -1,5 +1,5 @@
 //! `browser logs console` and `browser logs errors` (spec 10.12, 10.13): what the tab's console
-//! recorder ([`ConsoleLog`]) kept, filtered; ids `log-N` keep growing across daemons (the highest
+//! recorder (`ConsoleLog`) kept, filtered; ids `log-N` keep growing across daemons (the highest
 //! handed out is kept with the session), and a `--clear` holds across a daemon restart too.
 
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! against the tab's earlier snapshots (`--diff`, `--since`), new-node marks (`--mark-new`), a
 //! byte budget with continuation pages (`--max-bytes`, `--max-tokens`, `--page`), and the
 //! viewport and open-dialog scopes (`--viewport`, `--modal`). Without those flags the answer is
-//! exactly the spec's. Every snapshot becomes a revision of the tab ([`crate::tab::revisions`]).
+//! exactly the spec's. Every snapshot becomes a revision of the tab (`crate::tab::revisions`).
 
 use std::borrow::Cow;
 

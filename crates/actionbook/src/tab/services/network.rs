@@ -133,6 +133,9 @@ pub(crate) const ABORTED: &str = "net::ERR_ABORTED";
 pub(crate) const REPLACED_NOTE: &str = "the document that made it was replaced before it ended: \
      Chromium reports no end for it (a keepalive request may still have reached the server)";
 
+/// Why a request failed with `net::ERR_BLOCKED_BY_CLIENT` when the allowlist guard refused it.
+pub(crate) const BLOCKED_NOTE: &str = "refused by the session's --allowed-domains (its host is not in the list): it never left the browser";
+
 /// Loader ids of replaced documents remembered (a request of one reported late ends at once).
 const REPLACED_KEPT: usize = 256;
 
@@ -797,6 +800,13 @@ impl Ledger {
         true
     }
 
+    /// Puts `note` on the newest finished record of request `id` (the hop that just ended).
+    fn note_last(&mut self, id: &str, note: &'static str) {
+        if let Some(r) = self.done.iter_mut().rev().find(|r| r.cdp_id == id) {
+            Arc::make_mut(r).note = Some(note);
+        }
+    }
+
     /// Notes whether hop `hop` of request `id` has ExtraInfo events, then matches what waits.
     fn expect_extra(&mut self, id: &str, hop: u32, expect: Expect) {
         self.extra_info(id).hop(hop).expect = expect;
@@ -893,6 +903,8 @@ struct Shared {
     /// The tab's page session (the frame graph's, with `Page.enable`): its frame events say when
     /// a document of the page is replaced, at no cost of the recorder's own.
     page: Mutex<Option<SessionId>>,
+    /// The session's allowlist guard (its refusals are noted on the requests they failed).
+    guard: Mutex<Option<crate::session::guard::Guard>>,
     ledger: Mutex<Ledger>,
     state: watch::Sender<RecorderState>,
     activity: watch::Sender<Activity>,
@@ -918,6 +930,7 @@ impl TabService for NetworkRecorder {
                 conn: conn.clone(),
                 target: target.clone(),
                 page: Mutex::new(None),
+                guard: Mutex::new(None),
                 ledger: Mutex::new(Ledger::new()),
                 state: watch::channel(RecorderState::Starting).0,
                 activity: watch::channel(Activity {
@@ -960,7 +973,13 @@ impl TabService for NetworkRecorder {
 impl NetworkRecorder {
     /// Sets the ring size (0: recording off) and the tab's routes; called before the recorder
     /// starts (the routes are enabled with its sessions).
-    pub fn configure(&self, capacity: usize, routes: Vec<RouteRecord>) {
+    pub fn configure(
+        &self,
+        capacity: usize,
+        routes: Vec<RouteRecord>,
+        guard: Option<crate::session::guard::Guard>,
+    ) {
+        *self.shared.guard.lock().unwrap_or_else(|p| p.into_inner()) = guard;
         let mut ledger = self.shared.lock();
         ledger.capacity = capacity.min(MAX_KEPT_REQUESTS);
         ledger.routes = routes;
@@ -1215,7 +1234,7 @@ impl RecorderProbe {
         capacity: usize,
     ) -> Result<RecorderProbe, String> {
         let recorder = <NetworkRecorder as TabService>::new(conn, target);
-        recorder.configure(capacity, Vec::new());
+        recorder.configure(capacity, Vec::new(), None);
         let task = TabService::start(&recorder, page).map(tokio::spawn);
         let probe = RecorderProbe { recorder, task };
         let ready = TabService::ready(&probe.recorder);
@@ -1559,8 +1578,21 @@ impl Shared {
     }
 
     fn on_done(&self, id: &str, at: f64, size: Option<f64>, failure: Option<String>) {
+        // Chromium says `net::ERR_BLOCKED_BY_CLIENT.Inspector` for a request failed by `Fetch`.
+        let refused = failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with(crate::session::guard::BLOCKED_ERROR))
+            && self
+                .guard
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .as_ref()
+                .is_some_and(|g| g.refused(id));
         let mut ledger = self.lock();
         if ledger.done(id, at, size, failure) {
+            if refused {
+                ledger.note_last(id, BLOCKED_NOTE);
+            }
             self.publish(&ledger, false);
         }
     }
