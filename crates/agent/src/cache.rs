@@ -368,19 +368,7 @@ mod tests {
 
     #[test]
     fn a_record_replaces_its_key_and_the_oldest_go() {
-        let entry = |i: usize| Entry {
-            instruction: format!("click {i}"),
-            page: "p".into(),
-            action: Action::Click {
-                reference: "e1".into(),
-            },
-            role: Some("button".into()),
-            name: Some("Go".into()),
-            xpath: None,
-            top_document: false,
-            signature: None,
-            hits: 0,
-        };
+        let entry = |i: usize| click(&format!("click {i}"));
         let mut cache = Cache::default();
         for i in 0..MAX_ENTRIES + 5 {
             cache.record(entry(i));
