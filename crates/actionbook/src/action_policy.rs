@@ -1,4 +1,4 @@
-//! The gate of a session's action policy ([`crate::actions`]): every request of every front end
+//! The gate of a session's action policy ([`crate::policy_actions`]): every request of every front end
 //! (CLI, batch, MCP, an agent's own commands) passes [`gate`] in `Engine::execute_for` before it
 //! runs. An action the session denies is refused (`ACCESS_DENIED`); one it confirms answers
 //! `CONFIRMATION_REQUIRED` with what it would do (the element as given and, read without acting,
@@ -19,12 +19,12 @@ use aes_gcm::aead::rand_core::RngCore;
 use envelope::{AddressingLevel, Data, Envelope};
 use serde_json::{Value, json};
 
-use crate::actions::{Action, Verdict};
 use crate::commands::observation::Describe;
 use crate::commands::{Command, Cx, Request};
 use crate::deadline::Deadline;
 use crate::error::CliError;
 use crate::model::{ClientEnv, TabTarget};
+use crate::policy_actions::{Action, Verdict};
 use crate::reply::failure;
 use crate::tab::Sessions;
 

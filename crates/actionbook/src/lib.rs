@@ -1,4 +1,5 @@
-//! The actionbook engine, its daemon, and the `actionbook` CLI.
+//! The actionbook engine: sessions, tabs and every command over CDP, the per-user daemon, the
+//! MCP server and the typed Rust API ([`api`]); the `actionbook` binary is in `actionbook-cli`.
 //!
 //! # Brief overview
 //! - [`Engine`] owns sessions (browsers), tabs and every command; [`Engine::execute`] runs one
@@ -7,8 +8,8 @@
 //!   in-process, without the daemon or clap.
 //! - The command table ([`commands::COMMANDS`]) is the one list of commands: per command its
 //!   name, addressing level, stage, [`CommandTraits`] and the JSON Schema of its request.
-//! - The `actionbook` binary is thin: `cli` parses arguments, lowers them into a [`Request`],
-//!   sends it to the per-user [`daemon`] and prints the reply.
+//! - The `actionbook` binary (crate `actionbook-cli`) is thin: it parses arguments, lowers them
+//!   into a [`Request`], sends it to the per-user [`daemon`] and prints the reply.
 //! - Session state is durable ([`store`]): browsers outlive the daemon, and a new daemon
 //!   re-attaches to them with the same session ids, tab ids and refs.
 //! - Errors: one enum ([`CliError`]) whose `code()` is the single mapping to envelope error codes.
@@ -21,7 +22,7 @@
 //!   guides; blocking code, so callers use `spawn_blocking`) and its `files` (whole-file writes:
 //!   temp file beside, then rename), which the engine's writers share;
 //! - [`boundary`]: the nonce markers of `--content-boundaries` (a leaf).
-//! - [`actions`]: the action names of a session's policy, their groups and parsing (a leaf);
+//! - [`policy_actions`]: the action names of a session's policy, their groups and parsing (a leaf);
 //! - [`secrets`]: `<<name>>` values, their parsing and masking (over `error`, below `model`);
 //!   [`allowlist`]: the rules of `--allowed-domains`, parsing and matching (a pure leaf beside it);
 //! - `error`, `model`, `deadline`, `reply`: leaves (the error type; modes, statuses, targets,
@@ -34,7 +35,7 @@
 //! - `tab`: tab state, attach and revive, background services, the tab-command pipeline;
 //! - [`commands`]: the command table, one module per spec section;
 //! - `action_policy`: the gate of a session's `--confirm-actions` / `--deny-actions` (over
-//!   [`actions`], the names and the policy, a leaf beside `secrets`): tokens, the answer that
+//!   [`policy_actions`], the names and the policy, a leaf beside `secrets`): tokens, the answer that
 //!   says what would run;
 //! - `session_secrets`: the secrets of live sessions, put into requests and masked out of answers;
 //! - `engine`: [`Engine`], [`Request`].
@@ -67,13 +68,13 @@
 pub use actionbook_manuals as manuals;
 use actionbook_manuals::files;
 
-pub mod actions;
 pub mod allowlist;
 pub mod boundary;
 pub mod deadline;
 pub mod error;
 mod fault;
 pub mod model;
+pub mod policy_actions;
 pub mod reply;
 pub mod secrets;
 pub mod store;

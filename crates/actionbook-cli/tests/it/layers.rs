@@ -26,7 +26,7 @@ const CRATES: &[&str] = &[
 const LAYERS: &[&str] = &[
     "boundary",
     "error",
-    "actions",
+    "policy_actions",
     "secrets",
     "allowlist",
     "fault",

@@ -9,11 +9,11 @@ use envelope::{
 use serde::{Deserialize, Serialize};
 
 use super::{Cx, GlobalCommand, SessionCommand};
-use crate::actions::ActionPolicy;
 use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::{self, Mode, SessionStatus, SessionTarget};
 use crate::page::{eval, navigation};
+use crate::policy_actions::ActionPolicy;
 use crate::reply::Done;
 use crate::session::BrowserConn;
 use crate::session::connect::connect_endpoint;
@@ -1344,7 +1344,7 @@ mod tests {
 
     #[test]
     fn a_new_sessions_policy_takes_each_list_from_its_flag_then_the_env_then_the_config() {
-        use crate::actions::Action;
+        use crate::policy_actions::Action;
         let config = super::super::manuals::BrowserDefaults {
             confirm_actions: Some("fill".into()),
             deny_actions: Some("eval".into()),

@@ -252,8 +252,8 @@ fn tool(spec: &'static CommandSpec, session_fixed: bool) -> Tool {
             }
         }
     }
-    let confirm_is_ours =
-        crate::actions::Action::of(spec.name).is_some() && !has_property(&schema, CONFIRM_ARG);
+    let confirm_is_ours = crate::policy_actions::Action::of(spec.name).is_some()
+        && !has_property(&schema, CONFIRM_ARG);
     if confirm_is_ours && let Some(p) = schema["properties"].as_object_mut() {
         p.insert(
             CONFIRM_ARG.into(),

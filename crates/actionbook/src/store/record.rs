@@ -175,9 +175,9 @@ pub struct SessionRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_domains: Vec<String>,
     /// The session's action policy (`start --confirm-actions`, `--deny-actions`): kept here so a
-    /// restarted daemon polices as the one that started it ([`crate::actions`]).
+    /// restarted daemon polices as the one that started it ([`crate::policy_actions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action_policy: Option<crate::actions::ActionPolicy>,
+    pub action_policy: Option<crate::policy_actions::ActionPolicy>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
