@@ -211,6 +211,8 @@ fn cdp_endpoint_attaches_and_close_detaches() {
         &ws,
         "--set-session-id",
         "remote",
+        // Its existing tab, not a context of its own (tests/it/remote.rs has those).
+        "--attach-existing",
     ]);
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["data"]["session"]["mode"], "cloud");

@@ -33,6 +33,7 @@ mod page;
 mod parallel;
 mod pointer;
 mod policy;
+mod remote;
 mod runtime;
 mod secrets;
 mod snapshot_diff;

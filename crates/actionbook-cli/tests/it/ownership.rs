@@ -123,6 +123,8 @@ fn an_endpoint_s_credentials_are_never_printed() {
             "start",
             "--cdp-endpoint",
             secret.as_str(),
+            // The page there (its 127.0.0.1 URL is printed), not a new blank one.
+            "--attach-existing",
             "--json",
         ],
         vec![
@@ -130,6 +132,8 @@ fn an_endpoint_s_credentials_are_never_printed() {
             "start",
             "--cdp-endpoint",
             secret.as_str(),
+            // The page there (its 127.0.0.1 URL is printed), not a new blank one.
+            "--attach-existing",
             "--set-session-id",
             "cloud",
         ],

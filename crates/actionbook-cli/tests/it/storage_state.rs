@@ -603,6 +603,8 @@ fn start_state_behind_a_cdp_endpoint_leaves_the_page_there_alone() {
             "start",
             "--cdp-endpoint",
             &endpoint,
+            // The page that is there, in the browser's default context.
+            "--attach-existing",
             "--state",
             &file.display().to_string(),
         ],

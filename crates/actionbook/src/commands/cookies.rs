@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use cdp_protocol::{Session, network, storage};
+use cdp_protocol::{network, storage};
 use envelope::{ChangeAction, Cookie, CookieChangeData, CookieGetData, CookieListData};
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,7 @@ use crate::deadline::{self, Deadline};
 use crate::error::{CliError, Result};
 use crate::model::SessionTarget;
 use crate::reply::Done;
+use crate::session::BrowserConn;
 use crate::session::targets::refresh_tabs;
 use crate::tab::BrowserSession;
 
@@ -140,11 +141,14 @@ pub struct CookiesClear {
     pub domain: Option<String>,
 }
 
-/// Every cookie of the session's browser.
-async fn all_cookies(root: &Session, deadline: &Deadline) -> Result<Vec<network::Cookie>> {
+/// Every cookie of the session's browser (its context's, on a shared one).
+async fn all_cookies(root: &BrowserConn, deadline: &Deadline) -> Result<Vec<network::Cookie>> {
     Ok(root
+        .browser()
         .send_timeout(
-            &storage::GetCookies::default(),
+            &storage::GetCookies {
+                browser_context_id: root.own_context(),
+            },
             deadline.capped(deadline::QUICK_CALL),
         )
         .await?
@@ -173,7 +177,7 @@ fn to_item(c: &network::Cookie) -> Cookie {
 
 /// Removes one cookie: set again on its own domain and path, already expired. A host-only
 /// cookie (no leading dot) is addressed by URL, or a domain cookie would be made instead.
-async fn remove(root: &Session, c: &network::Cookie, deadline: &Deadline) -> Result<()> {
+async fn remove(root: &BrowserConn, c: &network::Cookie, deadline: &Deadline) -> Result<()> {
     let host_only = !c.domain.starts_with('.');
     let scheme = if c.secure { "https" } else { "http" };
     let param = network::CookieParam {
@@ -187,20 +191,21 @@ async fn remove(root: &Session, c: &network::Cookie, deadline: &Deadline) -> Res
         same_site: c.same_site.clone(),
         expires: Some(1.0),
     };
-    root.send_timeout(
-        &storage::SetCookies {
-            cookies: vec![param],
-            browser_context_id: None,
-        },
-        deadline.capped(deadline::QUICK_CALL),
-    )
-    .await?;
+    root.browser()
+        .send_timeout(
+            &storage::SetCookies {
+                cookies: vec![param],
+                browser_context_id: root.own_context(),
+            },
+            deadline.capped(deadline::QUICK_CALL),
+        )
+        .await?;
     Ok(())
 }
 
 /// Removes `doomed` and returns how many are gone afterwards (read back).
 async fn remove_all(
-    root: &Session,
+    root: &BrowserConn,
     doomed: &[network::Cookie],
     deadline: &Deadline,
 ) -> Result<u64> {
@@ -258,7 +263,7 @@ impl SessionCommand for CookiesList {
     }
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CookieListData>> {
-        let root = slot.connect(cx.deadline).await?.browser();
+        let root = slot.connect(cx.deadline).await?;
         let items = all_cookies(&root, cx.deadline)
             .await?
             .iter()
@@ -281,7 +286,7 @@ impl SessionCommand for CookiesGet {
     }
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CookieGetData>> {
-        let root = slot.connect(cx.deadline).await?.browser();
+        let root = slot.connect(cx.deadline).await?;
         let cookies = all_cookies(&root, cx.deadline).await?;
         let found = cookies
             .iter()
@@ -366,7 +371,7 @@ impl SessionCommand for CookiesSet {
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CookieChangeData>> {
         self.validate()?;
-        let root = slot.connect(cx.deadline).await?.browser();
+        let root = slot.connect(cx.deadline).await?;
         let path = self.path.clone().unwrap_or_else(|| "/".to_string());
         let mut url_host = None;
         let (url, domain) = match &self.domain {
@@ -396,10 +401,11 @@ impl SessionCommand for CookiesSet {
             expires: self.expires,
         };
         let set = root
+            .browser()
             .send_timeout(
                 &storage::SetCookies {
                     cookies: vec![param],
-                    browser_context_id: None,
+                    browser_context_id: root.own_context(),
                 },
                 cx.deadline.capped(deadline::QUICK_CALL),
             )
@@ -487,7 +493,7 @@ impl SessionCommand for CookiesDelete {
     }
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CookieChangeData>> {
-        let root = slot.connect(cx.deadline).await?.browser();
+        let root = slot.connect(cx.deadline).await?;
         let doomed: Vec<network::Cookie> = all_cookies(&root, cx.deadline)
             .await?
             .into_iter()
@@ -510,7 +516,7 @@ impl SessionCommand for CookiesClear {
     }
 
     async fn run(self, cx: &Cx<'_>, slot: &Arc<BrowserSession>) -> Result<Done<CookieChangeData>> {
-        let root = slot.connect(cx.deadline).await?.browser();
+        let root = slot.connect(cx.deadline).await?;
         let all = all_cookies(&root, cx.deadline).await?;
         let affected = match &self.domain {
             Some(d) => {
@@ -521,11 +527,14 @@ impl SessionCommand for CookiesClear {
                 remove_all(&root, &doomed, cx.deadline).await?
             }
             None => {
-                root.send_timeout(
-                    &storage::ClearCookies::default(),
-                    cx.deadline.capped(deadline::QUICK_CALL),
-                )
-                .await?;
+                root.browser()
+                    .send_timeout(
+                        &storage::ClearCookies {
+                            browser_context_id: root.own_context(),
+                        },
+                        cx.deadline.capped(deadline::QUICK_CALL),
+                    )
+                    .await?;
                 let left = all_cookies(&root, cx.deadline).await?;
                 if !left.is_empty() {
                     return Err(kept_cookies(&left.iter().collect::<Vec<_>>(), all.len()));

@@ -294,15 +294,14 @@ impl TabCommand for Emulate {
                     .then_some(r.window_size)
                     .flatten()
             });
-            let browser = cx.conn.browser();
-            let applied = emu::apply(&cx.page, &browser, &e, base, &cx.deadline).await;
+            let applied = emu::apply(&cx.page, &cx.conn, &e, base, &cx.deadline).await;
             if let Err(err) = applied {
                 // Back to what was in effect, so the tab and its record agree.
                 let kept = cx
                     .session
                     .with_record(|r| r.tab(&tab).and_then(|t| t.emulation.clone()))
                     .unwrap_or_default();
-                let _ = emu::apply(&cx.page, &browser, &kept, base, &cx.deadline).await;
+                let _ = emu::apply(&cx.page, &cx.conn, &kept, base, &cx.deadline).await;
                 return Err(err);
             }
             let kept = (!e.is_empty()).then(|| e.clone());

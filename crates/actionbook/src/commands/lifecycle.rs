@@ -17,6 +17,7 @@ use crate::policy_actions::ActionPolicy;
 use crate::reply::Done;
 use crate::session::BrowserConn;
 use crate::session::connect::connect_endpoint;
+use crate::session::context::{self, TabContext};
 use crate::session::launch::{
     self, Keep, forget_session, remove_session_files, shutdown_browser, teardown,
 };
@@ -60,6 +61,15 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long, value_name = "URL"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cdp_endpoint: Option<String>,
+    /// Drive the browser's existing tabs (its default context, shared with whoever else uses it)
+    /// instead of a browser context of the session's own. Only with --cdp-endpoint. By default a
+    /// session on a browser behind --cdp-endpoint gets its own context (`Target.createBrowserContext`):
+    /// its own tabs, cookies and storage, so several sessions on one browser do not see or drive
+    /// one another's tabs; `close` disposes that context and leaves the browser running. With this
+    /// flag the first tab is the browser's first existing page, and `close` leaves its tabs open.
+    #[cfg_attr(feature = "cli", arg(long))]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attach_existing: bool,
     /// Header sent when connecting to --cdp-endpoint (repeatable).
     #[cfg_attr(feature = "cli", arg(long = "header", value_name = "KEY:VALUE"))]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -445,6 +455,13 @@ impl Start {
                         .into(),
                 ));
             }
+        }
+        if self.attach_existing && self.cdp_endpoint.is_none() {
+            return Err(CliError::InvalidArgument(
+                "--attach-existing is for a browser behind --cdp-endpoint (a browser this command \
+                 launches has no tabs of anyone else)"
+                    .into(),
+            ));
         }
         if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
             return Err(CliError::InvalidArgument(
@@ -854,6 +871,12 @@ impl Start {
             "connecting to --cdp-endpoint",
         )
         .await?;
+        let context = match self.attach_existing {
+            true => context::default_context(&conn, deadline)
+                .await?
+                .map(TabContext::Default),
+            false => Some(TabContext::Own(own_context(&conn, deadline).await?)),
+        };
         let record = SessionRecord {
             schema: store::RECORD_SCHEMA,
             session_id: session_id.to_string(),
@@ -880,12 +903,33 @@ impl Start {
             content_boundary: None,
             allowed_domains: Vec::new(),
             action_policy: None,
+            browser_context_id: context.as_ref().map(|c| c.id().to_string()),
+            context_owned: matches!(context, Some(TabContext::Own(_))),
         };
         let conn = BrowserConn {
             conn,
             generation: 1,
+            context,
         };
         Ok((record, conn, None))
+    }
+}
+
+/// A browser context of the session's own on a browser behind `--cdp-endpoint`; an endpoint that
+/// cannot make one (a proxy that passes only some of CDP) is told of `--attach-existing`.
+async fn own_context(
+    conn: &cdp_protocol::Connection,
+    deadline: &Deadline,
+) -> Result<cdp_protocol::BrowserContextId> {
+    match context::create(conn, deadline).await {
+        Err(CliError::Cdp(cdp_protocol::CdpError::Protocol { message, .. })) => {
+            Err(CliError::Unsupported(format!(
+                "the browser behind --cdp-endpoint cannot make a browser context of the session's \
+                 own (Target.createBrowserContext: {message}); pass --attach-existing to drive \
+                 its existing tabs instead"
+            )))
+        }
+        other => other,
     }
 }
 
@@ -944,6 +988,8 @@ async fn launch_new(
         content_boundary: None,
         allowed_domains: Vec::new(),
         action_policy: None,
+        browser_context_id: None,
+        context_owned: false,
     };
     Ok((record, launched.conn, Some(launched.browser)))
 }
@@ -1069,8 +1115,13 @@ impl SessionCommand for Close {
             false => Keep::LastSnapshots,
         };
         let tabs = forget_session(cx.sessions, slot, &rec, keep).await;
-        // A browser the session only connected to is left as it was, its tabs open.
-        let closed_tabs = if rec.launched { tabs as u64 } else { 0 };
+        // A browser the session only connected to is left running: its own context (and tabs)
+        // disposed, or the tabs it attached to (--attach-existing) left open.
+        let closed_tabs = if rec.launched || rec.context_owned {
+            tabs as u64
+        } else {
+            0
+        };
         let mut done = Done::with_context(
             CloseData {
                 session_id: slot.id.clone(),
@@ -1079,7 +1130,12 @@ impl SessionCommand for Close {
             },
             Context::session(&slot.id),
         );
-        if !rec.launched {
+        if !rec.launched && rec.context_owned {
+            done.warnings.push(format!(
+                "the browser was not launched by this session: it is left running; the \
+                 session's browser context (its {tabs} tab(s), cookies and storage) is disposed"
+            ));
+        } else if !rec.launched {
             done.warnings.push(format!(
                 "the browser was not launched by this session: it is left running, and the \
                  session's {tabs} tab(s) stay open in it"
@@ -1180,7 +1236,19 @@ async fn restart_steps(
             "browser restart",
         )
         .await?;
-        (BrowserConn { conn, generation }, (None, None), ws, None)
+        // A context of its own again (the old one went with the close above), or the default.
+        let context = match rec.context_owned {
+            true => Some(TabContext::Own(own_context(&conn, deadline).await?)),
+            false => context::default_context(&conn, deadline)
+                .await?
+                .map(TabContext::Default),
+        };
+        let conn = BrowserConn {
+            conn,
+            generation,
+            context,
+        };
+        (conn, (None, None), ws, None)
     };
     fault::step(env.abort_at.as_deref(), "restart.launched");
     // Old refs and tabs belong to the old browser.
@@ -1190,6 +1258,7 @@ async fn restart_steps(
     slot.update(|r| {
         (r.browser_pid, r.browser_identity) = pid.clone();
         r.cdp_endpoint = ws;
+        r.browser_context_id = conn.context.as_ref().map(|c| c.id().to_string());
         r.status = SessionStatus::Running;
         r.tabs.clear();
         r.next_tab = 1;
@@ -1285,7 +1354,11 @@ async fn settle(sessions: &Sessions, dir: &Path, intent: &Intent) {
                 if !s.with_record(|r| r.launched)
                     && let Ok(conn) = s.connect(&deadline).await
                 {
-                    let _ = targets::close_stray_targets(&conn, &s.record(), &deadline).await;
+                    let rec = s.record();
+                    let _ = targets::close_stray_targets(&conn, &rec, &deadline).await;
+                    if let Some(id) = conn.own_context() {
+                        let _ = context::dispose(&conn.conn, &id, &deadline).await;
+                    }
                 }
                 s.set_conn(None);
             }

@@ -37,7 +37,12 @@ async fn reconnect(
         "connecting to the browser",
     )
     .await?;
-    Ok(BrowserConn { conn, generation })
+    let context = super::context::TabContext::of(rec);
+    Ok(BrowserConn {
+        conn,
+        generation,
+        context,
+    })
 }
 
 impl<T: Default> SessionSlot<T> {

@@ -263,7 +263,7 @@ impl Downloads {
     /// browser where to save them. The task ends with the connection.
     pub fn watch(
         &self,
-        conn: &Connection,
+        (conn, context): (&Connection, Option<cdp_protocol::BrowserContextId>),
         generation: u64,
         save_to: SaveTo,
         record: Arc<Mutex<SessionRecord>>,
@@ -292,7 +292,7 @@ impl Downloads {
             .map(|d| d.guid.clone())
             .collect();
         rt.spawn(async move {
-            let problem = me.set_behavior(&root, &save_to).await.err();
+            let problem = me.set_behavior(&root, context, &save_to).await.err();
             me.change(|log| log.problem = problem);
             match &save_to {
                 _ if earlier.is_empty() => {}
@@ -422,6 +422,7 @@ impl Downloads {
     async fn set_behavior(
         &self,
         root: &cdp_protocol::Session,
+        context: Option<cdp_protocol::BrowserContextId>,
         save_to: &SaveTo,
     ) -> std::result::Result<(), String> {
         let (behavior, download_path) = match save_to {
@@ -437,7 +438,9 @@ impl Downloads {
         };
         let set = SetDownloadBehavior {
             behavior: behavior.into(),
-            browser_context_id: None,
+            // A session's own context on a shared browser: the setting (and its events) is per
+            // context.
+            browser_context_id: context,
             download_path,
             events_enabled: Some(true),
         };

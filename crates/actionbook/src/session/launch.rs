@@ -142,6 +142,7 @@ pub(crate) async fn launch(
         conn: BrowserConn {
             conn: browser.connection().clone(),
             generation,
+            context: None,
         },
         ws_url: browser.ws_url().to_string(),
         pid: browser.pid(),
@@ -260,6 +261,21 @@ pub(crate) async fn shutdown_browser<T: Default>(slot: &Arc<SessionSlot<T>>, rec
     }
     if rec.launched {
         end_browser(rec, deadline::PROCESS_EXIT).await;
+    } else if rec.context_owned
+        && let Some(id) = &rec.browser_context_id
+    {
+        // A context of the session's own on a browser someone else runs: disposed (its tabs,
+        // cookies and storage with it), the browser left running. A browser that is gone took
+        // it along.
+        let bounded = Deadline::after_ms(super::context::DISPOSE_MS);
+        let conn = match slot.conn() {
+            Some(c) => Some(c),
+            None => slot.connect(&bounded).await.ok(),
+        };
+        if let Some(c) = conn {
+            let id = cdp_protocol::BrowserContextId::from(id.as_str());
+            let _ = super::context::dispose(&c.conn, &id, &bounded).await;
+        }
     }
     slot.set_conn(None);
     slot.drop_all_tab_slots();

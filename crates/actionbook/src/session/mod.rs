@@ -3,6 +3,7 @@
 //! - [`SessionSlot`]: one session (record, connection, tab slots, the queues that order work);
 //! - [`registry`]: every session of the home, and id allocation;
 //! - [`connect`]: (re)connecting and the crash policy;
+//! - [`context`]: the browser context of a session on a shared remote browser;
 //! - [`downloads`]: where the browser saves downloads, and what became of each;
 //! - [`guard`]: `--allowed-domains` enforced in the browser (browser-level `Fetch`, launch flags);
 //! - [`launch`]: launching, and tearing a session down;
@@ -28,6 +29,7 @@ use crate::error::Result;
 use crate::store::{self, SessionRecord, TabRecord};
 
 pub(crate) mod connect;
+pub(crate) mod context;
 pub(crate) mod downloads;
 pub(crate) mod guard;
 pub(crate) mod launch;
@@ -45,6 +47,10 @@ pub(crate) struct BrowserConn {
     pub conn: Connection,
     /// Bumps on every new connection, so tab sessions of an old one are re-attached.
     pub generation: u64,
+    /// The browser context the session's tabs live in (a remote browser shared by several
+    /// sessions): only its targets are listed, and new tabs open in it. None: every page target
+    /// of the browser (a browser the session launched).
+    pub context: Option<context::TabContext>,
 }
 
 impl BrowserConn {
@@ -56,6 +62,15 @@ impl BrowserConn {
     /// The browser-level session.
     pub fn browser(&self) -> Session {
         self.conn.browser()
+    }
+
+    /// The context the session made, to name where a command takes one (`Target.createTarget`,
+    /// `Storage.*`, permissions, downloads); None for the default context.
+    pub fn own_context(&self) -> Option<cdp_protocol::BrowserContextId> {
+        match &self.context {
+            Some(context::TabContext::Own(id)) => Some(id.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -283,8 +298,12 @@ impl<T: Default> SessionSlot<T> {
                 }
                 _ => downloads::SaveTo::BrowserDefault,
             };
-            self.downloads
-                .watch(&c.conn, c.generation, save_to, self.record.clone());
+            self.downloads.watch(
+                (&c.conn, c.own_context()),
+                c.generation,
+                save_to,
+                self.record.clone(),
+            );
             self.origins.watch(&c.conn, c.generation);
             let rules = self.with_record(|r| r.allowed_domains.clone());
             self.guard.watch(&c.conn, c.generation, &rules);

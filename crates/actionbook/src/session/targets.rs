@@ -25,7 +25,8 @@ pub(crate) struct PageTarget {
     pub opener_id: Option<String>,
 }
 
-/// The browser's page targets (tabs), in the browser's order.
+/// The browser's page targets (tabs) in the connection's browser context (every one when it has
+/// none), in the browser's order: a session on a shared remote browser sees only its own.
 pub(crate) async fn page_targets(
     conn: &BrowserConn,
     deadline: &Deadline,
@@ -39,7 +40,7 @@ pub(crate) async fn page_targets(
         .await?;
     Ok(r.target_infos
         .into_iter()
-        .filter(|t| t.r#type == "page")
+        .filter(|t| t.r#type == "page" && in_context(conn, t))
         .map(|t| PageTarget {
             target_id: t.target_id.into_inner(),
             title: own_title(&t.url, t.title),
@@ -47,6 +48,14 @@ pub(crate) async fn page_targets(
             opener_id: t.opener_id.map(TargetId::into_inner),
         })
         .collect())
+}
+
+/// Whether a target belongs to the connection's browser context (any, when it has none).
+pub(crate) fn in_context(conn: &BrowserConn, t: &target::TargetInfo) -> bool {
+    match &conn.context {
+        None => true,
+        Some(c) => t.browser_context_id.as_ref() == Some(c.id()),
+    }
 }
 
 /// The page's own title from the browser's: for a page without one Chromium shows its URL
@@ -95,6 +104,7 @@ pub(crate) async fn create_target(
             // there is none ("Failed to open new tab - no browser is open": the session could
             // open no tab again). Left out, Chromium uses the window there is, or opens one.
             new_window: new_window.then_some(true),
+            browser_context_id: conn.own_context(),
             ..Default::default()
         },
         deadline,
@@ -151,6 +161,7 @@ pub(crate) async fn open_page(
         target::CreateTarget {
             url: url.to_string(),
             background: Some(true),
+            browser_context_id: conn.own_context(),
             ..Default::default()
         },
         deadline,

@@ -178,6 +178,14 @@ pub struct SessionRecord {
     /// restarted daemon polices as the one that started it ([`crate::policy_actions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_policy: Option<crate::policy_actions::ActionPolicy>,
+    /// The browser context the session's tabs live in, on a browser behind `--cdp-endpoint`
+    /// (kept so a new daemon lists and opens tabs in the same one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
+    /// Whether the session made that context (`close` disposes it) rather than attached to the
+    /// browser's default one (`--attach-existing`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub context_owned: bool,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -355,6 +363,8 @@ mod tests {
             content_boundary: None,
             allowed_domains: Vec::new(),
             action_policy: None,
+            browser_context_id: None,
+            context_owned: false,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],

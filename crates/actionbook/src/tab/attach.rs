@@ -119,7 +119,7 @@ pub(crate) async fn attach(
     if let Some(e) = emulated
         && page_enabled
     {
-        super::emulation::apply(&session, &root, &e, viewport, deadline).await?;
+        super::emulation::apply(&session, conn, &e, viewport, deadline).await?;
     }
     // The services set up meanwhile (the network recorder attaches its own session); the command
     // starts once they see the page, so its first requests are recorded. A service that is slow

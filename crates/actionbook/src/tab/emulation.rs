@@ -100,10 +100,10 @@ pub(crate) fn metrics_of(d: &Device) -> DeviceMetrics {
 
 /// Sets every override of `e` on the tab's `page`, and clears those `e` leaves out (back to the
 /// session's defaults: `base_viewport` is the session's own viewport, if it sets one).
-/// `browser` is the browser-level session (permissions are granted there).
+/// `conn` is the browser connection (permissions are granted there, in the session's context).
 pub(crate) async fn apply(
     page: &Session,
-    browser: &Session,
+    conn: &crate::session::BrowserConn,
     e: &Emulation,
     base_viewport: Option<(u32, u32)>,
     deadline: &Deadline,
@@ -153,12 +153,12 @@ pub(crate) async fn apply(
     .await?;
     match e.geolocation {
         Some([lat, lon, acc]) => {
-            browser
+            conn.browser()
                 .send_timeout(
                     &browser::GrantPermissions {
                         permissions: vec!["geolocation".into()],
                         origin: None,
-                        browser_context_id: None,
+                        browser_context_id: conn.own_context(),
                     },
                     t,
                 )

@@ -239,6 +239,27 @@ pub struct DisposeBrowserContext {
 }
 command!(DisposeBrowserContext, "Target.disposeBrowserContext");
 
+/// `Target.getBrowserContexts`: the contexts made with [`CreateBrowserContext`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetBrowserContexts {}
+/// Result of [`GetBrowserContexts`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetBrowserContextsResponse {
+    /// The contexts made with [`CreateBrowserContext`] (not the default one).
+    #[serde(default)]
+    pub browser_context_ids: Vec<BrowserContextId>,
+    /// The default context (Chromium 135 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_browser_context_id: Option<BrowserContextId>,
+}
+command!(
+    GetBrowserContexts,
+    "Target.getBrowserContexts",
+    GetBrowserContextsResponse
+);
+
 /// Event `Target.attachedToTarget`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
