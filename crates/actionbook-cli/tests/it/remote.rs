@@ -284,3 +284,47 @@ fn sessions_on_one_remote_browser_each_have_their_own_context() {
     let v = env.json(&["browser", "start", "--attach-existing"]);
     assert_failure(&v, "INVALID_ARGUMENT", "--cdp-endpoint");
 }
+
+#[test]
+fn a_remote_browser_gone_for_good_is_named_at_once_and_the_others_go_on() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    let mut gone = RemoteBrowser::launch(&env, "gone", "about:blank");
+    let stays = RemoteBrowser::launch(&env, "stays", "about:blank");
+    // Credentials in the endpoint are never printed, in the error either.
+    let secret = gone.endpoint().replace("http://", "http://agent:hunter2@") + "/?token=hunter3";
+    start_on(&env, &secret, "ra", &["--open-url", &f.url("/index.html")]);
+    start_on(
+        &env,
+        &stays.endpoint(),
+        "rb",
+        &["--open-url", &f.url("/index.html")],
+    );
+    gone.kill();
+    let port = format!("127.0.0.1:{}", gone.port);
+    // A long --timeout: the answer comes from the refused connection, not from waiting it out.
+    for args in [
+        &["title"][..],
+        &["snapshot"][..],
+        &["goto", &f.url("/page2.html")][..],
+    ] {
+        let v = on(
+            &env,
+            &["--session", "ra", "--tab", "t1", "--timeout", "60000"],
+            args,
+        );
+        assert_failure(&v, "CDP_CONNECTION_FAILED", &port);
+        assert!(
+            !v.to_string().contains("hunter"),
+            "a credential printed: {v}"
+        );
+    }
+    let v = env.json(&["browser", "status", "--session", "ra"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let v = on(&env, &["--session", "rb", "--tab", "t1"], &["title"]);
+    assert_eq!(v["data"]["value"], "Fixture Home", "{v}");
+    // Closing the session of the gone browser is prompt and clean.
+    let v = env.json(&["browser", "close", "--session", "ra"]);
+    assert_eq!(v["ok"], true, "{v}");
+}
