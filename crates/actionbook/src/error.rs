@@ -566,6 +566,16 @@ pub enum CliError {
     /// A bug or an unexpected browser answer.
     #[error("{0}")]
     Internal(String),
+    /// A browser provider's API (`browser start --provider`) did not hand out a browser.
+    #[error("provider {provider}: {reason}")]
+    Provider {
+        /// The provider's name.
+        provider: String,
+        /// What went wrong (never a key: header values and bodies are not echoed).
+        reason: String,
+        /// Whether the API refused the credentials (401/403): the caller's to fix, not retryable.
+        refused: bool,
+    },
     /// The action manuals (store, remote, config, setup) failed; they map their own errors.
     #[error("{0}")]
     Manuals(#[from] crate::manuals::ManualsError),
@@ -635,6 +645,10 @@ impl CliError {
             | CliError::HomeInUse { .. }
             | CliError::RecordUnreadable { .. }
             | CliError::RecordFromNewerBuild { .. } => ErrorCode::SessionAlreadyExists,
+            // A key the provider refuses is the caller's input to fix (the spec's closest code);
+            // any other failure is the remote browser not being reached.
+            CliError::Provider { refused: true, .. } => ErrorCode::InvalidArgument,
+            CliError::Provider { .. } => ErrorCode::CdpConnectionFailed,
             CliError::BrowserGone { .. }
             | CliError::PageCrashed { .. }
             | CliError::PageDetached => ErrorCode::CdpConnectionFailed,
@@ -692,6 +706,7 @@ impl CliError {
                 | CliError::Cdp(_)
                 | CliError::Daemon(_)
                 | CliError::DaemonLost { .. }
+                | CliError::Provider { refused: false, .. }
         )
     }
 
@@ -901,6 +916,12 @@ impl CliError {
             CliError::SessionNotFound(_) => {
                 Some("run `actionbook browser list-sessions` to see available sessions")
             }
+            CliError::Provider { refused: true, .. } => Some(
+                "check the provider's API key: HYPERBROWSER_API_KEY for --provider hyperbrowser, or the variables that config.toml's [providers.<name>] headers name, in the environment of the command that runs `browser start`",
+            ),
+            CliError::Provider { .. } => Some(
+                "the provider's API did not hand out a browser: retry, or check its status and ACTIONBOOK_HYPERBROWSER_API_URL / config.toml's create_url",
+            ),
             CliError::HostNotAllowed { .. } => Some(
                 "the session may only reach the hosts of its --allowed-domains (details.allowed_domains): go to a page of one of them, or start a session whose list has this host; the session stays usable",
             ),

@@ -337,6 +337,11 @@ pub struct ClientEnv {
     /// each request so they are never on disk; the engine adds the session's own to them.
     #[serde(default, skip_serializing_if = "crate::secrets::Secrets::is_empty")]
     pub secrets: crate::secrets::Secrets,
+    /// The variables remote sessions need: browser providers' keys and API URLs
+    /// ([`REMOTE_ENV`], and those config.toml's `[providers.*]` name as `${NAME}`), and the
+    /// proxy settings of CDP WebSockets (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`).
+    #[serde(default, skip_serializing_if = "EnvVars::is_empty")]
+    pub remote: EnvVars,
     /// `ACTIONBOOK_TEST_ABORT_AT`: the step of a structural command at which a test makes the
     /// engine's process abort (`crate::fault`); ignored by release builds.
     #[doc(hidden)]
@@ -344,6 +349,57 @@ pub struct ClientEnv {
     #[schemars(skip)]
     pub abort_at: Option<String>,
 }
+
+/// Environment variables a request carries by name, their values hidden from `Debug` (they are
+/// API keys and proxy credentials).
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(transparent)]
+#[schemars(transparent)]
+pub struct EnvVars(pub std::collections::BTreeMap<String, String>);
+
+impl std::fmt::Debug for EnvVars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+impl EnvVars {
+    /// Whether none is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value of `name`, when set and not empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The caller's variables among `names`.
+    pub fn from_process<'a>(names: impl IntoIterator<Item = &'a str>) -> EnvVars {
+        EnvVars(
+            names
+                .into_iter()
+                .filter_map(|n| Some((n.to_string(), std::env::var(n).ok()?)))
+                .collect(),
+        )
+    }
+}
+
+/// The environment variables of remote sessions that every request carries
+/// ([`ClientEnv::remote`]; config.toml's `[providers.*]` may name more).
+pub const REMOTE_ENV: &[&str] = &[
+    "HYPERBROWSER_API_KEY",
+    "ACTIONBOOK_HYPERBROWSER_API_URL",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
 
 /// The environment variables of the remote manuals API that a request carries ([`ClientEnv::api`]).
 pub const API_ENV: &[&str] = &[
@@ -404,6 +460,15 @@ impl ClientEnv {
             confirm_actions: std::env::var(CONFIRM_ACTIONS_ENV).ok(),
             deny_actions: std::env::var(DENY_ACTIONS_ENV).ok(),
             secrets: crate::secrets::Secrets::from_env_vars(std::env::vars()),
+            remote: EnvVars::from_process(
+                REMOTE_ENV
+                    .iter()
+                    .map(|n| n.to_string())
+                    .chain(crate::session::provider::config_vars())
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            ),
             abort_at: crate::fault::requested(),
         }
     }

@@ -33,6 +33,7 @@ mod page;
 mod parallel;
 mod pointer;
 mod policy;
+mod providers;
 mod remote;
 mod runtime;
 mod secrets;

@@ -58,6 +58,22 @@ impl RemoteBrowser {
         RemoteBrowser { child, port }
     }
 
+    /// Its browser WebSocket URL (`/json/version`'s `webSocketDebuggerUrl`).
+    pub fn ws_url(&self) -> String {
+        let endpoint = self.endpoint();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let (conn, ws) = cdp_protocol::connect(&endpoint, &[])
+                .await
+                .expect("connect");
+            conn.close().await;
+            ws
+        })
+    }
+
     /// Its HTTP endpoint.
     pub fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
@@ -150,7 +166,7 @@ fn tabs_of(env: &Env, sid: &str) -> Vec<(String, String)> {
 }
 
 /// The session's record on disk.
-fn record(env: &Env, sid: &str) -> Value {
+pub fn record(env: &Env, sid: &str) -> Value {
     let path = env.home.join("sessions").join(sid).join("session.json");
     serde_json::from_slice(&std::fs::read(&path).expect("session.json")).expect("json")
 }

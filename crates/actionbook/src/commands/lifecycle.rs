@@ -22,7 +22,9 @@ use crate::session::launch::{
     self, Keep, forget_session, remove_session_files, shutdown_browser, teardown,
 };
 use crate::session::process::end_launched;
+use crate::session::provider;
 use crate::session::targets::{self, PageTarget, refresh_tabs};
+use crate::store::ProviderSession;
 use crate::store::state_file::StorageState;
 use crate::store::{self, Intent, SessionRecord, TabRecord, artifacts};
 use crate::tab::services::network;
@@ -70,6 +72,17 @@ pub struct Start {
     #[cfg_attr(feature = "cli", arg(long))]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub attach_existing: bool,
+    /// Get the browser from a provider's API instead of --cdp-endpoint: `hyperbrowser`
+    /// (HYPERBROWSER_API_KEY; ACTIONBOOK_HYPERBROWSER_API_URL overrides its API's address) or one
+    /// config.toml names as `[providers.<name>]` (create_url, method, headers with `${VAR}`,
+    /// body, ws_pointer, id_pointer, stop_url with `{id}`, stop_method). `close` stops the
+    /// provider's session. Keys are read from the environment, never printed or recorded.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "NAME", conflicts_with = "cdp_endpoint")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
     /// Header sent when connecting to --cdp-endpoint (repeatable).
     #[cfg_attr(feature = "cli", arg(long = "header", value_name = "KEY:VALUE"))]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -405,12 +418,23 @@ async fn load_in_tab(
 }
 
 impl Start {
+    /// Whether the browser is someone else's (--cdp-endpoint or --provider), not launched here.
+    fn remote(&self) -> bool {
+        self.cdp_endpoint.is_some() || self.provider.is_some()
+    }
+
     /// Checks what can be checked before anything is started.
     fn validate(&self) -> Result<Mode> {
+        if self.cdp_endpoint.is_some() && self.provider.is_some() {
+            return Err(CliError::InvalidArgument(
+                "--provider hands out the browser's endpoint: give it or --cdp-endpoint, not both"
+                    .into(),
+            ));
+        }
         if let Some(url) = &self.open_url {
             navigation::normalize_url(url)?; // refused before a browser is started
         }
-        let mode = self.mode.unwrap_or(if self.cdp_endpoint.is_some() {
+        let mode = self.mode.unwrap_or(if self.remote() {
             Mode::Cloud
         } else {
             Mode::Local
@@ -456,14 +480,14 @@ impl Start {
                 ));
             }
         }
-        if self.attach_existing && self.cdp_endpoint.is_none() {
+        if self.attach_existing && !self.remote() {
             return Err(CliError::InvalidArgument(
                 "--attach-existing is for a browser behind --cdp-endpoint (a browser this command \
                  launches has no tabs of anyone else)"
                     .into(),
             ));
         }
-        if mode == Mode::Cloud && self.cdp_endpoint.is_none() {
+        if mode == Mode::Cloud && !self.remote() {
             return Err(CliError::InvalidArgument(
                 "--mode cloud needs --cdp-endpoint <ws:// or http:// URL> of the remote browser"
                     .into(),
@@ -624,7 +648,7 @@ impl GlobalCommand for Start {
             None => None,
         };
         let mut warnings = Vec::new();
-        if !headers.is_empty() && self.cdp_endpoint.is_none() {
+        if !headers.is_empty() && !self.remote() {
             warnings.push("--header is only used with --cdp-endpoint; ignored".to_string());
         }
 
@@ -649,7 +673,7 @@ impl GlobalCommand for Start {
 
         // `--profile` of a running session, no other id asked for: attach to that session
         // ("create or attach"; the reference CLI reuses it too).
-        if let (Some(name), None, None) = (&self.profile, &self.set_session_id, &self.cdp_endpoint)
+        if let (Some(name), None, false) = (&self.profile, &self.set_session_id, self.remote())
             && let Some(holder) = profile_holder(sessions, &sessions.home().profile_dir(name))
         {
             let id = holder.id.clone();
@@ -681,7 +705,7 @@ impl GlobalCommand for Start {
         if let Some(url) = &self.open_url {
             crate::session::guard::check_navigation(&allowed_domains, url, "--open-url")?;
         }
-        if !allowed_domains.is_empty() && self.cdp_endpoint.is_some() {
+        if !allowed_domains.is_empty() && self.remote() {
             warnings.push(
                 "--allowed-domains on a browser behind --cdp-endpoint: its requests are refused \
                  through CDP (request interception) while this daemon is connected, but no launch \
@@ -696,14 +720,14 @@ impl GlobalCommand for Start {
             .or(cx.env.browser_headless)
             .or(config.headless)
             .unwrap_or(false);
-        if let (Some(h), Some(_)) = (self.headless, &self.cdp_endpoint) {
+        if let (Some(h), true) = (self.headless, self.remote()) {
             warnings.push(format!(
                 "--headless {h} has no effect on the browser behind --cdp-endpoint: it runs as it \
                  was started"
             ));
         }
         let window_size = match &self.window_size {
-            Some(w) if self.cdp_endpoint.is_some() => {
+            Some(w) if self.remote() => {
                 return Err(CliError::InvalidArgument(format!(
                     "--window-size {w} is for a browser this command launches, not one behind --cdp-endpoint"
                 )));
@@ -713,9 +737,9 @@ impl GlobalCommand for Start {
         };
 
         // The profile of a browser we launch: checked before anything starts.
-        let profile = match &self.cdp_endpoint {
-            Some(_) => None,
-            None => Some(self.pick_profile(sessions, &session_id)?),
+        let profile = match self.remote() {
+            true => None,
+            false => Some(self.pick_profile(sessions, &session_id)?),
         };
         // Before the first side effect: what to undo if this process dies before the session has
         // its first tab.
@@ -731,7 +755,7 @@ impl GlobalCommand for Start {
 
         let made = match &profile {
             None => {
-                self.connect_new(&session_id, mode, headless, headers, deadline)
+                self.connect_new(&session_id, mode, headless, headers, cx)
                     .await
             }
             Some(p) => {
@@ -758,6 +782,8 @@ impl GlobalCommand for Start {
                 .to_string()
         });
 
+        // What a failed start stops again at the provider.
+        let provider_rec = record.clone();
         let committed = match auto_number {
             Some(n) => sessions.commit_session_id(n).await,
             None => Ok(()),
@@ -772,6 +798,7 @@ impl GlobalCommand for Start {
                 if let Some(b) = owned {
                     let _ = tokio::time::timeout(deadline::BROWSER_CLOSE, b.close()).await;
                 }
+                let _ = stop_provider(sessions.home(), &provider_rec, cx.env).await;
                 undo_start(sessions.home(), &session_dir, &intent).await;
                 return Err(e);
             }
@@ -783,6 +810,7 @@ impl GlobalCommand for Start {
         // Nothing loads before the guard of a session with a list is on.
         if let Err(e) = slot.guard.ready(conn.generation, deadline).await {
             let _ = teardown(sessions, &slot).await;
+            let _ = stop_provider(sessions.home(), &provider_rec, cx.env).await;
             return Err(e);
         }
         fault::step(cx.env.abort_at.as_deref(), "start.recorded");
@@ -800,6 +828,7 @@ impl GlobalCommand for Start {
             Ok(t) => t,
             Err(e) => {
                 let _ = teardown(sessions, &slot).await;
+                let _ = stop_provider(sessions.home(), &provider_rec, cx.env).await;
                 return Err(e);
             }
         };
@@ -852,23 +881,59 @@ impl Start {
         Ok(NewProfile { name, named, dir })
     }
 
-    /// Connects to `--cdp-endpoint` for a new session.
+    /// Connects to `--cdp-endpoint`, or to the browser `--provider` hands out (its session
+    /// stopped again when the connection fails), for a new session.
     async fn connect_new(
         &self,
         session_id: &str,
         mode: Mode,
         headless: bool,
         headers: Vec<(String, String)>,
+        cx: &Cx<'_>,
+    ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
+        let what = (session_id, mode, headless);
+        let Some(name) = &self.provider else {
+            let endpoint = self.cdp_endpoint.clone().unwrap_or_default();
+            let to = (endpoint.as_str(), "connecting to --cdp-endpoint");
+            return self.connect_to(to, what, headers, cx.deadline).await;
+        };
+        let home = cx.sessions.home();
+        let spec = provider::spec(home, name).await?;
+        let made = provider::create(name, &spec, &cx.env.remote, cx.deadline).await?;
+        let session = ProviderSession {
+            name: name.clone(),
+            id: made.id,
+        };
+        let to = (made.ws_url.as_str(), "connecting to the provider's browser");
+        match self.connect_to(to, what, headers, cx.deadline).await {
+            Ok((mut record, conn, owned)) => {
+                // The WebSocket URL is the endpoint (kept as cdp_endpoint, to reconnect).
+                record.user_endpoint = None;
+                record.provider = Some(session);
+                Ok((record, conn, owned))
+            }
+            Err(e) => {
+                let _ = provider::stop(home, &session, &cx.env.remote).await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Connects to `endpoint` for a new session (`what` names the step in a timeout).
+    async fn connect_to(
+        &self,
+        (endpoint, what): (&str, &str),
+        (session_id, mode, headless): (&str, Mode, bool),
+        headers: Vec<(String, String)>,
         deadline: &Deadline,
     ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
-        let endpoint = self.cdp_endpoint.clone().unwrap_or_default();
         let (conn, ws) = connect_endpoint(
-            &endpoint,
+            endpoint,
             &headers,
             // The whole --timeout: a remote browser may be slow to answer.
             deadline.remaining(),
             deadline,
-            "connecting to --cdp-endpoint",
+            what,
         )
         .await?;
         let context = match self.attach_existing {
@@ -889,7 +954,7 @@ impl Start {
             browser_pid: None,
             browser_identity: None,
             cdp_endpoint: ws,
-            user_endpoint: Some(endpoint),
+            user_endpoint: Some(endpoint.to_string()),
             headers,
             executable: None,
             status: SessionStatus::Running,
@@ -905,6 +970,7 @@ impl Start {
             action_policy: None,
             browser_context_id: context.as_ref().map(|c| c.id().to_string()),
             context_owned: matches!(context, Some(TabContext::Own(_))),
+            provider: None,
         };
         let conn = BrowserConn {
             conn,
@@ -990,8 +1056,21 @@ async fn launch_new(
         action_policy: None,
         browser_context_id: None,
         context_owned: false,
+        provider: None,
     };
     Ok((record, launched.conn, Some(launched.browser)))
+}
+
+/// Stops the provider session behind `rec` (`--provider`), if any: a warning when it could not
+/// be (the session is closed on our side all the same).
+async fn stop_provider(home: &store::Home, rec: &SessionRecord, env: &ClientEnv) -> Option<String> {
+    let p = rec.provider.as_ref()?;
+    let e = provider::stop(home, p, &env.remote).await.err()?;
+    Some(format!(
+        "the {} session {} was not stopped: {e}; it ends at the provider's own timeout",
+        p.name,
+        p.id.as_deref().unwrap_or("(no id)")
+    ))
 }
 
 /// Undoes a `browser start` that did not get its session (its intent `Intent::Start`): ends the
@@ -1109,6 +1188,7 @@ impl SessionCommand for Close {
         }
         let rec = slot.record();
         shutdown_browser(slot, &rec).await;
+        let not_stopped = stop_provider(cx.sessions.home(), &rec, cx.env).await;
         fault::step(cx.env.abort_at.as_deref(), "close.browser_closed");
         let keep = match self.purge {
             true => Keep::Nothing,
@@ -1130,7 +1210,16 @@ impl SessionCommand for Close {
             },
             Context::session(&slot.id),
         );
-        if !rec.launched && rec.context_owned {
+        if let Some(p) = &rec.provider {
+            done.warnings.extend(not_stopped);
+            if done.warnings.is_empty() {
+                done.warnings.push(format!(
+                    "the {} session {} is stopped",
+                    p.name,
+                    p.id.as_deref().unwrap_or("(no id)")
+                ));
+            }
+        } else if !rec.launched && rec.context_owned {
             done.warnings.push(format!(
                 "the browser was not launched by this session: it is left running; the \
                  session's browser context (its {tabs} tab(s), cookies and storage) is disposed"

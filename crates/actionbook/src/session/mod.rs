@@ -9,7 +9,8 @@
 //! - [`launch`]: launching, and tearing a session down;
 //! - [`origins`]: the web origins the session's pages showed (for a saved storage state);
 //! - [`targets`]: the browser's page targets and windows, popups adopted as tabs;
-//! - [`process`]: process checks and kills by pid.
+//! - [`process`]: process checks and kills by pid;
+//! - [`provider`]: browser providers' APIs (`--provider`).
 //!
 //! Lock order, outermost first: `Registry::creating` → `SessionSlot::structure` → a tab's queue →
 //! `SessionSlot::connecting`. The std locks (record, connection, tab slots) are innermost, short,
@@ -35,6 +36,7 @@ pub(crate) mod guard;
 pub(crate) mod launch;
 pub(crate) mod origins;
 pub(crate) mod process;
+pub(crate) mod provider;
 pub(crate) mod registry;
 pub(crate) mod targets;
 

@@ -45,8 +45,8 @@ pub use lock::HomeLock;
 /// The file of a session's record, in its directory under `sessions/`.
 pub const SESSION_FILE: &str = "session.json";
 pub use record::{
-    Counters, DialogPolicy, RECORD_SCHEMA, RouteAction, RouteRecord, SessionRecord, TabRecord,
-    WindowRecord, read_session_record,
+    Counters, DialogPolicy, ProviderSession, RECORD_SCHEMA, RouteAction, RouteRecord,
+    SessionRecord, TabRecord, WindowRecord, read_session_record,
 };
 
 /// Where everything lives.

@@ -59,6 +59,16 @@ pub struct WindowRecord {
     pub native_window_id: i64,
 }
 
+/// What a session record keeps of a provider's session: enough to stop it, no key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderSession {
+    /// The provider's name.
+    pub name: String,
+    /// The id its API gave the session (none when its answer has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
 /// The layout of `session.json` this build writes. Raise it when a change would make an older
 /// build misread a record (a field whose absence means something else, a changed meaning); a
 /// record of a higher schema is kept and reported, never used or overwritten.
@@ -186,6 +196,9 @@ pub struct SessionRecord {
     /// browser's default one (`--attach-existing`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub context_owned: bool,
+    /// The provider session behind the browser (`browser start --provider`), stopped on close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderSession>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -365,6 +378,7 @@ mod tests {
             action_policy: None,
             browser_context_id: None,
             context_owned: false,
+            provider: None,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],
