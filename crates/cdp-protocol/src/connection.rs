@@ -61,6 +61,8 @@ pub struct ConnectOptions {
     /// How many calls may wait for the socket task (default 256); more wait to be queued, and
     /// one still waiting at its deadline fails with [`CdpError::QueueFull`] (never sent).
     pub send_queue: usize,
+    /// HTTP proxies for the endpoint (`HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`, given by the caller).
+    pub proxy: crate::ProxyConfig,
 }
 
 impl Default for ConnectOptions {
@@ -72,6 +74,7 @@ impl Default for ConnectOptions {
             connect_timeout: None,
             root_certificates: Vec::new(),
             send_queue: DEFAULT_SEND_QUEUE,
+            proxy: crate::ProxyConfig::default(),
         }
     }
 }
@@ -341,7 +344,7 @@ impl Connection {
             open_socket(
                 request,
                 config,
-                &options.root_certificates,
+                (&options.root_certificates, &options.proxy),
                 options.max_message_size,
             ),
         )
@@ -668,7 +671,7 @@ async fn run_socket(
 async fn open_socket(
     request: tokio_tungstenite::tungstenite::handshake::client::Request,
     config: WebSocketConfig,
-    extra_roots: &[Vec<u8>],
+    (extra_roots, proxy): (&[Vec<u8>], &crate::ProxyConfig),
     limit: usize,
 ) -> Result<
     (
@@ -694,7 +697,7 @@ async fn open_socket(
         .trim_end_matches(']')
         .to_owned();
     let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
-    let tcp = crate::tls::connect(&host, port, secure.then_some(extra_roots)).await?;
+    let tcp = crate::tls::connect(&host, port, secure.then_some(extra_roots), proxy).await?;
     let stream = FrameBoundary::new(tokio::io::BufReader::with_capacity(READ_BUFFER, tcp), limit);
     tokio_tungstenite::client_async_with_config(request, stream, Some(config))
         .await

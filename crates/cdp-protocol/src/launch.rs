@@ -626,9 +626,10 @@ pub async fn connect_with(
     let discovery = async {
         match parsed.scheme() {
             "ws" | "wss" => Ok(endpoint.to_owned()),
-            "http" => resolve_ws_url(&parsed, &options.headers, None).await,
+            "http" => resolve_ws_url(&parsed, &options.headers, None, &options.proxy).await,
             "https" => {
-                resolve_ws_url(&parsed, &options.headers, Some(&options.root_certificates)).await
+                let roots = Some(options.root_certificates.as_slice());
+                resolve_ws_url(&parsed, &options.headers, roots, &options.proxy).await
             }
             other => Err(connect_err(format!("unsupported scheme {other:?}"))),
         }
@@ -658,6 +659,7 @@ async fn resolve_ws_url(
     endpoint: &url::Url,
     headers: &[(String, String)],
     tls_roots: Option<&[Vec<u8>]>,
+    proxy: &crate::ProxyConfig,
 ) -> Result<String, CdpError> {
     let url_str = redact_url(endpoint.as_str());
     let err = |reason: String| CdpError::Connect {
@@ -681,7 +683,7 @@ async fn resolve_ws_url(
     request.push_str("\r\n");
     let tcp_host = host.trim_start_matches('[').trim_end_matches(']');
     let body = async {
-        let stream = crate::tls::connect(tcp_host, port, tls_roots)
+        let stream = crate::tls::connect(tcp_host, port, tls_roots, proxy)
             .await
             .map_err(std::io::Error::other)?;
         http_get(stream, &request).await

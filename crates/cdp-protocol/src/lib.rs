@@ -65,6 +65,7 @@ pub mod ids;
 mod launch;
 pub mod process;
 mod protocol;
+mod proxy;
 mod redact;
 mod session;
 mod surrogates;
@@ -92,5 +93,7 @@ pub use launch::{
 };
 pub use process::{ProcessIdentity, running_as_root};
 pub use protocol::{Command, Empty, Event};
+pub use proxy::ProxyConfig;
 pub use redact::redact_url;
 pub use session::{RawResponse, Session};
+pub use tls::pem_certificates;

@@ -31,10 +31,14 @@ pub(crate) async fn connect(
     host: &str,
     port: u16,
     tls_roots: Option<&[Vec<u8>]>,
+    proxy: &crate::ProxyConfig,
 ) -> Result<Stream, String> {
-    let tcp = TcpStream::connect((host, port))
-        .await
-        .map_err(|e| e.to_string())?;
+    let tcp = match proxy.for_target(host, port, tls_roots.is_some()) {
+        Some(via) => crate::proxy::tunnel(via, host, port).await?,
+        None => TcpStream::connect((host, port))
+            .await
+            .map_err(|e| e.to_string())?,
+    };
     tcp.set_nodelay(true).map_err(|e| e.to_string())?;
     let Some(extra_roots) = tls_roots else {
         return Ok(Stream::Plain(tcp));
@@ -47,6 +51,19 @@ pub(crate) async fn connect(
         .await
         .map_err(|e| describe_handshake_error(host, port, &e))?;
     Ok(Stream::Tls(Box::new(tls)))
+}
+
+/// The certificates (DER) of a PEM text (`-----BEGIN CERTIFICATE-----` blocks), for
+/// [`crate::ConnectOptions::add_root_certificate`]; none in it is an error.
+pub fn pem_certificates(pem: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let certs = CertificateDer::pem_slice_iter(pem)
+        .map(|c| c.map(|c| c.to_vec()).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if certs.is_empty() {
+        return Err("no PEM certificate (-----BEGIN CERTIFICATE-----) in it".into());
+    }
+    Ok(certs)
 }
 
 /// A client config with the ring provider, safe default protocol versions, webpki-roots and

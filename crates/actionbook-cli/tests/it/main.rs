@@ -35,6 +35,7 @@ mod pointer;
 mod policy;
 mod providers;
 mod remote;
+mod remote_net;
 mod runtime;
 mod secrets;
 mod snapshot_diff;

@@ -18,6 +18,7 @@ use crate::reply::Done;
 use crate::session::BrowserConn;
 use crate::session::connect::connect_endpoint;
 use crate::session::context::{self, TabContext};
+use crate::session::endpoint;
 use crate::session::launch::{
     self, Keep, forget_session, remove_session_files, shutdown_browser, teardown,
 };
@@ -83,6 +84,13 @@ pub struct Start {
     )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Trust the CA certificates of this PEM file (besides the built-in web roots) for a
+    /// wss:// or https:// --cdp-endpoint (a private pool's own CA). Kept with the session.
+    /// HTTPS_PROXY / HTTP_PROXY / NO_PROXY of this command's environment are honoured too
+    /// (an HTTP CONNECT tunnel for ws:// and wss://), and kept likewise.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PEM"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
     /// Header sent when connecting to --cdp-endpoint (repeatable).
     #[cfg_attr(feature = "cli", arg(long = "header", value_name = "KEY:VALUE"))]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -647,6 +655,15 @@ impl GlobalCommand for Start {
             Some(file) => Some(super::storage_state::read_state_file(cx.env, file).await?),
             None => None,
         };
+        let ca_certs = match &self.ca_file {
+            Some(_) if !self.remote() => {
+                return Err(CliError::InvalidArgument(
+                    "--ca-file is for a wss:// or https:// --cdp-endpoint (or --provider)".into(),
+                ));
+            }
+            Some(f) => endpoint::read_ca_file(&cx.env.resolve_path(Path::new(f))).await?,
+            None => Vec::new(),
+        };
         let mut warnings = Vec::new();
         if !headers.is_empty() && !self.remote() {
             warnings.push("--header is only used with --cdp-endpoint; ignored".to_string());
@@ -755,7 +772,12 @@ impl GlobalCommand for Start {
 
         let made = match &profile {
             None => {
-                self.connect_new(&session_id, mode, headless, headers, cx)
+                let reach = Reach {
+                    headers,
+                    ca_certs,
+                    proxy: endpoint::proxy_of(&cx.env.remote),
+                };
+                self.connect_new(&session_id, mode, headless, reach, cx)
                     .await
             }
             Some(p) => {
@@ -840,6 +862,17 @@ impl GlobalCommand for Start {
     }
 }
 
+/// How a new remote session reaches its endpoint (kept in its record).
+#[derive(Debug)]
+struct Reach {
+    /// `--header`s.
+    headers: Vec<(String, String)>,
+    /// `--ca-file`'s certificates (base64 of DER).
+    ca_certs: Vec<String>,
+    /// The caller's proxies.
+    proxy: Option<store::ProxyRecord>,
+}
+
 /// The profile a new session launches its browser on.
 #[derive(Debug)]
 struct NewProfile {
@@ -888,14 +921,14 @@ impl Start {
         session_id: &str,
         mode: Mode,
         headless: bool,
-        headers: Vec<(String, String)>,
+        reach: Reach,
         cx: &Cx<'_>,
     ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
         let what = (session_id, mode, headless);
         let Some(name) = &self.provider else {
             let endpoint = self.cdp_endpoint.clone().unwrap_or_default();
             let to = (endpoint.as_str(), "connecting to --cdp-endpoint");
-            return self.connect_to(to, what, headers, cx.deadline).await;
+            return self.connect_to(to, what, reach, cx.deadline).await;
         };
         let home = cx.sessions.home();
         let spec = provider::spec(home, name).await?;
@@ -905,7 +938,7 @@ impl Start {
             id: made.id,
         };
         let to = (made.ws_url.as_str(), "connecting to the provider's browser");
-        match self.connect_to(to, what, headers, cx.deadline).await {
+        match self.connect_to(to, what, reach, cx.deadline).await {
             Ok((mut record, conn, owned)) => {
                 // The WebSocket URL is the endpoint (kept as cdp_endpoint, to reconnect).
                 record.user_endpoint = None;
@@ -924,25 +957,10 @@ impl Start {
         &self,
         (endpoint, what): (&str, &str),
         (session_id, mode, headless): (&str, Mode, bool),
-        headers: Vec<(String, String)>,
+        reach: Reach,
         deadline: &Deadline,
     ) -> Result<(SessionRecord, BrowserConn, Option<Browser>)> {
-        let (conn, ws) = connect_endpoint(
-            endpoint,
-            &headers,
-            // The whole --timeout: a remote browser may be slow to answer.
-            deadline.remaining(),
-            deadline,
-            what,
-        )
-        .await?;
-        let context = match self.attach_existing {
-            true => context::default_context(&conn, deadline)
-                .await?
-                .map(TabContext::Default),
-            false => Some(TabContext::Own(own_context(&conn, deadline).await?)),
-        };
-        let record = SessionRecord {
+        let mut record = SessionRecord {
             schema: store::RECORD_SCHEMA,
             session_id: session_id.to_string(),
             mode,
@@ -953,9 +971,9 @@ impl Start {
             launched: false,
             browser_pid: None,
             browser_identity: None,
-            cdp_endpoint: ws,
+            cdp_endpoint: String::new(),
             user_endpoint: Some(endpoint.to_string()),
-            headers,
+            headers: reach.headers,
             executable: None,
             status: SessionStatus::Running,
             tabs: Vec::new(),
@@ -968,10 +986,30 @@ impl Start {
             content_boundary: None,
             allowed_domains: Vec::new(),
             action_policy: None,
-            browser_context_id: context.as_ref().map(|c| c.id().to_string()),
-            context_owned: matches!(context, Some(TabContext::Own(_))),
+            browser_context_id: None,
+            context_owned: false,
             provider: None,
+            ca_certs: reach.ca_certs,
+            proxy: reach.proxy,
         };
+        let (conn, ws) = connect_endpoint(
+            endpoint,
+            endpoint::options(&record),
+            // The whole --timeout: a remote browser may be slow to answer.
+            deadline.remaining(),
+            deadline,
+            what,
+        )
+        .await?;
+        let context = match self.attach_existing {
+            true => context::default_context(&conn, deadline)
+                .await?
+                .map(TabContext::Default),
+            false => Some(TabContext::Own(own_context(&conn, deadline).await?)),
+        };
+        record.cdp_endpoint = ws;
+        record.browser_context_id = context.as_ref().map(|c| c.id().to_string());
+        record.context_owned = matches!(context, Some(TabContext::Own(_)));
         let conn = BrowserConn {
             conn,
             generation: 1,
@@ -1057,6 +1095,8 @@ async fn launch_new(
         browser_context_id: None,
         context_owned: false,
         provider: None,
+        ca_certs: Vec::new(),
+        proxy: None,
     };
     Ok((record, launched.conn, Some(launched.browser)))
 }
@@ -1319,7 +1359,7 @@ async fn restart_steps(
             .unwrap_or(rec.cdp_endpoint.clone());
         let (conn, ws) = connect_endpoint(
             &endpoint,
-            &rec.headers,
+            endpoint::options(rec),
             deadline.remaining(),
             deadline,
             "browser restart",

@@ -8,16 +8,17 @@ use crate::session::process::browser_running;
 use crate::session::{BrowserConn, SessionSlot};
 use crate::store::SessionRecord;
 
-/// Connects to a CDP endpoint (`ws(s)://` or `http(s)://host:port`) with `headers`, bounded by
-/// `cap` and the deadline. Returns the connection and the browser's WebSocket URL.
+/// Connects to a CDP endpoint (`ws(s)://` or `http(s)://host:port`) with `options` (headers, CA,
+/// proxy: [`super::endpoint::options`]), bounded by `cap` and the deadline. Returns the
+/// connection and the browser's WebSocket URL.
 pub(crate) async fn connect_endpoint(
     endpoint: &str,
-    headers: &[(String, String)],
+    options: cdp_protocol::ConnectOptions,
     cap: std::time::Duration,
     deadline: &Deadline,
     what: &str,
 ) -> Result<(cdp_protocol::Connection, String)> {
-    let fut = cdp_protocol::connect(endpoint, headers);
+    let fut = cdp_protocol::connect_with(endpoint, options);
     Ok(tokio::time::timeout(deadline.capped(cap), fut)
         .await
         .map_err(|_| deadline.timeout(what))??)
@@ -31,7 +32,7 @@ async fn reconnect(
 ) -> Result<BrowserConn> {
     let (conn, _ws) = connect_endpoint(
         &rec.cdp_endpoint,
-        &rec.headers,
+        super::endpoint::options(rec),
         deadline::RECONNECT,
         deadline,
         "connecting to the browser",

@@ -4,6 +4,7 @@
 //! - [`registry`]: every session of the home, and id allocation;
 //! - [`connect`]: (re)connecting and the crash policy;
 //! - [`context`]: the browser context of a session on a shared remote browser;
+//! - [`endpoint`]: how a remote endpoint is reached (headers, `--ca-file`, proxies);
 //! - [`downloads`]: where the browser saves downloads, and what became of each;
 //! - [`guard`]: `--allowed-domains` enforced in the browser (browser-level `Fetch`, launch flags);
 //! - [`launch`]: launching, and tearing a session down;
@@ -32,6 +33,7 @@ use crate::store::{self, SessionRecord, TabRecord};
 pub(crate) mod connect;
 pub(crate) mod context;
 pub(crate) mod downloads;
+pub(crate) mod endpoint;
 pub(crate) mod guard;
 pub(crate) mod launch;
 pub(crate) mod origins;

@@ -225,7 +225,7 @@ fn expand(text: &str, env: &EnvVars, provider: &str) -> Result<String> {
 /// One call to the provider's API: its JSON answer. Nothing of the request (headers, body) is
 /// echoed in an error; the URL is redacted.
 async fn call(
-    provider: &str,
+    (provider, env): (&str, &EnvVars),
     (method, url): (&str, &str),
     headers: &[(String, String)],
     body: Option<String>,
@@ -239,9 +239,19 @@ async fn call(
     let shown = cdp_protocol::redact_url(url);
     let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
         .map_err(|_| fail(format!("{method:?} is no HTTP method"), true))?;
-    // reqwest honours HTTPS_PROXY/NO_PROXY from the daemon's environment.
-    let client = reqwest::Client::builder()
-        .timeout(timeout)
+    // The caller's proxies (not the daemon's environment, which may be another shell's).
+    let proxies = cdp_protocol::ProxyConfig::from_vars(|k| env.get(k).map(str::to_string));
+    let mut builder = reqwest::Client::builder().timeout(timeout).no_proxy();
+    let no_proxy = || reqwest::NoProxy::from_string(proxies.no_proxy.as_deref().unwrap_or(""));
+    if let Some(p) = &proxies.http {
+        let p = reqwest::Proxy::http(p).map_err(|e| fail(format!("HTTP_PROXY: {e}"), true))?;
+        builder = builder.proxy(p.no_proxy(no_proxy()));
+    }
+    if let Some(p) = &proxies.https {
+        let p = reqwest::Proxy::https(p).map_err(|e| fail(format!("HTTPS_PROXY: {e}"), true))?;
+        builder = builder.proxy(p.no_proxy(no_proxy()));
+    }
+    let client = builder
         .build()
         .map_err(|e| fail(format!("HTTP client: {e}"), false))?;
     let mut req = client.request(method.clone(), url);
@@ -318,7 +328,7 @@ pub(crate) async fn create(
         Some(v) => Some(expand(&v.to_string(), env, name)?),
     };
     let answer = call(
-        name,
+        (name, env),
         (&spec.method, &url),
         &heads,
         body,
@@ -362,7 +372,7 @@ pub(crate) async fn stop(
     let url = expand(stop_url, env, &session.name)?.replace("{id}", &encode_segment(id));
     let heads = headers(&spec, env, &session.name)?;
     call(
-        &session.name,
+        (&session.name, env),
         (&spec.stop_method, &url),
         &heads,
         None,

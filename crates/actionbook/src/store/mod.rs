@@ -45,7 +45,7 @@ pub use lock::HomeLock;
 /// The file of a session's record, in its directory under `sessions/`.
 pub const SESSION_FILE: &str = "session.json";
 pub use record::{
-    Counters, DialogPolicy, ProviderSession, RECORD_SCHEMA, RouteAction, RouteRecord,
+    Counters, DialogPolicy, ProviderSession, ProxyRecord, RECORD_SCHEMA, RouteAction, RouteRecord,
     SessionRecord, TabRecord, WindowRecord, read_session_record,
 };
 

@@ -59,6 +59,20 @@ pub struct WindowRecord {
     pub native_window_id: i64,
 }
 
+/// Proxy settings of a remote session ([`SessionRecord::proxy`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProxyRecord {
+    /// For `ws://`/`http://`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
+    /// For `wss://`/`https://`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https: Option<String>,
+    /// Hosts reached directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+}
+
 /// What a session record keeps of a provider's session: enough to stop it, no key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderSession {
@@ -199,6 +213,13 @@ pub struct SessionRecord {
     /// The provider session behind the browser (`browser start --provider`), stopped on close.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<ProviderSession>,
+    /// Extra trusted roots of a `wss://`/`https://` endpoint (`--ca-file`), base64 of DER.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ca_certs: Vec<String>,
+    /// The proxy settings the endpoint is reached with (the starting command's `HTTPS_PROXY`,
+    /// `HTTP_PROXY`, `NO_PROXY`), kept so a new daemon reconnects the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyRecord>,
 }
 
 /// One network route of a tab: requests whose URL matches `pattern` are aborted, fulfilled with
@@ -379,6 +400,8 @@ mod tests {
             browser_context_id: None,
             context_owned: false,
             provider: None,
+            ca_certs: Vec::new(),
+            proxy: None,
             tabs: vec![],
             next_tab: 1,
             windows: vec![],
