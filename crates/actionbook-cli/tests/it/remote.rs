@@ -344,3 +344,55 @@ fn a_remote_browser_gone_for_good_is_named_at_once_and_the_others_go_on() {
     let v = env.json(&["browser", "close", "--session", "ra"]);
     assert_eq!(v["ok"], true, "{v}");
 }
+
+#[test]
+fn upload_to_a_remote_browser_sends_the_files_bytes_to_the_page() {
+    need_chromium!();
+    let env = Env::new();
+    let f = site();
+    f.html(
+        "/upload.html",
+        r#"<!doctype html><title>Upload</title>
+<input type="file" id="one" onchange="window.changes = (window.changes || 0) + 1">
+<input type="file" id="many" multiple oninput="window.inputs = (window.inputs || 0) + 1">"#,
+    );
+    let rb = RemoteBrowser::launch(&env, "up", "about:blank");
+    start_on(
+        &env,
+        &rb.endpoint(),
+        "up",
+        &["--open-url", &f.url("/upload.html")],
+    );
+    // Files only this machine has (the browser is told no path of ours).
+    let dir = tempfile::tempdir().expect("dir");
+    let a = dir.path().join("report.txt");
+    let b = dir.path().join("data.bin");
+    std::fs::write(&a, "quarterly numbers\n").expect("a");
+    std::fs::write(&b, [0u8, 1, 2, 255, 254]).expect("b");
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let t = ["--session", "up", "--tab", "t1"];
+    let v = on(&env, &t, &["upload", "#one", &a]);
+    assert_eq!(v["ok"], true, "{v}");
+    let got = value(
+        &env,
+        &t,
+        "(async () => { const f = document.querySelector('#one').files[0]; \
+         return [f.name, f.type, await f.text(), window.changes]; })()",
+    );
+    assert_eq!(
+        got,
+        serde_json::json!(["report.txt", "text/plain", "quarterly numbers\n", 1])
+    );
+    let v = on(&env, &t, &["upload", "#many", &a, &b]);
+    assert_eq!(v["ok"], true, "{v}");
+    let got = value(
+        &env,
+        &t,
+        "(async () => { const fs = document.querySelector('#many').files; \
+         return [fs.length, Array.from(new Uint8Array(await fs[1].arrayBuffer())), window.inputs]; })()",
+    );
+    assert_eq!(got, serde_json::json!([2, [0, 1, 2, 255, 254], 1]));
+    // One input, two files: refused as for a local browser.
+    let v = on(&env, &t, &["upload", "#one", &a, &b]);
+    assert_failure(&v, "INVALID_ARGUMENT", "takes one file");
+}

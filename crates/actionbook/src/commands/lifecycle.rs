@@ -1178,7 +1178,7 @@ impl SessionCommand for Status {
             session: session_info(slot),
             tabs,
             // Every session can: `pdf` prints through Page.printToPDF and `upload` sets files
-            // through DOM.setFileInputFiles, whatever launched the browser.
+            // through DOM.setFileInputFiles (a remote browser's page gets their bytes instead).
             capabilities: Capabilities {
                 snapshot: true,
                 pdf: true,

@@ -464,6 +464,66 @@ const FILE_INPUT_JS: &str = r#"function() {
 const FILE_NAMES_JS: &str =
     "function() { return Array.from(this.files || []).map((f) => f.name); }";
 
+/// Gives a file input files made in the page from their bytes (a browser on another machine
+/// cannot open our paths): each a `File` with its name and type, set through a `DataTransfer`,
+/// then `input` and `change` as a user's choice fires them. Answers the names it holds.
+const FILES_FROM_BYTES_JS: &str = r#"function(files) {
+  const dt = new DataTransfer();
+  for (const f of files) {
+    const bin = atob(f.b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    dt.items.add(new File([bytes], f.name, { type: f.type, lastModified: f.mtime }));
+  }
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return Array.from(this.files || []).map((f) => f.name);
+}"#;
+
+/// One file sent to the page by its bytes ([`set_files_from_bytes`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct FileBytes {
+    /// Its name (no directory).
+    pub name: String,
+    /// Its MIME type (by extension; `application/octet-stream` when unknown).
+    pub r#type: String,
+    /// Modification time, ms since the epoch.
+    pub mtime: f64,
+    /// Its bytes, base64.
+    pub b64: String,
+}
+
+/// Sets the files of a file input from their bytes ([`FILES_FROM_BYTES_JS`]); for a browser
+/// that cannot read our files. Answers the file names it holds afterwards.
+pub(crate) async fn set_files_from_bytes(
+    node: &Located,
+    selector: &str,
+    files: &[FileBytes],
+    deadline: &Deadline,
+) -> Result<Vec<String>> {
+    let arg = serde_json::to_value(files)
+        .map_err(|e| CliError::internal(format!("encoding the files: {e}")))?;
+    let r = node
+        .handle
+        .call(
+            FILES_FROM_BYTES_JS,
+            vec![arg],
+            deadline.capped(deadline::SLOW_CALL),
+        )
+        .await
+        .map_err(|e| CliError::on_node(e, selector))?;
+    if let Some(ex) = &r.exception_details {
+        return Err(CliError::Internal(format!(
+            "giving {selector} its files failed in the page: {}",
+            ex.message().lines().next().unwrap_or_default()
+        )));
+    }
+    let value = r.result.value.unwrap_or(Value::Null);
+    serde_json::from_value(value.clone())
+        .map_err(|e| CliError::Internal(format!("the page answered {value} for {selector}: {e}")))
+}
+
 /// Focuses the element (its frame and OOPIF too) and checks keyboard focus really is on it.
 pub(crate) async fn focus(node: &Located, selector: &str, deadline: &Deadline) -> Result<bool> {
     dom_focus(node, selector, deadline).await?;

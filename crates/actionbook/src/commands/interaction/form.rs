@@ -54,7 +54,8 @@ pub struct Select {
     pub target: TabTarget,
 }
 
-/// `browser upload <selector> <file>...`.
+/// `browser upload <selector> <file>...`. On a browser behind --cdp-endpoint or --provider
+/// (perhaps on another machine) the files' bytes are sent to the page (at most 50 MiB together).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Upload {
@@ -479,6 +480,71 @@ pub fn resolve_files(env: &ClientEnv, files: &[PathBuf]) -> Result<Vec<PathBuf>>
         .collect()
 }
 
+/// Most bytes `upload` sends to a remote browser's page (all files together): they travel in one
+/// CDP message, base64.
+const MAX_REMOTE_UPLOAD: u64 = 50 * 1024 * 1024;
+
+/// The files' bytes for a page on a remote browser (blocking).
+fn read_for_upload(files: &[std::path::PathBuf]) -> Result<Vec<edit::FileBytes>> {
+    use base64::Engine as _;
+    let total: u64 = files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    if total > MAX_REMOTE_UPLOAD {
+        return Err(CliError::InvalidArgument(format!(
+            "upload to a browser behind --cdp-endpoint sends the files' bytes to the page, at most \
+             {} MiB together ({} MiB given); put larger files on the browser's machine",
+            MAX_REMOTE_UPLOAD >> 20,
+            total >> 20
+        )));
+    }
+    files
+        .iter()
+        .map(|p| {
+            let bytes = std::fs::read(p).map_err(|e| {
+                CliError::InvalidArgument(format!("cannot upload {}: {e}", p.display()))
+            })?;
+            let mtime = std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0.0, |d| d.as_millis() as f64);
+            Ok(edit::FileBytes {
+                name: p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                r#type: mime_of(p).into(),
+                mtime,
+                b64: base64::engine::general_purpose::STANDARD.encode(&bytes),
+            })
+        })
+        .collect()
+}
+
+/// A MIME type by file extension (what a browser's file picker would give for common ones).
+fn mime_of(p: &Path) -> &'static str {
+    let ext = p
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "txt" => "text/plain",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        "json" => "application/json",
+        "pdf" => "application/pdf",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "zip" => "application/zip",
+        _ => "application/octet-stream",
+    }
+}
+
 fn check_readable(path: &Path) -> Result<()> {
     let shown = path.display();
     let meta = std::fs::metadata(path)
@@ -535,8 +601,22 @@ impl TabCommand for Upload {
                 files.len()
             )));
         }
+        // A browser we did not launch may be on another machine, where our paths are not: the
+        // files go to the page as bytes instead.
+        let remote = cx.session.with_record(|r| !r.launched);
         let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-        let held = edit::set_files(&node, selector, &paths, &deadline).await?;
+        let held = match remote {
+            false => edit::set_files(&node, selector, &paths, &deadline).await?,
+            true => {
+                let bytes = tokio::task::spawn_blocking({
+                    let files = files.clone();
+                    move || read_for_upload(&files)
+                })
+                .await
+                .map_err(|e| CliError::internal(format!("reading the files: {e}")))??;
+                edit::set_files_from_bytes(&node, selector, &bytes, &deadline).await?
+            }
+        };
         let names: Vec<String> = files
             .iter()
             .map(|p| {
