@@ -78,6 +78,7 @@ pub mod navigation;
 pub mod network;
 pub mod observation;
 pub mod record;
+mod remote_start;
 mod request;
 pub mod secret;
 pub mod storage;
