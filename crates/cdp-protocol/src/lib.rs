@@ -46,6 +46,8 @@
 //!   [`accessibility`], [`input`], [`inspector`], [`network`], [`emulation`], [`storage`], [`log`],
 //!   [`browser`], [`fetch`].
 //! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
+//! - [`Transport`], [`Link`]: sessions over another CDP client (e.g. your own tokio-tungstenite
+//!   socket), with [`Replies`] and [`EventHub`] as the routing an adapter needs.
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
 //! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`], [`connect_with`]:
 //!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls), each
@@ -72,6 +74,7 @@ mod surrogates;
 pub mod testing;
 mod tls;
 mod trace;
+mod transport;
 mod wire;
 
 pub use connection::{
@@ -94,3 +97,4 @@ pub use process::{ProcessIdentity, running_as_root};
 pub use protocol::{Command, Empty, Event};
 pub use redact::redact_url;
 pub use session::{RawResponse, Session};
+pub use transport::{EventHub, Link, Replies, Reply, Request, Transport};

@@ -1902,7 +1902,7 @@ impl Drop for DetachOnDrop {
             return;
         };
         let session = self.0.clone();
-        if session.connection().is_closed() {
+        if session.link().is_closed() {
             return;
         }
         rt.spawn(async move {
