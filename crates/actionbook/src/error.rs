@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: the one error enum with each variant's envelope code and hint, read
+// as one table (the texts errors are built from are in error/messages.rs, the tests in error/tests.rs).
 //! The crate's error type: the one place where errors become envelope error codes, and where the
 //! errors of the lower crates (cdp-protocol, frame-graph, a11y-snapshot) convert into it.
 

@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: one type and its one event task (apply, attach, recover, sync) over
+// one private shared state; the CDP-free bookkeeping is already apart (registry.rs, dom_order.rs).
 //! [`FrameGraph`]: the registry kept current by CDP events from the page session and every OOPIF
 //! session, through one ordered connection-level event stream applied by one background task.
 
