@@ -311,3 +311,32 @@ async fn a_killed_browser_answers_at_once_naming_its_endpoint_and_others_go_on()
         let _ = run(&engine, &["browser", "close", "--session", s]).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_that_drops_everything_is_closed_by_the_heartbeat() {
+    if netlab::skip("a_link_that_drops_everything_is_closed_by_the_heartbeat") {
+        return;
+    }
+    let browser = tokio::task::spawn_blocking(NsBrowser::start)
+        .await
+        .expect("join")
+        .expect("browser in a namespace");
+    let relay = Relay::start(browser.addr()).await.expect("relay");
+    let beat = Duration::from_millis(300);
+    let options = cdp_protocol::ConnectOptions::default().heartbeat(beat);
+    let (conn, _) = cdp_protocol::connect_with(&relay.endpoint(), options)
+        .await
+        .expect("connect through the relay");
+    // Quiet for many heartbeats on a live link: the pongs keep it open.
+    tokio::time::sleep(beat * 10).await;
+    assert!(!conn.is_closed(), "a quiet live link was closed");
+    // Everything held from now on, as a link that drops every packet.
+    relay.set_stalled(true);
+    let closed = tokio::time::timeout(Duration::from_secs(30), conn.closed()).await;
+    assert!(closed.is_ok(), "a dead link was not noticed");
+    let call = conn
+        .browser()
+        .send(&cdp_protocol::browser::GetVersion)
+        .await;
+    assert!(call.is_err(), "a call on the closed connection: {call:?}");
+}
