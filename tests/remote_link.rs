@@ -171,7 +171,11 @@ async fn a_cut_link_keeps_ids_and_refs_and_no_click_is_lost_or_doubled() {
             let mut i = 0u64;
             while Instant::now() < until {
                 i += 1;
-                let target = if i % 2 == 0 { add.as_str() } else { "#add" };
+                let target = if i.is_multiple_of(2) {
+                    add.as_str()
+                } else {
+                    "#add"
+                };
                 clicking.store(true, std::sync::atomic::Ordering::SeqCst);
                 let v = on_tab(engine, s, &["browser", "click", target], 20_000).await;
                 clicking.store(false, std::sync::atomic::Ordering::SeqCst);

@@ -78,11 +78,11 @@ async fn tab_loop(engine: Arc<Engine>, session: String, tab: String, until: Inst
             let mut all = words.to_vec();
             all.extend_from_slice(&["--session", &session, "--tab", &tab, "--timeout", "30000"]);
             // Bounded: an answer that never comes is a lost command.
-            let v = match tokio::time::timeout(Duration::from_secs(60), run(&engine, &all)).await
-            {
+            let v = match tokio::time::timeout(Duration::from_secs(60), run(&engine, &all)).await {
                 Ok(v) => v,
                 Err(_) => {
-                    r.failures.push(format!("{words:?}: no answer in 60 s (lost)"));
+                    r.failures
+                        .push(format!("{words:?}: no answer in 60 s (lost)"));
                     continue;
                 }
             };
@@ -142,7 +142,14 @@ async fn scale(secs: u64) {
         let url = page.url("/counter");
         let v = run(
             &engine,
-            &["browser", "start", "--cdp-endpoint", &endpoint, "--set-session-id", &s],
+            &[
+                "browser",
+                "start",
+                "--cdp-endpoint",
+                &endpoint,
+                "--set-session-id",
+                &s,
+            ],
         )
         .await;
         assert_eq!(v["ok"], true, "start {s}: {v}");
@@ -208,7 +215,14 @@ async fn scale(secs: u64) {
         let endpoint = format!("http://{}", browsers[k % BROWSERS].addr());
         let v = run(
             &engine,
-            &["browser", "start", "--cdp-endpoint", &endpoint, "--set-session-id", &s],
+            &[
+                "browser",
+                "start",
+                "--cdp-endpoint",
+                &endpoint,
+                "--set-session-id",
+                &s,
+            ],
         )
         .await;
         assert_eq!(v["ok"], true, "start {s}: {v}");
@@ -222,10 +236,18 @@ async fn scale(secs: u64) {
         after.saturating_sub(before) as f64 / IDLE_SESSIONS as f64
     );
     for k in 0..IDLE_SESSIONS {
-        let _ = run(&engine, &["browser", "close", "--session", &format!("idle{k}")]).await;
+        let _ = run(
+            &engine,
+            &["browser", "close", "--session", &format!("idle{k}")],
+        )
+        .await;
     }
     for i in 0..BROWSERS {
-        let _ = run(&engine, &["browser", "close", "--session", &format!("w{i}")]).await;
+        let _ = run(
+            &engine,
+            &["browser", "close", "--session", &format!("w{i}")],
+        )
+        .await;
     }
 }
 

@@ -658,14 +658,13 @@ impl FrameCounter {
             }
             self.header.push(bytes[0]);
             bytes = &bytes[1..];
-            if let Some((opcode, payload, len)) = parse_header(&self.header) {
-                if len == self.header.len() {
-                    if opcode == 1 || opcode == 2 {
-                        count += 1;
-                    }
-                    self.skip = payload;
-                    self.header.clear();
+            // Bytes come one at a time here, so a header is whole the moment it parses.
+            if let Some((opcode, payload, _)) = parse_header(&self.header) {
+                if opcode == 1 || opcode == 2 {
+                    count += 1;
                 }
+                self.skip = payload;
+                self.header.clear();
             }
         }
         count
