@@ -67,6 +67,12 @@ pub(crate) fn normalize_url(input: &str) -> Result<String> {
             return Ok(url.to_string());
         }
     }
+    if url.starts_with('/') && !url.starts_with("//") {
+        return Err(CliError::InvalidArgument(format!(
+            "{url:?} is a path, not a URL: `browser goto` resolves a path against the tab's page \
+             (snapshots print a same-origin link's URL from its path); elsewhere give the full URL"
+        )));
+    }
     let https = match url.strip_prefix("//") {
         Some(rest) => format!("https://{rest}"),
         None => format!("https://{url}"),
@@ -79,6 +85,28 @@ pub(crate) fn normalize_url(input: &str) -> Result<String> {
         )));
     }
     Ok(https)
+}
+
+/// What `browser goto` loads for `input`: a path (`/p/0/0`, as a snapshot prints a same-origin
+/// link's URL) resolved against the page's URL `base` when that is an http(s) page; anything else
+/// as [`normalize_url`] reads it.
+pub(crate) fn resolve_goto(input: &str, base: &str) -> Result<String> {
+    let path = input.trim();
+    if path.starts_with('/') && !path.starts_with("//") {
+        if let Some(page) = url::Url::parse(base)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        {
+            return page.join(path).map(String::from).map_err(|e| {
+                CliError::InvalidArgument(format!("{path:?} does not resolve against {base}: {e}"))
+            });
+        }
+        return Err(CliError::InvalidArgument(format!(
+            "{path:?} is a path and the tab's page ({base}) is not an http(s) page to resolve it \
+             against: give the full URL"
+        )));
+    }
+    normalize_url(input)
 }
 
 /// The events a navigation is followed by.
@@ -461,6 +489,35 @@ pub(crate) async fn reload_and_enable(page: &Session, deadline: &Deadline) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_resolves_against_the_page_for_goto_and_is_refused_elsewhere() {
+        let base = "http://127.0.0.1:8801/dir/page.html?q=1";
+        assert_eq!(
+            resolve_goto("/p/0/0", base).ok().as_deref(),
+            Some("http://127.0.0.1:8801/p/0/0")
+        );
+        assert_eq!(
+            resolve_goto(" /a#b ", base).ok().as_deref(),
+            Some("http://127.0.0.1:8801/a#b")
+        );
+        // Not a path: as normalize_url reads it.
+        assert_eq!(
+            resolve_goto("example.com/x", base).ok().as_deref(),
+            Some("https://example.com/x")
+        );
+        assert_eq!(
+            resolve_goto("//cdn.example/x", base).ok().as_deref(),
+            Some("https://cdn.example/x")
+        );
+        for (input, page) in [("/p", "about:blank"), ("/p", "data:text/html,x")] {
+            let e = resolve_goto(input, page).map(|_| ()).unwrap_err();
+            assert!(matches!(e, CliError::InvalidArgument(_)), "{e:?}");
+            assert!(e.to_string().contains("full URL"), "{e}");
+        }
+        let e = normalize_url("/p/0/0").map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains("is a path"), "{e}");
+    }
 
     #[test]
     fn urls_are_read_as_the_reference_reads_them() {
