@@ -981,6 +981,13 @@ impl CliError {
             CliError::RecordUnreadable { .. } => Some(
                 "look at the file, then move it aside or delete the session's folder; or pick another --set-session-id",
             ),
+            // A drop mid-command: the request may have reached the browser or not.
+            CliError::Cdp(CdpError::ConnectionClosed) => Some(
+                "the link to the browser dropped while the command ran: it may or may not have taken effect, so check the page before repeating it; while the browser is still there, the next command reconnects to the same tabs and refs",
+            ),
+            CliError::Cdp(CdpError::Connect { .. } | CdpError::ConnectTimeout { .. }) => Some(
+                "the browser's endpoint did not answer within --timeout (nothing was done); retry, or give a longer --timeout to wait longer for the link to come back",
+            ),
             _ => None,
         }
     }
