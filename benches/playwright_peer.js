@@ -4,6 +4,7 @@
 // tab, then answers one line per request on stdin:
 //   goto URL   -> {"ok": true}
 //   snap       -> {"ok": true, "ms": <time inside this process>, "bytes": <snapshot size>}
+//   snap PATH  -> the same, the text also written to PATH
 // PLAYWRIGHT_CORE names the installed package (e.g. /tmp/pw/node_modules/playwright-core).
 const readline = require("readline");
 const pw = require(process.env.PLAYWRIGHT_CORE || "playwright-core");
@@ -20,10 +21,11 @@ async function main() {
       if (line.startsWith("goto ")) {
         await page.goto(line.slice(5), { waitUntil: "load", timeout: 600000 });
         reply({ ok: true });
-      } else if (line === "snap") {
+      } else if (line === "snap" || line.startsWith("snap ")) {
         const t = process.hrtime.bigint();
         const text = await page.ariaSnapshot({ mode: "ai", timeout: 600000 });
         const ms = Number(process.hrtime.bigint() - t) / 1e6;
+        if (line.startsWith("snap ")) require("fs").writeFileSync(line.slice(5), text);
         reply({ ok: true, ms, bytes: Buffer.byteLength(text) });
       } else if (line === "close") {
         await page.close();

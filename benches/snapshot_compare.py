@@ -21,6 +21,10 @@ playwright-core`) adds Playwright's in-page aria snapshot (`page.ariaSnapshot({m
 library over CDP, no CLI hop, timed inside its node process; full snapshots only) through
 `benches/playwright_peer.js`.
 
+TOKENS=<the snapshot_tokens bench binary> (`cargo bench --bench snapshot_tokens --no-run` names
+it) adds, per page, each contestant's snapshot text in bytes and o200k_base tokens per element
+and as a share of Playwright's.
+
 BASELINE=<another actionbook binary> (say, one built from main) adds it as a fourth contestant,
 on its own tab of the same browser, to compare before and after in one run.
 
@@ -213,7 +217,7 @@ class Ours:
             time.sleep(2)
         print(f"  warning: {url} did not settle in our tab", flush=True)
 
-    def snapshot(self, interactive):
+    def snapshot(self, interactive, keep=None):
         pid = self.pid()
         if pid:
             try:
@@ -227,6 +231,8 @@ class Ours:
         path = next((l.split("output saved to ", 1)[1] for l in p.stdout.splitlines() if "output saved to" in l), None)
         size = os.path.getsize(path) if path and os.path.exists(path) else None
         if path and os.path.exists(path):
+            if keep:
+                shutil.copyfile(path, keep)
             os.remove(path)
         mem = status(pid)
         ok = p.returncode == 0 and size is not None
@@ -268,8 +274,10 @@ class AgentBrowser:
     def goto(self, url):
         run(self.base + ["open", url], self.env)
 
-    def snapshot(self, interactive):
+    def snapshot(self, interactive, keep=None):
         d, p = run(self.base + ["snapshot"] + (["-i"] if interactive else []), self.env)
+        if keep:
+            open(keep, "w").write(p.stdout)
         return d, p.returncode == 0, len(p.stdout.encode()), {}, p.stderr.strip().splitlines()[-2:]
 
     def close(self):
@@ -298,9 +306,9 @@ class Playwright:
     def goto(self, url):
         self.ask(f"goto {url}")
 
-    def snapshot(self, interactive):
+    def snapshot(self, interactive, keep=None):
         try:
-            out = self.ask("snap")
+            out = self.ask(f"snap {keep}" if keep else "snap")
         except RuntimeError as e:
             return 0.0, False, None, {}, [str(e)]
         return out["ms"] / 1e3, True, out["bytes"], {}, []
@@ -314,6 +322,33 @@ class Playwright:
             self.p.wait(10)
         except subprocess.TimeoutExpired:
             self.p.kill()
+
+
+def print_tokens(tokens_bin, page, elements, takers):
+    """One snapshot text of each contestant, its bytes and o200k_base tokens per element, and
+    each as a share of Playwright's (`TOKENS`: the `snapshot_tokens` bench binary)."""
+    d = tempfile.mkdtemp(prefix="snaptext-")
+    try:
+        files = {}
+        for k, take in takers.items():
+            f = os.path.join(d, k.replace(" ", "_") + ".txt")
+            take(f)
+            if os.path.exists(f):
+                files[k] = f
+        p = subprocess.run([tokens_bin, *files.values()], capture_output=True, text=True, timeout=300)
+        counts = {json.loads(l)["file"]: json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")}
+        got = {k: counts[f] for k, f in files.items() if f in counts}
+        pw = got.get("playwright")
+        for k, c in got.items():
+            line = (f"  text {k:17s} {c['bytes'] / max(elements, 1):5.1f} B/element "
+                    f"{c['tokens'] / max(elements, 1):5.2f} tokens/element")
+            if pw and k != "playwright":
+                line += f"  x{c['bytes'] / pw['bytes']:.2f} bytes, x{c['tokens'] / pw['tokens']:.2f} tokens of playwright's"
+            print(line, flush=True)
+        if p.returncode != 0:
+            print(f"  tokens: {p.stderr.strip()}", flush=True)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def fmt_range(v):
@@ -333,6 +368,7 @@ def main():
     ours_bin = os.environ.get("OURS", os.path.join(HERE, "..", "target", "release", "actionbook"))
     ab_bin = None if a.no_agent_browser else os.environ.get("AGENT_BROWSER")
     base_bin = os.environ.get("BASELINE")
+    tokens_bin = os.environ.get("TOKENS")
 
     fixtures = tempfile.mkdtemp(prefix="snapfx-")
     server = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=fixtures))
@@ -401,6 +437,14 @@ def main():
                 runs["agent-browser -i"] = lambda: ab.snapshot(True)
             for k in runs:  # warm-up
                 runs[k]()
+            if tokens_bin:
+                print_tokens(tokens_bin, name, floor.elements, {
+                    "ours": lambda f: ours.snapshot(False, f),
+                    "ours -i": lambda f: ours.snapshot(True, f),
+                    **({"playwright": lambda f: playwright.snapshot(False, f)} if playwright else {}),
+                    **({"agent-browser": lambda f: ab.snapshot(False, f),
+                        "agent-browser -i": lambda f: ab.snapshot(True, f)} if ab else {}),
+                })
             pages = json.load(urllib.request.urlopen(f"{endpoint}/json/list"))
             tabs = sum(1 for t in pages if t["type"] == "page" and t["url"] == url)
             if tabs != 1 + len(tools):

@@ -4,6 +4,8 @@
 //! Benches stop with a message when their setup fails (there is nothing to measure then), so the
 //! functions here panic with the reason instead of returning errors.
 
+pub mod netlab;
+
 use std::path::{Path, PathBuf};
 
 use actionbook::{Engine, EngineConfig, Home, Request};

@@ -256,12 +256,7 @@ pub async fn capture<P: PageFrames>(
         // tree follows what that Chromium builds.
         let major = async {
             match opts.accessibility {
-                AxSource::Computed => s
-                    .connection()
-                    .browser_major(opts.timeout)
-                    .await
-                    .ok()
-                    .flatten(),
+                AxSource::Computed => s.link().browser_major(opts.timeout).await.ok().flatten(),
                 AxSource::Chromium => None,
             }
         };

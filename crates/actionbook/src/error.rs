@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: the one error enum with each variant's envelope code and hint, read
+// as one table (the texts errors are built from are in error/messages.rs, the tests in error/tests.rs).
 //! The crate's error type: the one place where errors become envelope error codes, and where the
 //! errors of the lower crates (cdp-protocol, frame-graph, a11y-snapshot) convert into it.
 
@@ -6,6 +8,14 @@ use cdp_protocol::CdpError;
 use envelope::{ErrorCode, ErrorInfo};
 use frame_graph::FrameGraphError;
 use serde_json::Value;
+
+mod messages;
+pub use messages::FailedOpen;
+use messages::*;
+pub(crate) use messages::{inert_detail, invalid_selector};
+
+#[cfg(test)]
+mod tests;
 
 /// Everything a command can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -992,6 +1002,13 @@ impl CliError {
             CliError::RecordUnreadable { .. } => Some(
                 "look at the file, then move it aside or delete the session's folder; or pick another --set-session-id",
             ),
+            // A drop mid-command: the request may have reached the browser or not.
+            CliError::Cdp(CdpError::ConnectionClosed) => Some(
+                "the link to the browser dropped while the command ran: it may or may not have taken effect, so check the page before repeating it; while the browser is still there, the next command reconnects to the same tabs and refs",
+            ),
+            CliError::Cdp(CdpError::Connect { .. } | CdpError::ConnectTimeout { .. }) => Some(
+                "the browser's endpoint did not answer within --timeout (nothing was done); retry, or give a longer --timeout to wait longer for the link to come back",
+            ),
             _ => None,
         }
     }
@@ -1175,299 +1192,5 @@ impl CliError {
     }
 }
 
-/// One URL of `new-tab` that did not load.
-#[derive(Debug)]
-pub struct FailedOpen {
-    /// The URL as given.
-    pub url: String,
-    /// The tab opened for it (showing the error page).
-    pub tab_id: String,
-    /// Why it did not load.
-    pub error: Box<CliError>,
-}
-
-/// What to do about a navigation's net error, for the ones an agent meets and cannot decode.
-fn navigation_hint(reason: &str) -> Option<&'static str> {
-    let reason = reason.strip_prefix("net::").unwrap_or(reason);
-    Some(match reason {
-        "ERR_INVALID_AUTH_CREDENTIALS" => {
-            "the server asks for a user name and password (HTTP authentication): give them in the URL, https://user:password@host/path"
-        }
-        "ERR_NAME_NOT_RESOLVED" => "no such host: check the host name's spelling",
-        "ERR_CONNECTION_REFUSED" => {
-            "nothing accepts connections at that host and port: is the server running?"
-        }
-        "ERR_CONNECTION_TIMED_OUT" | "ERR_TIMED_OUT" => {
-            "the server did not answer: check the address, or retry later"
-        }
-        "ERR_INTERNET_DISCONNECTED" | "ERR_NETWORK_CHANGED" => {
-            "this machine is not connected: retry once it is"
-        }
-        "ERR_TOO_MANY_REDIRECTS" => "the site redirects in a loop (often a missing cookie)",
-        "ERR_ABORTED" => {
-            "the server sent nothing to show (a 204) or something the browser does not show as a page"
-        }
-        "ERR_SSL_PROTOCOL_ERROR" => {
-            "the server does not speak TLS as the browser expects (an http:// server asked for https://?)"
-        }
-        r if r.starts_with("ERR_CERT_") => {
-            "the site's certificate or TLS setup is not trusted (self-signed, expired, for another name): the browser refuses it as a user's would"
-        }
-        r if r.starts_with("ERR_BLOCKED") => "the browser or a policy blocked this URL",
-        _ => return None,
-    })
-}
-
-/// INVALID_ARGUMENT for a selector the browser's parser refused with `msg`, naming what to write
-/// instead when it is written for Playwright's engines.
-pub(crate) fn invalid_selector(selector: &str, msg: &str) -> CliError {
-    let mut msg = msg.to_string();
-    if playwright_like(selector) {
-        msg.push_str(
-            " (Playwright's selector engines such as text= and :text() are not ours: use CSS \
-             with :has-text(text), :contains(text) or :visible, role=button[name=\"...\"], an \
-             XPath, a frame path iframe#f >> #inner, or a snapshot ref @eN)",
-        );
-    }
-    CliError::InvalidArgument(msg)
-}
-
-/// Whether a selector is written for Playwright's engines (`text=Save`, `role=button`,
-/// `css=…`, `div >> nth=0`), which agents that know Playwright try.
-fn playwright_like(selector: &str) -> bool {
-    let s = selector.trim_start();
-    // Each step of a frame path (`iframe#f >> nth=0`) may be one of Playwright's engines.
-    let steps = a11y_snapshot::frame_path::split_css(s).unwrap_or_else(|| vec![s]);
-    [":text(", ":text-is(", ":text-matches(", ":nth-match("]
-        .iter()
-        .any(|p| s.contains(p))
-        || steps.iter().any(|step| {
-            [
-                "text=",
-                "css=",
-                "xpath=",
-                "id=",
-                "data-testid=",
-                "internal:",
-                "nth=",
-            ]
-            .iter()
-            .any(|p| step.starts_with(p))
-        })
-}
-
-/// Why an inert element is out of reach, in words: behind the modal dialog `by`, or inside `by`,
-/// which has the `inert` attribute.
-pub(crate) fn inert_detail(modal: bool, by: &str) -> String {
-    match modal {
-        true => format!(
-            "is behind the modal dialog {by} (the page outside an open modal dialog is inert)"
-        ),
-        false => format!("is inert (inside {by}, which has the inert attribute)"),
-    }
-}
-
-/// `: still loading <url>, <url> (and N more)` for [`CliError::LoadUnfinished`]; empty when none
-/// are known.
-fn pending_list(pending: &[String]) -> String {
-    const SHOWN: usize = 3;
-    if pending.is_empty() {
-        return String::new();
-    }
-    let mut s = format!(
-        ": still loading {}",
-        pending
-            .iter()
-            .take(SHOWN)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if pending.len() > SHOWN {
-        s.push_str(&format!(" (and {} more)", pending.len() - SHOWN));
-    }
-    s
-}
-
-fn open_failed_message(failed: &[FailedOpen], opened: &[envelope::TabInfo]) -> String {
-    let reasons = failed
-        .iter()
-        .map(|f| format!("{} (tab {}): {}", f.url, f.tab_id, f.error))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let total = failed.len() + opened.len();
-    let opened = match opened.len() {
-        0 => String::new(),
-        _ => format!(
-            "; opened: {}",
-            opened
-                .iter()
-                .map(|t| t.tab_id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    format!(
-        "{} of {total} URLs did not load: {reasons}{opened}",
-        failed.len()
-    )
-}
-
-fn batch_open_message(failures: &[(usize, FailedOpen)], total: usize) -> String {
-    let reasons = failures
-        .iter()
-        .map(|(i, f)| format!("index {i} ({}, tab {}): {}", f.url, f.tab_id, f.error))
-        .collect::<Vec<_>>()
-        .join("; ");
-    format!("{} of {total} URLs did not load: {reasons}", failures.len())
-}
-
 /// The crate's result type.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The frame graph's "page detached" (its session ended under a command) is a session end
-    /// the tab pipeline checks for a closed tab, as a closed CDP session is; not a bug.
-    #[test]
-    fn a_detached_page_is_a_session_end_not_an_internal_error() {
-        let e: CliError = FrameGraphError::Detached.into();
-        assert!(e.is_session_end());
-        assert_eq!(e.code(), ErrorCode::CdpConnectionFailed);
-        let closed = CliError::Cdp(CdpError::ConnectionClosed);
-        assert!(closed.is_session_end());
-        assert!(!CliError::Internal("x".into()).is_session_end());
-    }
-
-    /// The net errors an agent cannot decode get a hint; the rest none.
-    #[test]
-    fn navigation_errors_say_what_to_do() {
-        let hint = |reason: &str| {
-            CliError::NavigationFailed {
-                url: "https://x/".into(),
-                reason: reason.into(),
-            }
-            .hint()
-        };
-        assert!(
-            hint("net::ERR_INVALID_AUTH_CREDENTIALS").is_some_and(|h| h.contains("user:password@"))
-        );
-        assert!(hint("net::ERR_CERT_AUTHORITY_INVALID").is_some_and(|h| h.contains("certificate")));
-        assert!(hint("net::ERR_CERT_DATE_INVALID").is_some_and(|h| h.contains("certificate")));
-        assert!(hint("net::ERR_NAME_NOT_RESOLVED").is_some_and(|h| h.contains("no such host")));
-        assert!(hint("net::ERR_SSL_PROTOCOL_ERROR").is_some_and(|h| h.contains("http://")));
-        assert_eq!(hint("net::ERR_FAILED"), None);
-        assert_eq!(hint("no previous page in history"), None);
-    }
-
-    /// Input that went to another element is not said to have done nothing: the other element
-    /// (a cover's click handler) may have acted.
-    #[test]
-    fn input_that_went_elsewhere_does_not_claim_nothing_happened() {
-        let e = CliError::NotDelivered {
-            action: "browser click".into(),
-            selector: "#under".into(),
-            reason: "covered",
-            by: Some("div#cover".into()),
-            detail: "is covered by div#cover".into(),
-        };
-        let m = e.to_string();
-        assert!(
-            m.contains("covered by div#cover") && m.contains("may have acted"),
-            "{m}"
-        );
-        assert!(!m.contains("nothing"), "{m}");
-        assert!(!e.not_performed());
-        assert!(!e.retryable());
-    }
-
-    /// Keys no document saw are named as keys (there is no selector), and not said to have done
-    /// nothing.
-    #[test]
-    fn keys_not_delivered_name_the_keys() {
-        let e = CliError::KeysNotDelivered {
-            action: "browser press".into(),
-            keys: "Control+A".into(),
-            detail: "were not seen by the focused element's document".into(),
-        };
-        assert_eq!(e.code(), ErrorCode::InternalError);
-        assert_eq!(
-            e.details(),
-            Some(serde_json::json!({ "keys": "Control+A", "reason": "input missed" }))
-        );
-        let m = e.to_string();
-        assert!(m.contains("the keys Control+A did not reach"), "{m}");
-        assert!(!e.not_performed());
-    }
-
-    /// The frame graph's bounded waits that ran out are timeouts (retryable), not bugs.
-    #[test]
-    fn the_frame_graphs_timeouts_are_timeouts() {
-        let e: CliError = FrameGraphError::Timeout {
-            what: "frame graph sync".into(),
-            after: std::time::Duration::from_millis(1500),
-        }
-        .into();
-        assert_eq!(e.code(), ErrorCode::Timeout);
-        assert!(e.retryable());
-        assert_eq!(e.to_string(), "frame graph sync timed out after 1500ms");
-        let e: CliError = FrameGraphError::NoExecutionContext {
-            frame: cdp_protocol::FrameId::new("F1"),
-            after: std::time::Duration::from_secs(2),
-        }
-        .into();
-        assert_eq!(e.code(), ErrorCode::Timeout);
-    }
-
-    /// A selector written for Playwright's engines is refused with what to write instead.
-    #[test]
-    fn playwright_selectors_are_told_what_to_use() {
-        let refused = |sel: &str| {
-            CliError::on_selector(
-                SnapshotError::InvalidSelector {
-                    selector: sel.into(),
-                    reason: "SyntaxError: not valid\n    at stack".into(),
-                },
-                sel,
-            )
-            .to_string()
-        };
-        for sel in [
-            "text=Save",
-            "div >> nth=0",
-            "css=.a",
-            "button:text(\"Go\")",
-            "p:text-is('x')",
-        ] {
-            let m = refused(sel);
-            assert!(m.contains("use CSS with :has-text(text)"), "{sel}: {m}");
-            assert!(!m.contains("at stack"), "{m}");
-        }
-        assert!(!refused("div[").contains("Playwright"));
-        assert!(!refused("a[href='x=1']").contains("Playwright"));
-    }
-
-    /// Out of time with the page usable: the hint names `--wait-until` as goto's own option only
-    /// when goto ran out (reload, back, start have no such option).
-    #[test]
-    fn an_unfinished_load_hints_what_the_command_can_do() {
-        let unfinished = |what: &str| CliError::LoadUnfinished {
-            what: what.into(),
-            ms: 100,
-            pending: vec!["http://a/x.png".into()],
-        };
-        let goto = unfinished("browser goto");
-        assert_eq!(goto.code(), ErrorCode::Timeout);
-        assert!(goto.to_string().contains("still loading http://a/x.png"));
-        assert!(
-            goto.hint()
-                .is_some_and(|h| h.starts_with("the page can be used as it is; goto --wait-until"))
-        );
-        let reload = unfinished("browser reload");
-        let h = reload.hint().unwrap_or_default();
-        assert!(h.contains("use goto --wait-until domcontentloaded"), "{h}");
-        assert_ne!(Some(h), goto.hint());
-    }
-}

@@ -40,6 +40,10 @@ type Socket =
     tokio_tungstenite::WebSocketStream<FrameBoundary<tokio::io::BufReader<crate::tls::Stream>>>;
 /// How many queued calls the socket task writes before flushing.
 const WRITE_BATCH: usize = 128;
+/// Default heartbeat: a WebSocket ping after this long with nothing heard from the browser.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(5);
+/// Silence, in heartbeats, after which the link counts as dead (pings unanswered).
+const HEARTBEAT_DEAD_AFTER: u32 = 3;
 
 /// Options for [`Connection::connect`].
 #[derive(Clone)]
@@ -63,6 +67,14 @@ pub struct ConnectOptions {
     pub send_queue: usize,
     /// HTTP proxies for the endpoint (`HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`, given by the caller).
     pub proxy: crate::ProxyConfig,
+    /// After this long with nothing heard, the socket task sends a WebSocket ping (Chromium's
+    /// DevTools server answers it on its IO thread, however busy the pages are); after three
+    /// times this long with nothing heard at all, the link is dead and the connection closes,
+    /// failing its calls with [`CdpError::ConnectionClosed`] at once. Without it a link that
+    /// drops packets (a cut cable, a lost NAT entry) leaves the socket open and every call
+    /// waits its whole deadline until TCP gives up, many minutes later. Default 5 s; zero turns
+    /// it off.
+    pub heartbeat: Duration,
 }
 
 impl Default for ConnectOptions {
@@ -75,6 +87,7 @@ impl Default for ConnectOptions {
             root_certificates: Vec::new(),
             send_queue: DEFAULT_SEND_QUEUE,
             proxy: crate::ProxyConfig::default(),
+            heartbeat: DEFAULT_HEARTBEAT,
         }
     }
 }
@@ -138,6 +151,12 @@ impl ConnectOptions {
     /// Sets how many calls may wait for the socket task.
     pub fn send_queue(mut self, calls: usize) -> Self {
         self.send_queue = calls;
+        self
+    }
+
+    /// Sets the heartbeat (zero: off); see [`ConnectOptions::heartbeat`].
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every;
         self
     }
 
@@ -366,7 +385,10 @@ impl Connection {
             limit: u64::try_from(options.max_message_size).unwrap_or(u64::MAX),
             ..Router::default()
         };
-        tokio::spawn(run_socket(ws, router, calls_rx, control_rx, closed_tx));
+        let heartbeat = options.heartbeat;
+        tokio::spawn(run_socket(
+            ws, router, calls_rx, control_rx, closed_tx, heartbeat,
+        ));
         Ok(Connection {
             inner: Arc::new(Inner {
                 calls: tokio::sync::Mutex::new(calls),
@@ -593,9 +615,37 @@ async fn run_socket(
     mut calls: mpsc::Receiver<Call>,
     mut control: mpsc::UnboundedReceiver<Control>,
     closed_tx: watch::Sender<bool>,
+    heartbeat: Duration,
 ) {
+    // Ticks at the heartbeat (the branch is off when it is zero); `heard` is when the browser
+    // last sent anything.
+    let beat = heartbeat.max(Duration::from_millis(1));
+    let mut ticks = tokio::time::interval_at(Instant::now() + beat, beat);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut heard = Instant::now();
+    let mut consumed_seen = ws.get_ref().consumed();
     loop {
         tokio::select! {
+            _ = ticks.tick(), if !heartbeat.is_zero() => {
+                // Bytes of a message still arriving are a sign of life too.
+                let consumed = ws.get_ref().consumed();
+                if consumed != consumed_seen {
+                    consumed_seen = consumed;
+                    heard = Instant::now();
+                }
+                let quiet = heard.elapsed();
+                // Pings unanswered: the link drops everything. Closing fails the calls now
+                // (the caller reconnects) rather than at their deadlines.
+                if quiet >= heartbeat * HEARTBEAT_DEAD_AFTER {
+                    break;
+                }
+                if quiet >= heartbeat {
+                    let ping = ws.send(Message::Ping(Default::default()));
+                    if !matches!(tokio::time::timeout(CLOSE_GRACE, ping).await, Ok(Ok(()))) {
+                        break;
+                    }
+                }
+            }
             msg = control.recv() => match msg {
                 Some(Control::Cancel(id)) => {
                     router.pending.remove(&id);
@@ -625,35 +675,40 @@ async fn run_socket(
                     break;
                 }
             }
-            frame = ws.next() => match frame {
-                Some(Ok(Message::Text(text))) => {
-                    match ws.get_mut().take_oversized() {
-                        // This message is the stand-in for one that was skipped.
+            frame = ws.next() => {
+                if matches!(frame, Some(Ok(_))) {
+                    heard = Instant::now();
+                }
+                match frame {
+                    Some(Ok(Message::Text(text))) => {
+                        match ws.get_mut().take_oversized() {
+                            // This message is the stand-in for one that was skipped.
+                            Some(skipped) => router.oversized(&skipped),
+                            None => {
+                                let len = text.len();
+                                router.incoming(text);
+                                ws = shed_read_buffer(ws, len).await;
+                            }
+                        }
+                    }
+                    Some(Ok(Message::Binary(bytes))) => match ws.get_mut().take_oversized() {
                         Some(skipped) => router.oversized(&skipped),
                         None => {
-                            let len = text.len();
-                            router.incoming(text);
-                            ws = shed_read_buffer(ws, len).await;
+                            if let Ok(text) = Utf8Bytes::try_from(bytes) {
+                                router.incoming(text);
+                            }
+                        }
+                    },
+                    Some(Ok(Message::Ping(_))) => {
+                        // tungstenite queues the pong; flush sends it.
+                        if ws.flush().await.is_err() {
+                            break;
                         }
                     }
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => break,
                 }
-                Some(Ok(Message::Binary(bytes))) => match ws.get_mut().take_oversized() {
-                    Some(skipped) => router.oversized(&skipped),
-                    None => {
-                        if let Ok(text) = Utf8Bytes::try_from(bytes) {
-                            router.incoming(text);
-                        }
-                    }
-                },
-                Some(Ok(Message::Ping(_))) => {
-                    // tungstenite queues the pong; flush sends it.
-                    if ws.flush().await.is_err() {
-                        break;
-                    }
-                }
-                Some(Ok(_)) => {}
-                Some(Err(_)) | None => break,
-            },
+            }
         }
     }
     router.fail_all();

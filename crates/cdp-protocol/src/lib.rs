@@ -46,6 +46,8 @@
 //!   [`accessibility`], [`input`], [`inspector`], [`network`], [`emulation`], [`storage`], [`log`],
 //!   [`browser`], [`fetch`].
 //! - [`Connection`], [`ConnectOptions`], [`Session`]: the transport.
+//! - [`Transport`], [`Link`]: sessions over another CDP client (e.g. your own tokio-tungstenite
+//!   socket), with [`Replies`] and [`EventHub`] as the routing an adapter needs.
 //! - [`EventFilter`], [`SessionFilter`], [`EventStream`], [`TypedEventStream`], [`RawEvent`]: events.
 //! - [`Browser`], [`LaunchOptions`], [`find_executable`], [`connect`], [`connect_with`]:
 //!   launching and connecting (`ws://`, `wss://`, `http://`, `https://`; TLS is rustls), each
@@ -73,6 +75,7 @@ mod surrogates;
 pub mod testing;
 mod tls;
 mod trace;
+mod transport;
 mod wire;
 
 pub use connection::{
@@ -97,3 +100,4 @@ pub use proxy::ProxyConfig;
 pub use redact::redact_url;
 pub use session::{RawResponse, Session};
 pub use tls::pem_certificates;
+pub use transport::{EventHub, Link, Replies, Reply, Request, Transport};

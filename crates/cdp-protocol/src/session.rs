@@ -6,6 +6,7 @@ use crate::events::{EventFilter, EventStream, SessionFilter, TypedEventStream};
 use crate::ids::{SessionId, TargetId};
 use crate::protocol::{Command, Event};
 use crate::target;
+use crate::transport::Link;
 use std::time::Duration;
 
 /// A cheap, clonable handle that sends calls on one session (stamping its `sessionId`).
@@ -16,7 +17,7 @@ use std::time::Duration;
 /// not know), `detach` assumes the root session and [`Session::detach_from`] names the parent.
 #[derive(Clone, Debug)]
 pub struct Session {
-    conn: Connection,
+    link: Link,
     id: Option<SessionId>,
     attached_by: AttachedBy,
 }
@@ -32,8 +33,12 @@ enum AttachedBy {
 
 impl Session {
     pub(crate) fn new(conn: Connection, id: Option<SessionId>) -> Session {
+        Session::on(Link::from(conn), id)
+    }
+
+    pub(crate) fn on(link: Link, id: Option<SessionId>) -> Session {
         Session {
-            conn,
+            link,
             id,
             attached_by: AttachedBy::Unknown,
         }
@@ -44,7 +49,7 @@ impl Session {
     /// [`Session::detach`] sends on this session.
     pub fn child(&self, id: SessionId) -> Session {
         Session {
-            conn: self.conn.clone(),
+            link: self.link.clone(),
             id: Some(id),
             attached_by: AttachedBy::Known(self.id.clone()),
         }
@@ -64,14 +69,20 @@ impl Session {
         self.id.as_ref()
     }
 
-    /// The connection this session runs on.
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+    /// The native connection this session runs on; `None` over another client's
+    /// [`crate::Transport`] (see [`Session::link`]).
+    pub fn connection(&self) -> Option<&Connection> {
+        self.link.connection()
+    }
+
+    /// What this session runs on: a [`Connection`] or another client's [`crate::Transport`].
+    pub fn link(&self) -> &Link {
+        &self.link
     }
 
     /// Sends a typed command with the connection's default deadline.
     pub async fn send<C: Command>(&self, cmd: &C) -> Result<C::Response, CdpError> {
-        self.send_timeout(cmd, self.conn.default_timeout()).await
+        self.send_timeout(cmd, self.link.default_timeout()).await
     }
 
     /// Sends a typed command; fails with [`CdpError::Timeout`] after `timeout`.
@@ -80,7 +91,7 @@ impl Session {
         cmd: &C,
         timeout: Duration,
     ) -> Result<C::Response, CdpError> {
-        self.conn
+        self.link
             .call_typed(self.id.as_ref(), C::METHOD, cmd, timeout)
             .await
     }
@@ -93,7 +104,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<RawResponse, CdpError> {
         let text = self
-            .conn
+            .link
             .call_raw(self.id.as_ref(), C::METHOD, cmd, timeout)
             .await?;
         Ok(RawResponse {
@@ -108,7 +119,7 @@ impl Session {
         method: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, CdpError> {
-        self.call_timeout(method, params, self.conn.default_timeout())
+        self.call_timeout(method, params, self.link.default_timeout())
             .await
     }
 
@@ -124,7 +135,7 @@ impl Session {
         } else {
             params
         };
-        self.conn
+        self.link
             .call_typed(self.id.as_ref(), method, &params, timeout)
             .await
     }
@@ -136,7 +147,7 @@ impl Session {
         } else {
             EventFilter::methods(methods)
         };
-        self.conn.events(filter.session(self.filter()))
+        self.link.events(filter.session(self.filter()))
     }
 
     /// This session's `E` events, decoded.
@@ -170,8 +181,8 @@ impl Session {
     /// from [`Connection::session`], use [`Session::detach_from`]). No-op for the root session.
     pub async fn detach(&self) -> Result<(), CdpError> {
         let parent = match &self.attached_by {
-            AttachedBy::Known(Some(parent)) => self.conn.session(parent.clone()),
-            AttachedBy::Known(None) | AttachedBy::Unknown => self.conn.browser(),
+            AttachedBy::Known(Some(parent)) => self.link.session(parent.clone()),
+            AttachedBy::Known(None) | AttachedBy::Unknown => self.link.browser(),
         };
         self.detach_from(&parent).await
     }

@@ -168,6 +168,9 @@ pub(crate) struct FrameBoundary<S> {
     limit: u64,
     current: Current,
     oversized: VecDeque<Oversized>,
+    /// Bytes read from `inner` so far (the heartbeat's sign of life while a large message is
+    /// still arriving: no whole message is heard until its last byte).
+    consumed: u64,
 }
 
 impl<S> FrameBoundary<S> {
@@ -180,7 +183,13 @@ impl<S> FrameBoundary<S> {
             limit: u64::try_from(limit).unwrap_or(u64::MAX),
             current: Current::default(),
             oversized: VecDeque::new(),
+            consumed: 0,
         }
+    }
+
+    /// Bytes read from the stream so far.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.consumed
     }
 
     /// Whether every byte read so far belongs to complete frames and the last of them was a
@@ -377,6 +386,7 @@ impl<S: AsyncBufRead + Unpin> AsyncRead for FrameBoundary<S> {
                     }
                     buf.put_slice(&available[..n]);
                     Pin::new(&mut this.inner).consume(n);
+                    this.consumed += n as u64;
                     this.state = if done {
                         State::header()
                     } else {
@@ -390,6 +400,7 @@ impl<S: AsyncBufRead + Unpin> AsyncRead for FrameBoundary<S> {
                     bytes[*have..*have + n].copy_from_slice(&available[..n]);
                     *have += n;
                     Pin::new(&mut this.inner).consume(n);
+                    this.consumed += n as u64;
                     let (bytes, have) = (*bytes, *have);
                     if have == header_len(&bytes[..have]) {
                         this.begin_frame(bytes, have);
@@ -403,6 +414,7 @@ impl<S: AsyncBufRead + Unpin> AsyncRead for FrameBoundary<S> {
                     buf.put_slice(&available[..n]);
                     this.current.on_passed(&available[..n]);
                     Pin::new(&mut this.inner).consume(n);
+                    this.consumed += n as u64;
                     *left -= n as u64;
                     if *left == 0 {
                         this.state = State::header();
@@ -419,6 +431,7 @@ impl<S: AsyncBufRead + Unpin> AsyncRead for FrameBoundary<S> {
                     }
                     this.current.keep_tail(data);
                     Pin::new(&mut this.inner).consume(n);
+                    this.consumed += n as u64;
                     *left -= n as u64;
                     skipped += n as u64;
                     if *left == 0 {

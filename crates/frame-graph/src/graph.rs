@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: one type and its one event task (apply, attach, recover, sync) over
+// one private shared state; the CDP-free bookkeeping is already apart (registry.rs, dom_order.rs).
 //! [`FrameGraph`]: the registry kept current by CDP events from the page session and every OOPIF
 //! session, through one ordered connection-level event stream applied by one background task.
 
@@ -6,8 +8,8 @@ use crate::error::FrameGraphError;
 use crate::registry::{DetachReason, FrameRegistry, SessionKey, TreeFrame};
 use crate::types::{FrameGraphOptions, FrameIndex, FrameInfo, Rect};
 use cdp_protocol::{
-    BackendNodeId, CdpError, Connection, ExecutionContextId, FrameId, Session, SessionId, dom,
-    page, runtime, target,
+    BackendNodeId, CdpError, ExecutionContextId, FrameId, Link, Session, SessionId, dom, page,
+    runtime, target,
 };
 use cdp_protocol::{EventFilter, RawEvent};
 use std::collections::{HashMap, HashSet};
@@ -54,7 +56,7 @@ struct Shared {
     /// A recovery after lost events is running / another one was asked for meanwhile.
     recovering: AtomicBool,
     recover_again: AtomicBool,
-    conn: Connection,
+    conn: Link,
     page: Session,
     options: FrameGraphOptions,
 }
@@ -670,7 +672,7 @@ impl SessionClaim {
     /// Claims `session` of `conn`; returns the claim and the previous holder's "stop requested"
     /// and "done" signals.
     fn take(
-        conn: &Connection,
+        conn: &Link,
         session: &SessionKey,
         stop: watch::Receiver<bool>,
     ) -> (SessionClaim, Option<PreviousClaim>) {
@@ -742,7 +744,7 @@ impl FrameGraph {
         page: Session,
         options: FrameGraphOptions,
     ) -> Result<FrameGraph, FrameGraphError> {
-        let conn = page.connection().clone();
+        let conn = page.link().clone();
         let page_key: SessionKey = page.id().cloned();
         let mut events =
             conn.events(EventFilter::methods(EVENTS).capacity(options.event_capacity.max(1)));

@@ -262,7 +262,7 @@ fn fixtures() -> Vec<Fixture> {
 /// The major version of the tab's browser.
 pub(crate) async fn major(tab: &Tab) -> Option<u32> {
     tab.session
-        .connection()
+        .link()
         .browser_major(std::time::Duration::from_secs(10))
         .await
         .expect("Browser.getVersion")

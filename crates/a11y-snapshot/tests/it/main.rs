@@ -8,4 +8,5 @@ mod differential;
 mod frames;
 mod golden;
 mod main_frame;
+mod other_client;
 mod refs_and_stale;

@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: one command group's end-to-end tests beside the fixture pages and
+// helpers they share; each test is an independent scenario.
 //! Keyboard and form commands (press, type, focus, fill, select, upload), scroll and eval, in text
 //! and JSON.
 

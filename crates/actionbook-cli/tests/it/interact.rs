@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: one command group's end-to-end tests beside the fixture pages and
+// helpers they share; each test is an independent scenario.
 //! `fill` only types into the element it was given, `click` takes `x,y` coordinates, and a ref from
 //! a page that a click navigated away from is reported stale, never as an internal error.
 

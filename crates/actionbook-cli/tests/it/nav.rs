@@ -883,3 +883,52 @@ fn a_page_busy_for_good_is_said_and_reload_or_goto_get_out() {
     let v = env.json(&["browser", "new-tab", &page2, "--session", sid.as_str()]);
     assert_eq!(v["context"]["title"], "Page Two", "{v}");
 }
+
+/// A snapshot prints a same-origin link's URL from its path, and `goto` loads such a path from
+/// the tab's origin; a link to another origin keeps its full URL.
+#[test]
+fn same_origin_links_print_paths_that_goto_loads() {
+    need_chromium!();
+    let env = Env::new();
+    let f = crate::support::Fixture::start();
+    let other = f.cross_site_url("/far.html");
+    f.html(
+        "/links.html",
+        &format!(
+            "<title>Links</title><a href=\"/dir/near.html?q=1#top\">Near</a> \
+             <a href=\"{other}\">Far</a>"
+        ),
+    );
+    f.html("/dir/near.html", "<title>Near page</title><p>here</p>");
+    let sid = env.start(&["--open-url", &f.url("/links.html")]);
+    let t = ["--session", sid.as_str(), "--tab", "t1"];
+    let v = on(&env, &t, &["snapshot"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let path = v["data"]["path"].as_str().unwrap_or_default().to_string();
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(text.contains("- /url: /dir/near.html?q=1#top"), "{text}");
+    assert!(text.contains(&format!("- /url: {other}")), "{text}");
+    assert!(!text.contains(&f.url("/dir")), "{text}");
+
+    let v = on(&env, &t, &["goto", "/dir/near.html?q=1#top"]);
+    assert_eq!(
+        v["context"]["url"],
+        f.url("/dir/near.html?q=1#top").as_str(),
+        "{v}"
+    );
+    assert_eq!(v["data"]["title"], "Near page", "{v}");
+    assert_eq!(v["data"]["requested_url"], "/dir/near.html?q=1#top", "{v}");
+    // A path where there is no page to resolve it against, and `new-tab` with one: refused.
+    let v = env.json(&[&["browser", "goto", "about:blank"][..], &t].concat());
+    assert_eq!(v["ok"], true, "{v}");
+    let v = env.json(&[&["browser", "goto", "/dir/near.html"][..], &t].concat());
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("full URL")),
+        "{v}"
+    );
+    let v = env.json(&["browser", "new-tab", "/dir/near.html", "--session", &sid]);
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT", "{v}");
+}

@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: the network commands' end-to-end tests beside the fixture and
+// helpers they share; each test is an independent scenario.
 //! `browser network requests | request | har start|stop | route | unroute | routes` on real
 //! Chromium: requests of every frame (an image, fetches that succeed, 404 and find no server, an
 //! OOPIF's own fetch), the filters, one request with its JSON body, a HAR file checked against the

@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: the observation commands' end-to-end tests beside the fixture and
+// helpers they share; each test is an independent scenario.
 //! Observation commands end to end (spec 10.2–10.3, 10.6–10.13): query and its cardinality rules,
 //! the read commands, describe, state, inspect-point, screenshots (annotated ones decoded pixel by
 //! pixel), PDFs, and console/error logs from every frame, on a fixture with a form, a list of

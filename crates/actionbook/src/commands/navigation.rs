@@ -18,7 +18,8 @@ use crate::tab::{TabCommand, TabCx};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Goto {
-    /// Target URL.
+    /// Target URL; a path (`/docs`, as a snapshot prints a same-origin link) loads from the
+    /// page's origin.
     pub url: String,
     /// How far to wait: load (default: the page and its resources), domcontentloaded (the
     /// document parsed; images, frames and late scripts may still load) or commit (the new
@@ -190,15 +191,16 @@ impl TabCommand for Goto {
     }
 
     async fn run(self, cx: &mut TabCx<'_>) -> Result<Done<NavData>> {
-        let rules = cx.session.with_record(|r| r.allowed_domains.clone());
-        crate::session::guard::check_navigation(&rules, &self.url, "browser goto")?;
         let from_url = cx.url_before_loading().await?;
+        let url = navigation::resolve_goto(&self.url, &from_url)?;
+        let rules = cx.session.with_record(|r| r.allowed_domains.clone());
+        crate::session::guard::check_navigation(&rules, &url, "browser goto")?;
         let page = cx.page.clone();
         let downloads_before = cx.session.downloads.begun();
         let loading = still_loading(cx);
         let navigated = navigation::navigate(
             &page,
-            &self.url,
+            &url,
             &cx.deadline,
             "browser goto",
             navigation::OnTimeout::Stop,

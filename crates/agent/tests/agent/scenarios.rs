@@ -1,3 +1,5 @@
+// Over 1,000 lines on purpose: the agent's scenarios beside the fixture sites and scripted models
+// they share; each test is an independent scenario.
 //! The scenarios: perform on a login form in an OOPIF, the cache, an `ai` task across two pages
 //! with a late element, `extract` with a repair, a model that never says done, a 429.
 

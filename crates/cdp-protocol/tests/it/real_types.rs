@@ -418,7 +418,7 @@ async fn check_child_session(child: &Session, expected_url: &str) {
             .any(|n| n.role.as_ref().and_then(|r| r.as_str()) == Some("link"))
     );
     // The child's events are tagged with its session.
-    let mut evs = child.connection().events(
+    let mut evs = child.link().events(
         EventFilter::methods(&["Runtime.executionContextCreated"])
             .session(SessionFilter::Only(child.id().cloned().unwrap())),
     );

@@ -36,7 +36,7 @@ fn pages(server: &Server) {
 /// navigation) and returns the main frame's `Page.frameNavigated` type.
 async fn history_go(page: &Session, delta: i32) -> Option<String> {
     let mut navigated = page
-        .connection()
+        .link()
         .events(EventFilter::methods(&["Page.frameNavigated"]).capacity(100));
     eval(
         page,

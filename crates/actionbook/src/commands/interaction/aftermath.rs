@@ -290,7 +290,7 @@ impl Before {
         self.events = Some(page.events(NAV_EVENTS));
         // Only this event, rare, from every session: those of the tab are picked when read.
         let popups = EventFilter::methods(&[page::WindowOpen::METHOD]);
-        self.popups = Some(page.connection().events(popups));
+        self.popups = Some(page.link().events(popups));
     }
 
     /// After the action: waits for a navigation it started (bounded by the deadline), drops the

@@ -150,8 +150,8 @@ async fn read_logs(cx: &mut TabCx<'_>, ask: Ask) -> Result<Done<LogsData>> {
     let sessions = log.sessions();
     futures::future::join_all(sessions.into_iter().map(|s| {
         let session = match s {
-            Some(id) => page.connection().session(id),
-            None => page.connection().browser(),
+            Some(id) => page.link().session(id),
+            None => page.link().browser(),
         };
         async move {
             let _ = session
