@@ -221,6 +221,37 @@ fn sessions_on_one_remote_browser_each_have_their_own_context() {
     }
     let v = env.json(&["browser", "cookies", "list", "--session", "r1"]);
     assert_eq!(v["data"]["items"][0]["value"], "r1", "{v}");
+    // Saved state is the session's own context's, and loads into the other session's only.
+    let file = env.home.with_file_name("r1-state.json");
+    let path = file.display().to_string();
+    let v = env.json(&["browser", "storage-state", "save", &path, "--session", "r1"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let saved = std::fs::read_to_string(&file).unwrap_or_default();
+    let state: Value = serde_json::from_str(&saved).unwrap_or(Value::Null);
+    let names: Vec<String> = state["cookies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            format!(
+                "{}={}",
+                c["name"].as_str().unwrap_or(""),
+                c["value"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(names, vec!["who=r1".to_string()], "{saved}");
+    let v = env.json(&["browser", "storage-state", "load", &path, "--session", "r2"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["data"]["cookies"], 1, "{v}");
+    assert_eq!(value(&env, &t("r2"), "document.cookie"), "who=r1");
+    for sid in ["r3", "r4"] {
+        assert_eq!(value(&env, &t(sid), "document.cookie"), "", "{sid}");
+    }
+    assert_eq!(value(&env, &t("r2"), "localStorage.getItem('who')"), "r1");
+    let v = env.json(&["browser", "cookies", "clear", "--session", "r2"]);
+    assert_eq!(v["ok"], true, "{v}");
+    value(&env, &t("r2"), "localStorage.clear(); 1");
     // Tab lists are disjoint, and none holds the browser's own tab; a new tab stays in its session.
     let v = env.json(&[
         "browser",
