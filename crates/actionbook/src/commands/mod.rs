@@ -363,9 +363,19 @@ macro_rules! command_table {
             /// Runs the command through its stage.
             pub(crate) async fn dispatch(self, cx: &Cx<'_>) -> Envelope {
                 // Boxed: one heap future per command instead of a stack frame as large as the
-                // largest command.
+                // largest command. Each future is made and boxed in a function of its own: made
+                // in this match, a debug build gave every arm a stack slot of its future's size
+                // (1.1 MiB in all), which overflowed a 2 MiB thread running the agent's perform.
                 match self {
-                    $( Command::$name(r) => Box::pin(command_table!(@stage $stage, $name, $traits, r, cx)).await, )*
+                    $( Command::$name(r) => {
+                        fn boxed<'a>(
+                            r: $req,
+                            cx: &'a Cx<'_>,
+                        ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Envelope> + Send + 'a>> {
+                            Box::pin(command_table!(@stage $stage, $name, $traits, r, cx))
+                        }
+                        boxed(r, cx).await
+                    } )*
                     // Extensions run through `Engine::execute`, which hands them a runner.
                     Command::Extended(e) => failure(e.name, None, &CliError::internal(format!("{} runs only through Engine::execute", e.name))),
                 }
