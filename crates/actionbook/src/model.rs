@@ -464,7 +464,7 @@ impl ClientEnv {
                 REMOTE_ENV
                     .iter()
                     .map(|n| n.to_string())
-                    .chain(crate::session::provider::config_vars())
+                    .chain(config_vars())
                     .collect::<Vec<_>>()
                     .iter()
                     .map(String::as_str),
@@ -503,6 +503,51 @@ pub(crate) fn env_flag(v: &str) -> Option<bool> {
         "0" | "false" | "no" | "off" | "" => Some(false),
         _ => None,
     }
+}
+
+/// The home directory this process's environment names: `$ACTIONBOOK_HOME` (made absolute),
+/// else `$HOME/.actionbook`; `None` when neither is set.
+pub(crate) fn home_root_from_env() -> Option<PathBuf> {
+    if let Some(h) = std::env::var_os("ACTIONBOOK_HOME").filter(|h| !h.is_empty()) {
+        let h = PathBuf::from(h);
+        return Some(std::path::absolute(&h).unwrap_or(h));
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".actionbook"))
+}
+
+/// The variables config.toml (at `$ACTIONBOOK_HOME`, read by the caller's process) names as
+/// `${NAME}`: a request carries them so the daemon can fill them in.
+pub fn config_vars() -> Vec<String> {
+    let Some(root) = home_root_from_env() else {
+        return Vec::new();
+    };
+    let path = crate::manuals::config::config_path(&root);
+    std::fs::read_to_string(path)
+        .map(|t| referenced_vars(&t))
+        .unwrap_or_default()
+}
+
+/// The names of the `${NAME}` / `${NAME:-default}` references in `text`.
+pub(crate) fn referenced_vars(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        rest = &rest[i + 2..];
+        let Some(end) = rest.find('}') else { break };
+        let name = rest[..end].split(":-").next().unwrap_or_default();
+        if valid_var(name) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+        rest = &rest[end + 1..];
+    }
+    out
+}
+
+pub(crate) fn valid_var(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -154,39 +154,8 @@ pub(crate) async fn spec(home: &crate::store::Home, name: &str) -> Result<Provid
     )))
 }
 
-/// The variables config.toml (at `$ACTIONBOOK_HOME`, read by the caller's process) names as
-/// `${NAME}`: a request carries them so the daemon can fill them in.
-pub fn config_vars() -> Vec<String> {
-    let Ok(home) = crate::store::Home::from_env() else {
-        return Vec::new();
-    };
-    let path = crate::manuals::config::config_path(home.root());
-    std::fs::read_to_string(path)
-        .map(|t| referenced_vars(&t))
-        .unwrap_or_default()
-}
-
-/// The names of the `${NAME}` / `${NAME:-default}` references in `text`.
-fn referenced_vars(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find('}') else { break };
-        let name = rest[..end].split(":-").next().unwrap_or_default();
-        if valid_var(name) && !out.iter().any(|n| n == name) {
-            out.push(name.to_string());
-        }
-        rest = &rest[end + 1..];
-    }
-    out
-}
-
-fn valid_var(name: &str) -> bool {
-    !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-}
+#[cfg(test)]
+use crate::model::referenced_vars;
 
 /// `text` with each `${NAME}` replaced by the caller's variable (`${NAME:-default}`: the default
 /// when it is unset or empty). An unset one without a default is an error naming it.

@@ -58,16 +58,11 @@ pub struct Home {
 impl Home {
     /// `ACTIONBOOK_HOME` (made absolute: the daemon runs in `/`), else `~/.actionbook`.
     pub fn from_env() -> Result<Home> {
-        if let Some(h) = std::env::var_os("ACTIONBOOK_HOME").filter(|h| !h.is_empty()) {
-            let h = PathBuf::from(h);
-            return Ok(Home::at(std::path::absolute(&h).unwrap_or(h)));
-        }
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
+        crate::model::home_root_from_env()
+            .map(Home::at)
             .ok_or_else(|| {
                 CliError::InvalidArgument("neither ACTIONBOOK_HOME nor HOME is set".into())
-            })?;
-        Ok(Home::at(PathBuf::from(home).join(".actionbook")))
+            })
     }
 
     /// A home at an explicit path.
