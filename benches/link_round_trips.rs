@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use actionbook::{Engine, EngineConfig, Home};
 use test_support::netlab::{self, NsBrowser, PageServer, Relay};
+use test_support::run;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>rtt</title></head><body>
 <h1>Round trips</h1>
@@ -26,18 +27,6 @@ const PAGE: &str = r#"<!doctype html><html><head><title>rtt</title></head><body>
 const ROUNDS: u32 = 8;
 /// The delay each way of the slow run.
 const DELAY: Duration = Duration::from_millis(50);
-
-async fn run(engine: &Engine, words: &[&str]) -> serde_json::Value {
-    let request = match actionbook_cli::cli::request_from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?}: {e}"),
-    };
-    let envelope = engine.execute(request).await;
-    match serde_json::from_str(&envelope.to_json()) {
-        Ok(v) => v,
-        Err(e) => panic!("envelope JSON: {e}"),
-    }
-}
 
 /// (requests per command, ms per command) of `words` on the session's tab.
 async fn measure(engine: &Engine, relay: &Relay, words: &[&str]) -> (f64, f64) {

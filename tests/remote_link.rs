@@ -14,25 +14,13 @@ use std::time::{Duration, Instant};
 use actionbook::{Engine, EngineConfig, Home};
 use serde_json::Value;
 use test_support::netlab::{self, NsBrowser, PageServer, Relay};
+use test_support::run;
 
 const COUNTER: &str = r#"<!doctype html><html><head><title>counter</title></head><body>
 <button id="add" onclick="window.n=(window.n||0)+1;document.getElementById('count').textContent=String(window.n)">Add</button>
 <span id="count">0</span>
 <label>Note <input id="note"></label>
 </body></html>"#;
-
-/// One command through the engine: its envelope as JSON.
-async fn run(engine: &Engine, words: &[&str]) -> Value {
-    let request = match actionbook_cli::cli::request_from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?} should parse: {e}"),
-    };
-    let envelope = engine.execute(request).await;
-    match serde_json::from_str(&envelope.to_json()) {
-        Ok(v) => v,
-        Err(e) => panic!("envelope JSON: {e}"),
-    }
-}
 
 /// `words` on tab t1 of `session` with `--timeout ms`.
 async fn on_tab(engine: &Engine, session: &str, words: &[&str], ms: u64) -> Value {

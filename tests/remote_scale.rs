@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use actionbook::{Engine, EngineConfig, Home};
-use serde_json::Value;
 use test_support::netlab::{self, NsBrowser, PageServer};
+use test_support::run;
 
 const BROWSERS: usize = 4;
 /// Sessions per browser (32 in all).
@@ -29,18 +29,6 @@ const COUNTER: &str = r#"<!doctype html><html><head><title>counter</title></head
 <label>Note <input id="note"></label>
 <ul><li>one</li><li>two</li><li>three</li></ul>
 </body></html>"#;
-
-async fn run(engine: &Engine, words: &[&str]) -> Value {
-    let request = match actionbook_cli::cli::request_from_args(words.iter().copied()) {
-        Ok(r) => r,
-        Err(e) => panic!("{words:?} should parse: {e}"),
-    };
-    let envelope = engine.execute(request).await;
-    match serde_json::from_str(&envelope.to_json()) {
-        Ok(v) => v,
-        Err(e) => panic!("envelope JSON: {e}"),
-    }
-}
 
 /// The process's resident set, in KiB.
 fn rss_kib() -> u64 {

@@ -29,6 +29,15 @@ pub fn request(words: &[&str]) -> Request {
     }
 }
 
+/// One command from CLI words through `engine`: its envelope as JSON.
+pub async fn run(engine: &Engine, words: &[&str]) -> serde_json::Value {
+    let envelope = engine.execute(request(words)).await;
+    match serde_json::from_str(&envelope.to_json()) {
+        Ok(v) => v,
+        Err(e) => panic!("envelope JSON: {e}"),
+    }
+}
+
 /// Which Chromium a bench session runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chromium {

@@ -296,14 +296,30 @@ struct Incoming<'a> {
     params: Option<&'a RawValue>,
 }
 
+/// The `error` member of a response, as the browser sends it.
 #[derive(Deserialize)]
-struct WireError {
+pub(crate) struct WireError {
     #[serde(default)]
     code: i64,
     #[serde(default)]
     message: String,
     #[serde(default)]
     data: Option<serde_json::Value>,
+}
+
+impl WireError {
+    /// The error of a call of `method` the browser answered with this.
+    pub(crate) fn into_error(self, method: String) -> CdpError {
+        CdpError::Protocol {
+            method,
+            code: self.code,
+            message: self.message,
+            data: self.data.map(|d| match d {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            }),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -927,15 +943,7 @@ impl Router {
                 return; // timed out or cancelled earlier
             };
             let result = match msg.error {
-                Some(e) => Err(CdpError::Protocol {
-                    method: pending.method,
-                    code: e.code,
-                    message: e.message,
-                    data: e.data.map(|d| match d {
-                        serde_json::Value::String(s) => s,
-                        other => other.to_string(),
-                    }),
-                }),
+                Some(e) => Err(e.into_error(pending.method)),
                 None => Ok(text.clone()),
             };
             let _ = pending.reply.send(result);

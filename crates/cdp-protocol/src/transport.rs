@@ -265,31 +265,14 @@ impl Other {
         #[derive(Deserialize)]
         struct Reply {
             #[serde(default)]
-            error: Option<WireError>,
-        }
-        #[derive(Deserialize)]
-        struct WireError {
-            #[serde(default)]
-            code: i64,
-            #[serde(default)]
-            message: String,
-            #[serde(default)]
-            data: Option<serde_json::Value>,
+            error: Option<crate::connection::WireError>,
         }
         let reply: Reply = serde_json::from_str(&text).map_err(|source| CdpError::Decode {
             what: format!("response of {method}"),
             source,
         })?;
         if let Some(e) = reply.error {
-            return Err(CdpError::Protocol {
-                method: method.to_owned(),
-                code: e.code,
-                message: e.message,
-                data: e.data.map(|d| match d {
-                    serde_json::Value::String(s) => s,
-                    other => other.to_string(),
-                }),
-            });
+            return Err(e.into_error(method.to_owned()));
         }
         Ok(Utf8Bytes::from(text))
     }
