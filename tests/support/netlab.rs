@@ -8,8 +8,8 @@
 //! a cut resets every connection and refuses new ones until restored. A cut can also be made
 //! on the wire: [`NsBrowser::link_down`] (`ip link set <veth> down`).
 //!
-//! Layout per browser: namespace `abl<N>` with loopback and one veth end `10.231.a.b+2/30`; the
-//! other end `10.231.a.b+1/30` in the host namespace. Chromium's new headless mode ignores
+//! Layout per browser: namespace `abl<N>-<pid of the test process>` with loopback and one veth
+//! end `10.231.a.b+2/30`; the other end `10.231.a.b+1/30` in the host namespace. Chromium's new headless mode ignores
 //! `--remote-debugging-address` (it listens on 127.0.0.1 only, measured on Chromium 148), so a
 //! forwarder thread that entered the namespace (`setns`) listens on the namespace's veth address
 //! and forwards to Chromium's loopback port there. Everything is torn down on drop: the browser's
@@ -60,6 +60,46 @@ pub fn skip(test: &str) -> bool {
     }
 }
 
+/// Deletes the namespaces of runs whose process is gone (a binary killed or aborted runs no
+/// drop), with what still runs in them: a deleted namespace does not end its processes.
+fn sweep_dead_runs() {
+    let Ok(out) = Command::new("ip")
+        .args(["netns", "list"])
+        .stdin(Stdio::null())
+        .output()
+    else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(name) = line.split_whitespace().next() else {
+            continue;
+        };
+        let Some((_, pid)) = name.strip_prefix("abl").and_then(|r| r.split_once('-')) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            kill_in_namespace(name);
+            let _ = ip(&["netns", "del", name]);
+        }
+    }
+}
+
+/// Kills every process in namespace `name` (`ip netns pids`), if it exists.
+fn kill_in_namespace(name: &str) {
+    let Ok(out) = Command::new("ip")
+        .args(["netns", "pids", name])
+        .stdin(Stdio::null())
+        .output()
+    else {
+        return;
+    };
+    for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        if let Some(pid) = pid.parse().ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
 fn ip(args: &[&str]) -> Result<(), String> {
     let out = Command::new("ip")
         .args(args)
@@ -102,10 +142,10 @@ impl Netns {
             u8::try_from(idx / 64).unwrap_or(0),
             u8::try_from((idx % 64) * 4).unwrap_or(0),
         );
-        let name = format!("abl{idx}");
+        // The creating process's pid in the name: a later run can tell a dead run's namespace.
+        let name = format!("abl{idx}-{}", std::process::id());
         let (host_if, ns_if) = (format!("abl{idx}h"), format!("abl{idx}n"));
-        // A namespace left by a killed run of an earlier test binary.
-        let _ = ip(&["netns", "del", &name]);
+        sweep_dead_runs();
         let _ = ip(&["link", "del", &host_if]);
         let ns = Netns {
             name: name.clone(),
@@ -146,6 +186,7 @@ impl Netns {
 
 impl Drop for Netns {
     fn drop(&mut self) {
+        kill_in_namespace(&self.name);
         let _ = ip(&["netns", "del", &self.name]);
         let _ = ip(&["link", "del", &self.host_if]);
     }
